@@ -1,0 +1,1 @@
+//! Rust code generation (quote!, prettyplease).

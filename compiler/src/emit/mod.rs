@@ -1,0 +1,1 @@
+//! Published schemas per dialect.

@@ -1,0 +1,379 @@
+//! The IR: definitions after loading, checking and lowering. Plain data, ordered by
+//! construction (declaration order or sorted `Vec`s), so every emitter that walks it produces
+//! the same bytes on every run. Nothing here refers back to YAML; spans are kept only so later
+//! stages (diff annotations, template errors) can point at the line responsible.
+
+use std::collections::BTreeMap;
+
+use crate::diag::Span;
+
+/// A whole, valid definitions folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ir {
+    pub limits: Limits,
+    /// Declaration order of `surface.yaml`.
+    pub families: Vec<Family>,
+    /// The trait vocabulary, declaration order.
+    pub traits: Vec<TraitDecl>,
+    /// Sorted by name.
+    pub tools: Vec<Tool>,
+    /// Declaration order of `roles.yaml`; `extends` already resolved.
+    pub roles: Vec<Role>,
+    /// Sorted by name.
+    pub skills: Vec<Skill>,
+    /// Sorted by name.
+    pub aliases: Vec<Alias>,
+    /// Sorted by name.
+    pub retired: Vec<Retired>,
+    /// Every role × family, roles in order, then families in order. Templates rendered.
+    pub surfaces: Vec<SurfaceInstance>,
+}
+
+impl Ir {
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+    pub fn family(&self, name: &str) -> Option<&Family> {
+        self.families.iter().find(|f| f.name == name)
+    }
+    pub fn role(&self, name: &str) -> Option<&Role> {
+        self.roles.iter().find(|r| r.name == name)
+    }
+    pub fn skill(&self, name: &str) -> Option<&Skill> {
+        self.skills.iter().find(|s| s.name == name)
+    }
+    pub fn alias(&self, name: &str) -> Option<&Alias> {
+        self.aliases.iter().find(|a| a.name == name)
+    }
+    pub fn retired(&self, name: &str) -> Option<&Retired> {
+        self.retired.iter().find(|r| r.name == name)
+    }
+    pub fn surface(&self, role: &str, family: &str) -> Option<&SurfaceInstance> {
+        self.surfaces
+            .iter()
+            .find(|s| s.role == role && s.family == family)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_tools: usize,
+    pub max_description_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_tools: 128,
+            max_description_chars: 1024,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Dialect {
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Gemini,
+    Mcp,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 5] = [
+        Dialect::OpenaiChat,
+        Dialect::OpenaiResponses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Mcp,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::OpenaiChat => "openai-chat",
+            Dialect::OpenaiResponses => "openai-responses",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Mcp => "mcp",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub name: String,
+    pub dialect: Dialect,
+    /// openai-chat strict variant.
+    pub strict: bool,
+    /// Publishes the tools declared for this other family.
+    pub like: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraitDecl {
+    pub name: String,
+    pub kind: TraitKind,
+    pub doc: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraitKind {
+    Bool { default: bool },
+    Enum { values: Vec<String>, default: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TraitValue {
+    Bool(bool),
+    Enum(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Route {
+    #[default]
+    ThreadHost,
+    SessionHost,
+    Local,
+}
+
+impl Route {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Route::ThreadHost => "thread_host",
+            Route::SessionHost => "session_host",
+            Route::Local => "local",
+        }
+    }
+}
+
+/// A description template (raw minijinja source) with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    pub source: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub object: String,
+    pub description: Template,
+    /// Families the tool is published in, in `surface.yaml` order, `like` families expanded.
+    pub families: Vec<String>,
+    pub route: Route,
+    /// Fields naming the session a follow-up call targets.
+    pub session: Option<SessionKey>,
+    /// Declaration order.
+    pub fields: Vec<Field>,
+    /// `None` for a plain tool, which then has exactly one action with `name: None`.
+    pub selector: Option<Selector>,
+    /// Declaration order (= published enum order).
+    pub actions: Vec<Action>,
+    pub freeform: Option<Freeform>,
+    /// The tool's file.
+    pub span: Span,
+}
+
+impl Tool {
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+    pub fn action(&self, name: &str) -> Option<&Action> {
+        self.actions
+            .iter()
+            .find(|a| a.name.as_deref() == Some(name))
+    }
+    pub fn is_plain(&self) -> bool {
+        self.selector.is_none()
+    }
+    /// Names of the actions using `field` (declaration order). Empty for plain tools.
+    pub fn actions_using(&self, field: &str) -> Vec<&str> {
+        self.actions
+            .iter()
+            .filter(|a| a.uses(field))
+            .filter_map(|a| a.name.as_deref())
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionKey {
+    pub id: String,
+    pub host: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    pub name: String,
+    pub description: Template,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Freeform {
+    pub families: Vec<String>,
+    pub field: String,
+    pub syntax: String,
+    /// The grammar text itself (loaded from the grammar file).
+    pub grammar: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    pub description: Template,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    String {
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        pattern: Option<String>,
+    },
+    Integer {
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+    },
+    Number {
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+    },
+    Boolean,
+    Enum {
+        values: Vec<String>,
+    },
+    Array {
+        items: Box<Type>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+    },
+    /// A nested strict object.
+    Object {
+        properties: Vec<Property>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    pub name: String,
+    pub ty: Type,
+    pub description: Template,
+    pub required: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// `None` for the single action of a plain tool.
+    pub name: Option<String>,
+    /// Empty template when not written.
+    pub description: Template,
+    /// Declaration order.
+    pub required: Vec<String>,
+    pub optional: Vec<String>,
+    pub exactly_one_of: Vec<Vec<String>>,
+    pub forbidden_with: Vec<Forbidden>,
+    /// Every trait of the vocabulary, resolved (action value, else tool value, else default).
+    pub traits: BTreeMap<String, TraitValue>,
+    pub span: Span,
+}
+
+impl Action {
+    pub fn uses(&self, field: &str) -> bool {
+        self.required.iter().chain(&self.optional).any(|f| f == field)
+    }
+    pub fn is_required(&self, field: &str) -> bool {
+        self.required.iter().any(|f| f == field)
+    }
+    pub fn bool_trait(&self, name: &str) -> bool {
+        matches!(self.traits.get(name), Some(TraitValue::Bool(true)))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forbidden {
+    pub field: String,
+    pub with: String,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Role {
+    pub name: String,
+    pub description: String,
+    pub extends: Option<String>,
+    /// Resident tools, inherited first; the published order.
+    pub tools: Vec<String>,
+    pub skills: Vec<String>,
+    pub token_budget: Option<u64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skill {
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alias {
+    pub name: String,
+    pub tool: String,
+    /// Fixed arguments merged into the call (the selector value among them).
+    pub set: BTreeMap<String, serde_json::Value>,
+    /// Old field name -> new field name.
+    pub rename: BTreeMap<String, String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retired {
+    pub name: String,
+    pub message: String,
+    pub replaced_by: Vec<String>,
+    pub span: Span,
+}
+
+/// One role × family array with its descriptions rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceInstance {
+    pub role: String,
+    pub family: String,
+    pub dialect: Dialect,
+    /// Resident tools in published order (role order, filtered to the family).
+    pub tools: Vec<RenderedTool>,
+    /// Skills the role offers, each with its tools rendered for this surface.
+    pub skills: Vec<SkillInstance>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkillInstance {
+    pub skill: String,
+    pub tools: Vec<RenderedTool>,
+}
+
+/// A tool's descriptions rendered for one surface; structure lives in [`Tool`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedTool {
+    pub name: String,
+    pub description: String,
+    /// Selector description (empty for plain tools).
+    pub selector: String,
+    /// Per action, declaration order; `None` name for a plain tool.
+    pub actions: Vec<(Option<String>, String)>,
+    /// Per field, declaration order; nested object properties as `field.prop`.
+    pub fields: Vec<(String, String)>,
+}

@@ -1,0 +1,10 @@
+//! `toolsurface lock`.
+
+use super::Status;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<Status> {
+    anyhow::bail!("`toolsurface lock` is not built yet")
+}

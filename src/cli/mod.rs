@@ -1,0 +1,111 @@
+//! The CLI: one file per subcommand, each with its clap `Args` and a `run` returning an exit
+//! status. Exit codes are part of the interface (see [`Status`]).
+
+use clap::{Parser, Subcommand};
+
+pub mod check;
+pub mod diff;
+pub mod emit;
+pub mod explain;
+pub mod facts;
+pub mod lock;
+pub mod messages;
+pub mod serve;
+pub mod stats;
+pub mod validate;
+
+/// Documented exit statuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// 0: clean.
+    Clean = 0,
+    /// 1: invalid definitions (or a refused call, for `validate`).
+    Invalid = 1,
+    /// 2: usage error (bad flags, missing files).
+    Usage = 2,
+    /// 3: compatible drift: the published bytes changed, every old call still parses.
+    CompatibleDrift = 3,
+    /// 4: breaking drift: some old call no longer parses.
+    BreakingDrift = 4,
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "toolsurface",
+    version,
+    about = "Compile, check and serve declarative LLM tool surfaces",
+    long_about = "toolsurface compiles tool definitions written in YAML (tool-defs/) into strict \
+                  per-action types, byte-stable published schemas for every model provider, and \
+                  trait tables; it checks in CI that the published surface changed only \
+                  deliberately, and serves any role over MCP.",
+    after_help = "Exit codes: 0 clean, 1 invalid definitions, 2 usage error, \
+                  3 compatible drift (prompt caches bust), 4 breaking drift."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Check definitions (and the lock): report every error; never writes.
+    Check(check::Args),
+    /// Show a tool's actions, fields, traits and the aliases that lead to it.
+    Explain(explain::Args),
+    /// Print the published tool array of a role × family, byte for byte.
+    Emit(emit::Args),
+    /// Parse one model tool call (or JSON lines on stdin) as the runtime would.
+    Validate(validate::Args),
+    /// Accept the current surface into tool-defs/surface.lock.
+    Lock(lock::Args),
+    /// What changed between two surfaces: compatibility and prompt-cache verdicts.
+    Diff(diff::Args),
+    /// The per-request token tax of each role × family.
+    Stats(stats::Args),
+    /// Serve a role over MCP (stdio, or streamable HTTP with --http).
+    Serve(serve::Args),
+    /// The message store behind message_read.
+    Messages(messages::Args),
+    /// The facts store behind search_memory.
+    Facts(facts::Args),
+}
+
+pub fn main() -> std::process::ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { Status::Usage as u8 } else { 0 };
+            let _ = e.print();
+            return std::process::ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Explain(a) => explain::run(a),
+        Command::Emit(a) => emit::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Lock(a) => lock::run(a),
+        Command::Diff(a) => diff::run(a),
+        Command::Stats(a) => stats::run(a),
+        Command::Serve(a) => serve::run(a),
+        Command::Messages(a) => messages::run(a),
+        Command::Facts(a) => facts::run(a),
+    };
+    match result {
+        Ok(status) => std::process::ExitCode::from(status as u8),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return std::process::ExitCode::SUCCESS;
+            }
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::from(Status::Usage as u8)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,10 @@
+//! `toolsurface serve`.
+
+use super::Status;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<Status> {
+    anyhow::bail!("`toolsurface serve` is not built yet")
+}

@@ -1,0 +1,5 @@
+//! The `toolsurface` command line.
+
+fn main() -> std::process::ExitCode {
+    toolsurface::cli::main()
+}
