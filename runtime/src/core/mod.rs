@@ -1,1 +1,322 @@
-//! (module under construction)
+//! The runtime core: executes a model's batch of typed calls for one conversation thread —
+//! scheduling, host routing, interrupts, rehearsal, skills, introspection and wake-ups.
+//!
+//! It is generic over the call type: anything implementing [`crate::call::CallInfo`] (the
+//! generated `Call` enum, or a test's hand-written one). It never compares a tool name with
+//! a string literal; everything name-based comes from the `CallInfo` tables.
+//!
+//! # Flow
+//!
+//! ```text
+//! Runtime::new(RuntimeConfig, Arc<dyn SurfaceCatalog>)
+//! let turn = Turn::new(TurnKind::Normal);           // keep a clone to turn.interrupt()
+//! let batch: Batch<Call> = calls.map(|(id, name, args)| (id, Call::parse(name, args))).collect();
+//! runtime.execute(batch, &turn, |call, ctx| async move { call.dispatch(&handlers, &ctx).await })
+//!     -> Result<Vec<ToolResult>, TurnFault>        // one result per item, in call order
+//! ```
+//!
+//! # Wake-ups (for the shell family)
+//!
+//! A watched session's exit or match is published as a [`WakeUp`] through a [`WakeSender`]:
+//! take one with [`Runtime::wake_sender`] (cloneable, `Send + Sync`, never blocks, usable
+//! from a PTY reader thread), then `sender.send(WakeUp::exited(id, host, Some(code)))` or
+//! `WakeUp::matched(id, host, text)`. The host takes the single [`WakeReceiver`] once with
+//! [`Runtime::take_wake_receiver`] and starts a turn per event. A send fails only when the
+//! receiver is gone ([`WakeClosed`]), which watchers may ignore.
+
+mod batch;
+mod config;
+mod execute;
+mod introspect;
+mod route;
+mod suggest;
+mod surface;
+mod turn;
+mod wake;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::MutexGuard;
+
+pub use batch::Batch;
+pub use batch::BatchItem;
+pub use batch::Outcome;
+pub use batch::ToolResult;
+pub use batch::TurnFault;
+pub use config::ConfigError;
+pub use config::HostConfig;
+pub use config::Limits;
+pub use config::LlmProviderConfig;
+pub use config::REDACTED;
+pub use config::RuntimeConfig;
+pub use config::Secret;
+pub use config::StorePaths;
+pub use config::is_secret_key;
+pub use config::redact_value;
+pub use execute::interrupted_text;
+pub use execute::not_started_text;
+pub use execute::rehearsal_refusal;
+pub use introspect::INTROSPECT_TARGETS;
+pub use route::LOCAL_HOST;
+pub use suggest::did_you_mean;
+pub use surface::Activation;
+pub use surface::CatalogError;
+pub use surface::EmptyCatalog;
+pub use surface::Scope;
+pub use surface::SkillSummary;
+pub use surface::Surface;
+pub use surface::SurfaceCatalog;
+pub use surface::ToolSummary;
+pub use surface::divergence_offset;
+pub use surface::sha256_hex;
+pub use turn::Turn;
+pub use turn::TurnKind;
+pub use wake::WakeClosed;
+pub use wake::WakeKind;
+pub use wake::WakeReceiver;
+pub use wake::WakeSender;
+pub use wake::WakeUp;
+pub use wake::wake_channel;
+
+use crate::call::CallInfo;
+use crate::call::ToolError;
+use crate::registry::SessionRegistry;
+
+/// What belongs to the conversation thread and changes during it.
+#[derive(Debug)]
+struct ThreadState {
+    bound_host: String,
+    /// Activated skills, in activation order.
+    skills: Vec<String>,
+    workdirs: Vec<PathBuf>,
+}
+
+/// The runtime of one conversation thread. Share it behind an `Arc`; every method takes
+/// `&self`.
+pub struct Runtime {
+    config: RuntimeConfig,
+    catalog: Arc<dyn SurfaceCatalog>,
+    registry: Arc<SessionRegistry>,
+    thread: Mutex<ThreadState>,
+    wake_sender: WakeSender,
+    wake_receiver: Mutex<Option<WakeReceiver>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("config", &self.config)
+            .field("thread", &self.thread)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A runtime for one thread, with its own session registry. Refuses an invalid config,
+    /// listing every problem.
+    pub fn new(
+        config: RuntimeConfig,
+        catalog: Arc<dyn SurfaceCatalog>,
+    ) -> Result<Runtime, ConfigError> {
+        config.validate()?;
+        let (wake_sender, wake_receiver) = wake_channel();
+        let thread = ThreadState {
+            bound_host: config.bound_host.clone(),
+            skills: Vec::new(),
+            workdirs: config.workdirs.clone(),
+        };
+        Ok(Runtime {
+            config,
+            catalog,
+            registry: Arc::new(SessionRegistry::new()),
+            thread: Mutex::new(thread),
+            wake_sender,
+            wake_receiver: Mutex::new(Some(wake_receiver)),
+        })
+    }
+
+    /// Share a session registry with other threads' runtimes (ids stay unique across all).
+    pub fn with_registry(mut self, registry: Arc<SessionRegistry>) -> Runtime {
+        self.registry = registry;
+        self
+    }
+
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    pub fn catalog(&self) -> &Arc<dyn SurfaceCatalog> {
+        &self.catalog
+    }
+
+    /// Session ids and their owning hosts; the shell family allocates from it.
+    pub fn registry(&self) -> &Arc<SessionRegistry> {
+        &self.registry
+    }
+
+    // ---- hosts -------------------------------------------------------------------------
+
+    /// The host the thread is bound to.
+    pub fn bound_host(&self) -> String {
+        self.thread().bound_host.clone()
+    }
+
+    /// Re-bind the thread. The error (for the model) names the known hosts.
+    pub fn bind_host(&self, host: &str) -> Result<(), ToolError> {
+        if !self.config.hosts.contains_key(host) {
+            return Err(ToolError::Model(self.unknown_host(host)));
+        }
+        self.thread().bound_host = host.to_owned();
+        Ok(())
+    }
+
+    /// The root directory of a configured host.
+    pub fn host_root(&self, host: &str) -> Option<&Path> {
+        self.config.hosts.get(host).map(|h| h.root.as_path())
+    }
+
+    /// The host `call` runs on: its session's owner for follow-ups, else by `route()`.
+    /// Errors (unknown session, a host that is not the owner) are meant for the model.
+    pub fn route<C: CallInfo>(&self, call: &C) -> Result<String, ToolError> {
+        let bound = self.bound_host();
+        route::route_call(call, &bound, &self.registry)
+    }
+
+    fn unknown_host(&self, host: &str) -> String {
+        let names = self.config.hosts.keys().map(String::as_str);
+        format!(
+            "unknown host {host}{}; known hosts: {}",
+            suggest::hint(host, names.clone()),
+            names.collect::<Vec<_>>().join(", ")
+        )
+    }
+
+    // ---- workdirs ----------------------------------------------------------------------
+
+    /// The thread's declared working directories.
+    pub fn workdirs(&self) -> Vec<PathBuf> {
+        self.thread().workdirs.clone()
+    }
+
+    /// Replace the thread's working directories (the workdirs family decides what to set).
+    pub fn set_workdirs(&self, dirs: Vec<PathBuf>) {
+        self.thread().workdirs = dirs;
+    }
+
+    // ---- surface and skills ------------------------------------------------------------
+
+    /// The key of the thread's tool array: role, family and active skills.
+    pub fn scope(&self) -> Scope {
+        Scope {
+            role: self.config.role.clone(),
+            family: self.config.family.clone(),
+            skills: self.thread().skills.clone(),
+        }
+    }
+
+    /// The key of the array to publish for `turn`. The turn is accepted only to make the
+    /// point: [`Scope`] has no field it could influence, so every turn kind gets the same
+    /// array.
+    pub fn scope_for(&self, _turn: &Turn) -> Scope {
+        self.scope()
+    }
+
+    /// The tool array to send with `turn`'s model request.
+    pub fn surface(&self, turn: &Turn) -> Result<Surface, CatalogError> {
+        let scope = self.scope_for(turn);
+        let bytes = self.catalog.tool_array(&scope)?;
+        Ok(Surface::new(scope, bytes))
+    }
+
+    /// The thread's active skills, in activation order.
+    pub fn active_skills(&self) -> Vec<String> {
+        self.thread().skills.clone()
+    }
+
+    /// Activate `skill`: its tools are appended after the current ones, so everything
+    /// before the old array's closing bracket stays byte-identical. Unknown skills are a
+    /// model error (with did-you-mean); a catalog that cannot produce the array of a skill
+    /// it lists is a fault.
+    pub fn activate(&self, skill: &str) -> Result<Activation, ToolError> {
+        let available = self.catalog.skills(&self.config.role);
+        if !available.iter().any(|s| s.name == skill) {
+            let names = available.iter().map(|s| s.name.as_str());
+            return Err(ToolError::Model(if available.is_empty() {
+                format!(
+                    "unknown skill {skill}: role {} has no skills",
+                    self.config.role
+                )
+            } else {
+                format!(
+                    "unknown skill {skill}{}; available skills: {}",
+                    suggest::hint(skill, names.clone()),
+                    names.collect::<Vec<_>>().join(", ")
+                )
+            }));
+        }
+        let mut thread = self.thread();
+        let old_scope = Scope {
+            role: self.config.role.clone(),
+            family: self.config.family.clone(),
+            skills: thread.skills.clone(),
+        };
+        let fault = |e: CatalogError| ToolError::Fatal(format!("surface catalog: {e}"));
+        let old_bytes = self.catalog.tool_array(&old_scope).map_err(fault)?;
+        let previous_sha256 = sha256_hex(old_bytes.as_bytes());
+        if thread.skills.iter().any(|s| s == skill) {
+            return Ok(Activation {
+                skill: skill.to_owned(),
+                new_tools: Vec::new(),
+                surface_sha256: previous_sha256.clone(),
+                previous_sha256,
+                diverges_at: old_bytes.len(),
+                prefix_intact: true,
+                already_active: true,
+            });
+        }
+        let mut new_scope = old_scope.clone();
+        new_scope.skills.push(skill.to_owned());
+        let new_bytes = self.catalog.tool_array(&new_scope).map_err(fault)?;
+        let old_tools = self.catalog.tools(&old_scope).map_err(fault)?;
+        let new_tools = self
+            .catalog
+            .tools(&new_scope)
+            .map_err(fault)?
+            .into_iter()
+            .filter(|t| !old_tools.iter().any(|o| o.name == t.name))
+            .map(|t| t.name)
+            .collect();
+        thread.skills = new_scope.skills;
+        Ok(Activation {
+            skill: skill.to_owned(),
+            new_tools,
+            surface_sha256: sha256_hex(new_bytes.as_bytes()),
+            previous_sha256,
+            diverges_at: divergence_offset(old_bytes.as_bytes(), new_bytes.as_bytes()),
+            prefix_intact: surface::keeps_prefix(&old_bytes, &new_bytes),
+            already_active: false,
+        })
+    }
+
+    // ---- wake-ups ----------------------------------------------------------------------
+
+    /// A handle watchers publish wake-ups with.
+    pub fn wake_sender(&self) -> WakeSender {
+        self.wake_sender.clone()
+    }
+
+    /// The receiving end; `None` after the first call.
+    pub fn take_wake_receiver(&self) -> Option<WakeReceiver> {
+        self.wake_receiver
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    fn thread(&self) -> MutexGuard<'_, ThreadState> {
+        // Every mutation is a single assignment, so a poisoned state is still consistent.
+        self.thread.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
