@@ -1,0 +1,177 @@
+//! Per-dialect tool wrappers around the flat schema: the OpenAI Chat / Responses function
+//! shapes (and the Responses `custom` grammar tool), Anthropic, Gemini, and MCP with its
+//! trait-derived annotations.
+
+use crate::ir::{Dialect, Family, Ir, Route, Tool, TraitValue};
+
+use super::EmitError;
+use super::json::Json;
+use super::schema::{self, Style, Texts};
+
+/// One tool in `dialect`, key order as documented in `docs/published-bytes.md`.
+pub(crate) fn tool(
+    ir: &Ir,
+    family: &Family,
+    dialect: Dialect,
+    texts: &Texts<'_>,
+    description: &str,
+) -> Result<Json, EmitError> {
+    let t = texts.tool;
+    let name = Json::str(t.name.clone());
+    let desc = Json::str(description);
+    Ok(match dialect {
+        Dialect::OpenaiChat => {
+            let strict = family.strict;
+            let style = if strict {
+                Style::Strict
+            } else {
+                Style::JsonSchema
+            };
+            Json::obj().with("type", Json::str("function")).with(
+                "function",
+                Json::obj()
+                    .with("name", name)
+                    .with("description", desc)
+                    .with("parameters", schema::parameters(texts, style)?)
+                    .with("strict", Json::Bool(strict)),
+            )
+        }
+        Dialect::OpenaiResponses => match freeform_here(ir, family, t) {
+            Some(ff) => Json::obj()
+                .with("type", Json::str("custom"))
+                .with("name", name)
+                .with("description", desc)
+                .with(
+                    "format",
+                    Json::obj()
+                        .with("type", Json::str("grammar"))
+                        .with("syntax", Json::str(ff.syntax.clone()))
+                        .with("definition", Json::str(ff.grammar.clone())),
+                ),
+            None => Json::obj()
+                .with("type", Json::str("function"))
+                .with("name", name)
+                .with("description", desc)
+                .with("parameters", schema::parameters(texts, Style::JsonSchema)?)
+                .with("strict", Json::Bool(false)),
+        },
+        Dialect::Anthropic => Json::obj()
+            .with("name", name)
+            .with("description", desc)
+            .with(
+                "input_schema",
+                schema::parameters(texts, Style::JsonSchema)?,
+            ),
+        Dialect::Gemini => {
+            // Gemini refuses an OBJECT with no properties: a tool without parameters leaves
+            // `parameters` unset, as the API documents.
+            let params = (t.selector.is_some() || !schema::published_fields(t).is_empty())
+                .then(|| schema::parameters(texts, Style::Gemini))
+                .transpose()?;
+            Json::obj()
+                .with("name", name)
+                .with("description", desc)
+                .with_opt("parameters", params)
+        }
+        Dialect::Mcp => Json::obj()
+            .with("name", name)
+            .with("title", Json::str(title(&t.name)))
+            .with("description", desc)
+            .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
+            .with("annotations", annotations(t).to_json()),
+    })
+}
+
+/// The freeform declaration, when `tool` is published as a grammar tool in `family`
+/// (declared for the family itself or for the family it is `like`).
+fn freeform_here<'t>(ir: &Ir, family: &Family, tool: &'t Tool) -> Option<&'t crate::ir::Freeform> {
+    let ff = tool.freeform.as_ref()?;
+    let declared = |f: &str| ff.families.iter().any(|x| x == f);
+    let like_declared = family
+        .like
+        .as_deref()
+        .and_then(|l| ir.family(l))
+        .is_some_and(|l| declared(&l.name));
+    (declared(&family.name) || like_declared).then_some(ff)
+}
+
+/// `shell_session` -> `Shell session`: the MCP display title.
+pub(crate) fn title(name: &str) -> String {
+    let spaced = name.replace('_', " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// MCP tool annotations, derived from traits (see `docs/published-bytes.md`, "MCP
+/// annotations"). All four hints are always written, so no client default applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Annotations {
+    fn to_json(self) -> Json {
+        Json::obj()
+            .with("readOnlyHint", Json::Bool(self.read_only))
+            .with("destructiveHint", Json::Bool(self.destructive))
+            .with("idempotentHint", Json::Bool(self.idempotent))
+            .with("openWorldHint", Json::Bool(self.open_world))
+    }
+}
+
+/// The trait names the annotations read. `read_only` is standard; `destructive`,
+/// `idempotent` and `open_world` are optional vocabulary a definitions folder may declare.
+pub const READ_ONLY: &str = "read_only";
+pub const DESTRUCTIVE: &str = "destructive";
+pub const IDEMPOTENT: &str = "idempotent";
+pub const OPEN_WORLD: &str = "open_world";
+
+/// - readOnlyHint: every action is `read_only`.
+/// - destructiveHint: false when read-only; else, if the vocabulary declares `destructive`,
+///   whether any action is; else true (MCP's own conservative default).
+/// - idempotentHint: if the vocabulary declares `idempotent`, whether every action is; else
+///   the same as readOnlyHint (a read repeated changes nothing).
+/// - openWorldHint: if the vocabulary declares `open_world`, whether any action is; else
+///   whether the tool runs on a host (route `thread_host` / `session_host`: a machine with
+///   its processes, files and network) rather than in the runtime itself (route `local`:
+///   introspection, skills, the message and facts stores — a closed domain).
+pub fn annotations(tool: &Tool) -> Annotations {
+    let all =
+        |name: &str| !tool.actions.is_empty() && tool.actions.iter().all(|a| a.bool_trait(name));
+    let any = |name: &str| tool.actions.iter().any(|a| a.bool_trait(name));
+    let declared = |name: &str| {
+        tool.actions
+            .iter()
+            .any(|a| matches!(a.traits.get(name), Some(TraitValue::Bool(_))))
+    };
+    let read_only = all(READ_ONLY);
+    let destructive = if read_only {
+        false
+    } else if declared(DESTRUCTIVE) {
+        any(DESTRUCTIVE)
+    } else {
+        true
+    };
+    let idempotent = if declared(IDEMPOTENT) {
+        all(IDEMPOTENT)
+    } else {
+        read_only
+    };
+    let open_world = if declared(OPEN_WORLD) {
+        any(OPEN_WORLD)
+    } else {
+        tool.route != Route::Local
+    };
+    Annotations {
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+    }
+}

@@ -1,0 +1,314 @@
+//! The flat parameters schema of one tool: every action's fields merged into one object (the
+//! selector first, a required string enum), each field once with its description prefixed by
+//! the actions that use it, in one of three styles (plain JSON Schema, OpenAI strict, the
+//! Gemini OpenAPI subset). The per-action strictness lives in `Call::parse`, not here.
+
+use crate::ir::{RenderedTool, Tool, Type};
+
+use super::EmitError;
+use super::json::Json;
+
+/// How a schema is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// JSON Schema 2020-12 subset: openai-chat (non-strict), openai-responses, anthropic, mcp.
+    /// `additionalProperties: false` on every object.
+    JsonSchema,
+    /// OpenAI strict: every property required, optional ones as null unions, no
+    /// `minLength`/`maxLength` (refused by strict mode; `Call::parse` still enforces them).
+    Strict,
+    /// Gemini's OpenAPI 3.0 subset: upper-case type names, no `additionalProperties`, no type
+    /// arrays (an optional field is simply not required, so `nullable` is never needed).
+    Gemini,
+}
+
+/// The rendered texts of one tool, looked up by the paths the IR uses.
+pub(crate) struct Texts<'a> {
+    pub(crate) tool: &'a Tool,
+    pub(crate) rendered: &'a RenderedTool,
+}
+
+impl Texts<'_> {
+    /// A field's (`name`) or nested property's (`field.prop`) rendered description.
+    fn field(&self, path: &str) -> Result<&str, EmitError> {
+        self.rendered
+            .fields
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, d)| d.trim())
+            .ok_or_else(|| EmitError::MissingDescription {
+                tool: self.tool.name.clone(),
+                path: path.to_owned(),
+            })
+    }
+
+    fn action(&self, name: &str) -> Result<&str, EmitError> {
+        self.rendered
+            .actions
+            .iter()
+            .find(|(n, _)| n.as_deref() == Some(name))
+            .map(|(_, d)| d.trim())
+            .ok_or_else(|| EmitError::MissingDescription {
+                tool: self.tool.name.clone(),
+                path: format!("actions.{name}"),
+            })
+    }
+}
+
+/// The selector's description: its own text, then one line per action in declaration order,
+/// `- name: rendered action description` (`- name` when the action has none).
+pub(crate) fn selector_description(texts: &Texts<'_>) -> Result<String, EmitError> {
+    let mut out = texts.rendered.selector.trim().to_owned();
+    for action in &texts.tool.actions {
+        let Some(name) = action.name.as_deref() else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("- ");
+        out.push_str(name);
+        let desc = texts.action(name)?;
+        if !desc.is_empty() {
+            out.push_str(": ");
+            out.push_str(desc);
+        }
+    }
+    Ok(out)
+}
+
+/// The tool's published properties in order: `(name, required at the root)`. The selector is
+/// not included. A field used by no action is not published (no action would accept it).
+pub(crate) fn published_fields(tool: &Tool) -> Vec<(&str, bool)> {
+    tool.fields
+        .iter()
+        .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
+        .map(|f| {
+            let every =
+                !tool.actions.is_empty() && tool.actions.iter().all(|a| a.is_required(&f.name));
+            (f.name.as_str(), every)
+        })
+        .collect()
+}
+
+/// The flat parameters object of `tool`.
+pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitError> {
+    let tool = texts.tool;
+    for action in &tool.actions {
+        if let Some(f) = action
+            .required
+            .iter()
+            .chain(&action.optional)
+            .find(|f| tool.field(f).is_none())
+        {
+            return Err(EmitError::UndeclaredField {
+                tool: tool.name.clone(),
+                field: f.clone(),
+            });
+        }
+    }
+
+    let mut properties = Vec::new();
+    let mut required = Vec::new();
+    if let Some(selector) = &tool.selector {
+        let values = tool
+            .actions
+            .iter()
+            .filter_map(|a| a.name.as_deref())
+            .map(Json::str)
+            .collect();
+        let schema = Json::obj()
+            .with("type", type_name("string", style))
+            .with("description", Json::str(selector_description(texts)?))
+            .with("enum", Json::Arr(values));
+        properties.push((selector.name.clone(), schema));
+        required.push(Json::str(selector.name.clone()));
+    }
+    for (name, every) in published_fields(tool) {
+        let Some(field) = tool.field(name) else {
+            continue;
+        };
+        let mut desc = texts.field(name)?.to_owned();
+        if !tool.is_plain() {
+            let users = tool.actions_using(name).join("/");
+            desc = if desc.is_empty() {
+                users
+            } else {
+                format!("{users}: {desc}")
+            };
+        }
+        let nullable = style == Style::Strict && !every;
+        let ctx = Node {
+            texts,
+            path: name.to_owned(),
+            style,
+        };
+        properties.push((
+            name.to_owned(),
+            ctx.schema(&field.ty, Some(desc), nullable)?,
+        ));
+        if every || style == Style::Strict {
+            required.push(Json::str(name));
+        }
+    }
+    Ok(object_schema(properties, required, style))
+}
+
+/// `{"type":"object","properties":…,"required":…,"additionalProperties":false}` in the
+/// documented key order; `required` omitted when empty except in strict style (where the
+/// OpenAI SDK's `ensure_strict_json_schema` would add it).
+fn object_schema(properties: Vec<(String, Json)>, required: Vec<Json>, style: Style) -> Json {
+    object_schema_with(
+        Json::obj().with("type", type_name("object", style)),
+        properties,
+        required,
+        style,
+    )
+}
+
+fn object_schema_with(
+    head: Json,
+    properties: Vec<(String, Json)>,
+    required: Vec<Json>,
+    style: Style,
+) -> Json {
+    let required = if required.is_empty() && style != Style::Strict {
+        None
+    } else {
+        Some(Json::Arr(required))
+    };
+    let additional = match style {
+        Style::Gemini => None,
+        Style::JsonSchema | Style::Strict => Some(Json::Bool(false)),
+    };
+    head.with("properties", Json::Obj(properties))
+        .with_opt("required", required)
+        .with_opt("additionalProperties", additional)
+}
+
+fn type_name(name: &str, style: Style) -> Json {
+    match style {
+        Style::Gemini => Json::str(name.to_ascii_uppercase()),
+        Style::JsonSchema | Style::Strict => Json::str(name),
+    }
+}
+
+/// One schema node being written, with its description path.
+struct Node<'t, 'a> {
+    texts: &'t Texts<'a>,
+    /// `field`, `field.prop`, `field.prop.sub` (array items add no segment).
+    path: String,
+    style: Style,
+}
+
+impl Node<'_, '_> {
+    fn child(&self, prop: &str) -> Node<'_, '_> {
+        Node {
+            texts: self.texts,
+            path: format!("{}.{prop}", self.path),
+            style: self.style,
+        }
+    }
+
+    fn non_finite(&self) -> EmitError {
+        EmitError::NonFiniteNumber {
+            tool: self.texts.tool.name.clone(),
+            path: self.path.clone(),
+        }
+    }
+
+    /// Key order: type, description, enum, minimum, maximum, minLength, maxLength, pattern,
+    /// items, minItems, maxItems, properties, required, additionalProperties.
+    fn schema(
+        &self,
+        ty: &Type,
+        description: Option<String>,
+        nullable: bool,
+    ) -> Result<Json, EmitError> {
+        let style = self.style;
+        let base = match ty {
+            Type::String { .. } | Type::Enum { .. } => "string",
+            Type::Integer { .. } => "integer",
+            Type::Number { .. } => "number",
+            Type::Boolean => "boolean",
+            Type::Array { .. } => "array",
+            Type::Object { .. } => "object",
+        };
+        let type_value = if nullable {
+            Json::Arr(vec![Json::str(base), Json::str("null")])
+        } else {
+            type_name(base, style)
+        };
+        let mut node = Json::obj().with("type", type_value).with_opt(
+            "description",
+            description.filter(|d| !d.is_empty()).map(Json::Str),
+        );
+        match ty {
+            Type::String {
+                min_length,
+                max_length,
+                pattern,
+            } => {
+                if style != Style::Strict {
+                    node = node
+                        .with_opt("minLength", min_length.map(uint))
+                        .with_opt("maxLength", max_length.map(uint));
+                }
+                node = node.with_opt("pattern", pattern.clone().map(Json::Str));
+            }
+            Type::Enum { values } => {
+                let mut vals: Vec<Json> = values.iter().map(|v| Json::str(v.clone())).collect();
+                if nullable {
+                    vals.push(Json::Null);
+                }
+                node = node.with("enum", Json::Arr(vals));
+            }
+            Type::Integer { minimum, maximum } => {
+                node = node
+                    .with_opt("minimum", minimum.map(Json::Int))
+                    .with_opt("maximum", maximum.map(Json::Int));
+            }
+            Type::Number { minimum, maximum } => {
+                for (key, bound) in [("minimum", minimum), ("maximum", maximum)] {
+                    if let Some(b) = bound {
+                        if !b.is_finite() {
+                            return Err(self.non_finite());
+                        }
+                        node = node.with(key, Json::Num(*b));
+                    }
+                }
+            }
+            Type::Boolean => {}
+            Type::Array {
+                items,
+                min_items,
+                max_items,
+            } => {
+                node = node
+                    .with("items", self.schema(items, None, false)?)
+                    .with_opt("minItems", min_items.map(uint))
+                    .with_opt("maxItems", max_items.map(uint));
+            }
+            Type::Object { properties } => {
+                let mut props = Vec::new();
+                let mut required = Vec::new();
+                for p in properties {
+                    let child = self.child(&p.name);
+                    let desc = self.texts.field(&child.path)?.to_owned();
+                    let nullable = style == Style::Strict && !p.required;
+                    props.push((p.name.clone(), child.schema(&p.ty, Some(desc), nullable)?));
+                    if p.required || style == Style::Strict {
+                        required.push(Json::str(p.name.clone()));
+                    }
+                }
+                return Ok(object_schema_with(node, props, required, style));
+            }
+        }
+        Ok(node)
+    }
+}
+
+fn uint(n: u64) -> Json {
+    // Bounds beyond i64 are meaningless for lengths and counts; saturate rather than wrap.
+    Json::Int(i64::try_from(n).unwrap_or(i64::MAX))
+}
