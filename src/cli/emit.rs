@@ -1,10 +1,122 @@
-//! `toolsurface emit`.
+//! `toolsurface emit`: print the published tool array of a role × family exactly as a host
+//! sends it (or one tool of it), or list every role × family for scripts.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use toolsurface_compiler::diag::render_all;
+use toolsurface_compiler::emit;
+use toolsurface_compiler::ir::{Dialect, Ir};
 
 use super::Status;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    after_help = "The output is the published bytes: no trailing newline unless stdout is a \
+                        terminal. `sha256sum` of it equals the lock's hash. --pretty is for \
+                        reading only."
+)]
+pub struct Args {
+    /// Role to emit (see `--list`).
+    #[arg(long, required_unless_present = "list")]
+    pub role: Option<String>,
+    /// Family to emit (see `--list`).
+    #[arg(long, required_unless_present = "list")]
+    pub family: Option<String>,
+    /// Render in another dialect than the family's own (the MCP server uses `mcp`).
+    #[arg(long, value_parser = parse_dialect)]
+    pub dialect: Option<Dialect>,
+    /// Print only this tool's JSON.
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Indent for reading (not the published bytes).
+    #[arg(long)]
+    pub pretty: bool,
+    /// Print every surface as `role family` lines, in lock order, and exit.
+    #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "pretty"])]
+    pub list: bool,
+    /// Definitions folder.
+    #[arg(default_value = "tool-defs")]
+    pub dir: PathBuf,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface emit` is not built yet")
+fn parse_dialect(s: &str) -> Result<Dialect, String> {
+    Dialect::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
+        format!("unknown dialect `{s}` (expected one of {})", all.join(", "))
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let Some(ir) = compile_and_report(&args.dir)? else {
+        return Ok(Status::Invalid);
+    };
+    let mut stdout = std::io::stdout().lock();
+    if args.list {
+        for s in &ir.surfaces {
+            writeln!(stdout, "{} {}", s.role, s.family)?;
+        }
+        stdout.flush()?;
+        return Ok(Status::Clean);
+    }
+    let (Some(role), Some(family)) = (args.role.as_deref(), args.family.as_deref()) else {
+        anyhow::bail!("--role and --family are required (or --list)");
+    };
+    let emitted = match emit::surface(&ir, role, family, args.dialect) {
+        Ok(e) => e,
+        Err(e @ (emit::EmitError::UnknownRole(_) | emit::EmitError::UnknownFamily(_))) => {
+            eprintln!("error: {e}");
+            return Ok(Status::Usage);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Status::Invalid);
+        }
+    };
+    let bytes = match args.tool.as_deref() {
+        None => emitted.bytes.as_str(),
+        Some(name) => match emitted.tool(name) {
+            Some(t) => t.json.as_str(),
+            None => {
+                let names: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
+                eprintln!(
+                    "error: tool `{name}` is not in {role} × {family} (it has: {})",
+                    names.join(", ")
+                );
+                return Ok(Status::Usage);
+            }
+        },
+    };
+    if args.pretty {
+        stdout.write_all(emit::pretty(bytes).as_bytes())?;
+    } else {
+        stdout.write_all(bytes.as_bytes())?;
+        if std::io::stdout().is_terminal() {
+            stdout.write_all(b"\n")?;
+        }
+    }
+    stdout.flush()?;
+    Ok(Status::Clean)
+}
+
+/// Read and compile `dir`, printing every diagnostic to stderr; `None` when it has errors.
+/// (A private copy: `check.rs` has no shared compile-and-report helper yet.)
+fn compile_and_report(dir: &Path) -> anyhow::Result<Option<Ir>> {
+    let sources = toolsurface_compiler::read_dir(dir)
+        .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    let compiled = toolsurface_compiler::compile(&sources);
+    if !compiled.diagnostics.is_empty() {
+        eprint!("{}", render_all(&compiled.diagnostics, &sources));
+    }
+    if compiled.has_errors() {
+        return Ok(None);
+    }
+    match compiled.ir {
+        Some(ir) => Ok(Some(ir)),
+        None => anyhow::bail!(
+            "{}: the compiler produced no IR and no error",
+            dir.display()
+        ),
+    }
 }
