@@ -1,1 +1,257 @@
-//! (module under construction)
+//! The `sqlite` skill's `sql_query`: one read-only query against a SQLite database file.
+//! The database is opened with `SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`, so any
+//! statement that would write is refused by SQLite itself; the refusal is reported plainly.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, ErrorCode, OpenFlags};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::call::{HandlerResult, ToolError, ToolOutput};
+
+pub const DEFAULT_LIMIT: usize = 100;
+pub const MAX_LIMIT: usize = 1000;
+/// A cell wider than this many characters is cut in the text table (not in the JSON).
+pub const TABLE_CELL_CHARS: usize = 60;
+/// A query running longer than this is interrupted.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Blobs are shown as hex up to this many bytes, else by size.
+const BLOB_HEX_BYTES: usize = 32;
+
+/// A `sql_query` call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqlQueryRequest {
+    /// Path of the database file; relative paths resolve against the base dir.
+    pub database: String,
+    /// One statement (a SELECT, or another statement that only reads).
+    pub sql: String,
+    /// Rows to return, 1..=1000, default 100.
+    #[serde(default)]
+    pub limit: Option<u64>,
+}
+
+/// A query's outcome.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+    /// More rows existed than `limit`.
+    pub truncated: bool,
+}
+
+impl QueryResult {
+    /// An aligned text table with a row-count footer.
+    pub fn render(&self) -> String {
+        if self.columns.is_empty() {
+            return "(the statement returned no columns)".into();
+        }
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().map(cell_text).collect())
+            .collect();
+        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
+        for row in &cells {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |vals: &[String]| -> String {
+            let parts: Vec<String> = vals
+                .iter()
+                .zip(&widths)
+                .map(|(v, w)| format!("{v}{}", " ".repeat(w.saturating_sub(v.chars().count()))))
+                .collect();
+            parts.join(" | ").trim_end().to_string()
+        };
+        let mut s = line(&self.columns);
+        s.push('\n');
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        s.push_str(&rule.join("-+-"));
+        for row in &cells {
+            s.push('\n');
+            s.push_str(&line(row));
+        }
+        s.push_str(&format!(
+            "\n({} row{}{})",
+            self.rows.len(),
+            if self.rows.len() == 1 { "" } else { "s" },
+            if self.truncated {
+                "; truncated, more rows exist — raise limit or narrow the query"
+            } else {
+                ""
+            }
+        ));
+        s
+    }
+}
+
+fn cell_text(v: &Value) -> String {
+    let s = match v {
+        Value::Null => "NULL".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let s = s
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+        .replace('\t', "\\t");
+    match s.char_indices().nth(TABLE_CELL_CHARS) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
+fn to_json(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => json!(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) if b.len() <= BLOB_HEX_BYTES => {
+            Value::String(format!("x'{}'", hex::encode(b)))
+        }
+        ValueRef::Blob(b) => Value::String(format!("<blob: {} bytes>", b.len())),
+    }
+}
+
+fn model(m: impl Into<String>) -> ToolError {
+    ToolError::Model(m.into())
+}
+
+/// Runs a `sql_query` call with the default timeout; relative paths resolve against `base`.
+pub fn sql_query(base: &Path, req: &SqlQueryRequest) -> HandlerResult {
+    sql_query_with_timeout(base, req, DEFAULT_TIMEOUT)
+}
+
+pub fn sql_query_with_timeout(
+    base: &Path,
+    req: &SqlQueryRequest,
+    timeout: Duration,
+) -> HandlerResult {
+    let result = query(base, req, timeout)?;
+    Ok(ToolOutput {
+        text: result.render(),
+        structured: Some(json!({
+            "columns": result.columns,
+            "rows": result.rows,
+            "row_count": result.rows.len(),
+            "truncated": result.truncated,
+        })),
+    })
+}
+
+/// Opens `path` read-only with `PRAGMA query_only`.
+pub fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.pragma_update(None, "query_only", true)?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    Ok(conn)
+}
+
+/// The query itself, for callers that want the typed result.
+pub fn query(
+    base: &Path,
+    req: &SqlQueryRequest,
+    timeout: Duration,
+) -> Result<QueryResult, ToolError> {
+    let limit = match req.limit {
+        None => DEFAULT_LIMIT,
+        Some(l) if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
+        Some(l) => {
+            return Err(model(format!(
+                "sql_query: limit must be between 1 and {MAX_LIMIT}, got {l}"
+            )));
+        }
+    };
+    let path: PathBuf = if Path::new(&req.database).is_absolute() {
+        PathBuf::from(&req.database)
+    } else {
+        base.join(&req.database)
+    };
+    if !path.is_file() {
+        return Err(model(format!(
+            "sql_query: no database file at {} ({})",
+            req.database,
+            path.display()
+        )));
+    }
+    let conn = open_read_only(&path)
+        .map_err(|e| model(format!("sql_query: cannot open {}: {e}", path.display())))?;
+    // Interrupt a runaway query: a watchdog thread fires unless told the query finished.
+    let handle = conn.get_interrupt_handle();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(timeout) {
+            handle.interrupt();
+        }
+    });
+    let result = run_query(&conn, &req.sql, limit, timeout);
+    let _ = done_tx.send(());
+    let _ = watchdog.join();
+    result
+}
+
+fn explain(e: rusqlite::Error, timeout: Duration) -> ToolError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ReadOnly => model(format!(
+            "sql_query: refused — the database is opened read-only and this statement would \
+             write ({e}); only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only \
+             PRAGMAs) are allowed"
+        )),
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            model(format!(
+                "sql_query: interrupted after {} s; narrow the query",
+                timeout.as_secs()
+            ))
+        }
+        rusqlite::Error::MultipleStatement => {
+            model("sql_query: give exactly one statement (found more than one)")
+        }
+        rusqlite::Error::Empty => model("sql_query: sql is empty"),
+        _ => model(format!("sql_query: {e}")),
+    }
+}
+
+fn run_query(
+    conn: &Connection,
+    sql: &str,
+    limit: usize,
+    timeout: Duration,
+) -> Result<QueryResult, ToolError> {
+    let mut stmt = conn.prepare(sql).map_err(|e| explain(e, timeout))?;
+    let columns: Vec<String> = stmt
+        .column_names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let n = columns.len();
+    let mut rows_out = Vec::new();
+    let mut truncated = false;
+    let mut rows = stmt.query([]).map_err(|e| explain(e, timeout))?;
+    while let Some(row) = rows.next().map_err(|e| explain(e, timeout))? {
+        if rows_out.len() == limit {
+            truncated = true;
+            break;
+        }
+        let mut vals = Vec::with_capacity(n);
+        for i in 0..n {
+            let v = row.get_ref(i).map_err(|e| explain(e, timeout))?;
+            vals.push(to_json(v));
+        }
+        rows_out.push(vals);
+    }
+    Ok(QueryResult {
+        columns,
+        rows: rows_out,
+        truncated,
+    })
+}
