@@ -110,7 +110,9 @@ pub enum Outcome {
     /// The call did not run: it failed to parse, was refused in rehearsal or could not be
     /// routed.
     Refused,
-    /// The turn was interrupted while the call ran; the handler's partial result is kept.
+    /// The turn was interrupted while the call ran, and the handler still handed back its
+    /// result (partial for `result_on_interrupt` calls that stop early, or complete if it
+    /// finished right then); it is kept.
     InterruptedKept,
     /// The turn was interrupted while the call ran, and its output was dropped.
     InterruptedDropped,

@@ -221,6 +221,9 @@ impl Runtime {
             () = cancel.cancelled() => None,
         };
         let (result, outcome) = match finished {
+            // Finished, perhaps in the very poll the interrupt arrived in (a handler that
+            // watches ctx.cancel returns right then): its result is real either way.
+            Some(result) if cancel.is_cancelled() => (result, Outcome::InterruptedKept),
             Some(result) => (result, Outcome::Completed),
             None => {
                 let dropped = |elapsed| {
