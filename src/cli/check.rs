@@ -1,10 +1,149 @@
-//! `toolsurface check`.
+//! `toolsurface check`: compile the definitions, print every diagnostic, and summarize the
+//! published surfaces. Never writes anything. [`compile_dir`] is the shared
+//! compile-and-report step other subcommands (emit, diff, stats, lock) build on.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use toolsurface_compiler::diag::render_all;
+use toolsurface_compiler::ir::Ir;
+use toolsurface_compiler::{Sources, compile, read_dir};
 
 use super::Status;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    long_about = "Compile the definitions folder and report every error at once (file:line:col, \
+                  a source excerpt and a fix hint), then print the resident tool and action \
+                  counts of every role × family. Nothing is ever written.",
+    after_help = "Exit codes: 0 valid, 1 invalid definitions (or warnings with \
+                  --deny-warnings), 2 usage error (e.g. the folder does not exist)."
+)]
+pub struct Args {
+    /// Definitions folder (surface.yaml, roles.yaml, tools/, ...).
+    #[arg(default_value = "tool-defs")]
+    pub dir: PathBuf,
+    /// Treat warnings (e.g. a declared field no action uses) as errors.
+    #[arg(long)]
+    pub deny_warnings: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface check` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let (_sources, ir) = match compile_dir(&args.dir)? {
+        Ok(compiled) => compiled,
+        Err(status) => return Ok(status),
+    };
+    if args.deny_warnings && has_warnings(&args.dir)? {
+        return Ok(Status::Invalid);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(surface_table(&ir).as_bytes())?;
+    out.flush()?;
+    Ok(Status::Clean)
+}
+
+/// Read and compile `dir`, printing every diagnostic (errors and warnings) to stderr.
+///
+/// `Err(_)` from the outer result: the folder could not be read (a usage error).
+/// `Ok(Err(Status::Invalid))`: the definitions have errors (already printed).
+/// `Ok(Ok((sources, ir)))`: valid; warnings, if any, were printed.
+pub fn compile_dir(dir: &Path) -> anyhow::Result<Result<(Sources, Ir), Status>> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a definitions folder (no such directory)",
+            dir.display()
+        );
+    }
+    let sources =
+        read_dir(dir).with_context(|| format!("reading definitions from {}", dir.display()))?;
+    let compiled = compile(&sources);
+    if !compiled.diagnostics.is_empty() {
+        let mut err = std::io::stderr().lock();
+        err.write_all(render_all(&compiled.diagnostics, &sources).as_bytes())?;
+        err.flush()?;
+    }
+    if compiled.has_errors() {
+        return Ok(Err(Status::Invalid));
+    }
+    match compiled.ir {
+        Some(ir) => Ok(Ok((sources, ir))),
+        None => anyhow::bail!(
+            "{}: the compiler produced no IR and no error",
+            dir.display()
+        ),
+    }
+}
+
+fn has_warnings(dir: &Path) -> anyhow::Result<bool> {
+    let sources = read_dir(dir)?;
+    Ok(!compile(&sources).diagnostics.is_empty())
+}
+
+/// One row per role × family: resident tools, their actions, and the tools skills can add.
+pub fn surface_table(ir: &Ir) -> String {
+    let header = [
+        "role",
+        "family",
+        "dialect",
+        "tools",
+        "actions",
+        "skill tools",
+    ];
+    let mut rows: Vec<[String; 6]> = Vec::new();
+    for s in &ir.surfaces {
+        let actions: usize = s
+            .tools
+            .iter()
+            .filter_map(|t| ir.tool(&t.name))
+            .map(|t| t.actions.len())
+            .sum();
+        let skill_tools: usize = s.skills.iter().map(|k| k.tools.len()).sum();
+        rows.push([
+            s.role.clone(),
+            s.family.clone(),
+            s.dialect.as_str().to_owned(),
+            s.tools.len().to_string(),
+            actions.to_string(),
+            skill_tools.to_string(),
+        ]);
+    }
+    let mut widths = header.map(str::len);
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: [&str; 6]| {
+        let mut l = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            // Text left-aligned, counts right-aligned.
+            if i < 3 {
+                let _ = write!(l, "{cell:<w$}  ");
+            } else {
+                let _ = write!(l, "{cell:>w$}  ");
+            }
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(&mut out, header);
+    for r in &rows {
+        line(
+            &mut out,
+            [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]].map(String::as_str),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "ok: {} tools, {} roles, {} families, {} aliases, {} retired",
+        ir.tools.len(),
+        ir.roles.len(),
+        ir.families.len(),
+        ir.aliases.len(),
+        ir.retired.len()
+    );
+    out
 }

@@ -1,17 +1,199 @@
-//! Loading: YAML files -> model (with spans) -> checks -> IR.
+//! Loading: YAML files -> spanned node trees (`yaml`) -> the model as written (`model`,
+//! via `read`) -> cross-file checks (`check`) -> the IR (`lower`) -> rendered templates
+//! (`render`). Every stage reports what it finds and carries on, so one run reports every
+//! error; the IR is handed out only when there is none.
 
-use crate::{Compiled, Sources};
+use std::path::Path;
 
-pub fn compile(_sources: &Sources) -> Compiled {
+use crate::diag::{self, Diagnostic, FileId, SourceFile, Sources, Span};
+use crate::{Compiled, Severity};
+
+pub mod check;
+pub mod lower;
+pub mod model;
+pub mod read;
+pub mod render;
+pub mod yaml;
+
+const TOP_LEVEL: &[&str] = &["surface.yaml", "roles.yaml", "aliases.yaml", "retired.yaml"];
+
+pub fn compile(sources: &Sources) -> Compiled {
+    let mut d: Vec<Diagnostic> = Vec::new();
+    let defs = read_defs(sources, &mut d);
+    let idx = check::Index::new(&defs);
+    check::check(&defs, &idx, sources, &mut d);
+    let mut ir = lower::lower(&defs, &idx);
+    render::render(&mut ir, sources, &mut d);
+    sort_diagnostics(&mut d);
+    let ok = !d.iter().any(Diagnostic::is_error);
     Compiled {
-        ir: None,
-        diagnostics: Vec::new(),
+        ir: ok.then_some(ir),
+        diagnostics: d,
     }
 }
 
-pub fn read_dir(root: &std::path::Path) -> std::io::Result<Sources> {
+/// Source order: file, line, column; errors before warnings at one place. Diagnostics
+/// without a span come first.
+fn sort_diagnostics(d: &mut [Diagnostic]) {
+    d.sort_by(|a, b| {
+        let key = |x: &Diagnostic| {
+            (
+                x.span.map(|s| (s.file, s.line, s.col)),
+                x.severity == Severity::Warning,
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+}
+
+/// `tools/shell.yaml` -> `Some(("tools", "shell"))`.
+fn split(path: &str) -> Option<(&str, &str)> {
+    let (dir, file) = path.rsplit_once('/')?;
+    let stem = file
+        .strip_suffix(".yaml")
+        .or_else(|| file.strip_suffix(".yml"))?;
+    Some((dir, stem))
+}
+
+fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
+    let mut defs = model::Defs::default();
+    let parse = |path: &str, d: &mut Vec<Diagnostic>| -> Option<(FileId, Option<yaml::Node>)> {
+        let id = sources.find(path)?;
+        let file = sources.file(id)?;
+        Some((id, yaml::parse(id, &file.text, d)))
+    };
+    // surface.yaml, roles.yaml: required.
+    match parse("surface.yaml", d) {
+        None => d.push(
+            Diagnostic::error(
+                "missing-file",
+                None,
+                format!("{}/surface.yaml is missing", root_name(sources)),
+            )
+            .with_hint("it declares the families, the trait vocabulary and the limits"),
+        ),
+        Some((_, Some(node))) => defs.surface = model::read_surface(&node, d),
+        Some((_, None)) => {}
+    }
+    match parse("roles.yaml", d) {
+        None => d.push(Diagnostic::error(
+            "missing-file",
+            None,
+            format!("{}/roles.yaml is missing", root_name(sources)),
+        )),
+        Some((_, Some(node))) => defs.roles = model::read_roles(&node, d),
+        Some((_, None)) => defs.roles_broken = true,
+    }
+    if let Some((_, node)) = parse("aliases.yaml", d)
+        && let Some(node) = node
+    {
+        defs.aliases = model::read_aliases(&node, d);
+    }
+    if let Some((_, node)) = parse("retired.yaml", d)
+        && let Some(node) = node
+    {
+        defs.retired = model::read_retired(&node, d);
+    }
+    for (i, file) in sources.files.iter().enumerate() {
+        let id = FileId(i as u32);
+        let path = file.path.as_str();
+        if TOP_LEVEL.contains(&path) {
+            continue;
+        }
+        if let Some(grammar) = path.strip_prefix("grammars/") {
+            if !grammar.contains('/') {
+                defs.grammars.push((path.to_owned(), file.text.clone()));
+                continue;
+            }
+        }
+        match split(path) {
+            Some(("tools", stem)) => match yaml::parse(id, &file.text, d) {
+                Some(node) => match model::read_tool(id, stem, &node, d) {
+                    Some(t) => defs.tools.push(t),
+                    None => {
+                        defs.broken_tools.insert(stem.to_owned());
+                    }
+                },
+                None => {
+                    defs.broken_tools.insert(stem.to_owned());
+                }
+            },
+            Some(("skills", stem)) => match yaml::parse(id, &file.text, d) {
+                Some(node) => match model::read_skill(stem, &node, d) {
+                    Some(s) => defs.skills.push(s),
+                    None => {
+                        defs.broken_skills.insert(stem.to_owned());
+                    }
+                },
+                None => {
+                    defs.broken_skills.insert(stem.to_owned());
+                }
+            },
+            _ => {
+                let top: Vec<&str> = TOP_LEVEL.to_vec();
+                let hint = diag::did_you_mean(path, top.iter().copied()).unwrap_or_else(|| {
+                    "definitions are surface.yaml, roles.yaml, aliases.yaml, retired.yaml, tools/*.yaml, skills/*.yaml, grammars/*".to_owned()
+                });
+                d.push(
+                    Diagnostic::error(
+                        "unexpected-file",
+                        Some(Span::file_start(id)),
+                        format!("unexpected file `{path}` in the definitions folder"),
+                    )
+                    .with_hint(hint),
+                );
+            }
+        }
+    }
+    defs
+}
+
+fn root_name(sources: &Sources) -> &str {
+    if sources.root.is_empty() {
+        "."
+    } else {
+        sources.root.trim_end_matches('/')
+    }
+}
+
+/// Read every definitions file under `root`: the four top-level YAML files, `tools/` and
+/// `skills/` (`*.yaml`, `*.yml`) and `grammars/`. Other files (the lock, READMEs) are not
+/// definitions and are left out; a stray YAML file is kept so `compile` can name it.
+/// Sorted by path.
+pub fn read_dir(root: &Path) -> std::io::Result<Sources> {
+    let mut files = Vec::new();
+    let is_yaml = |name: &str| name.ends_with(".yaml") || name.ends_with(".yml");
+    for entry in std::fs::read_dir(root)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ty = entry.file_type()?;
+        if ty.is_file() && is_yaml(&name) {
+            files.push(read_file(&entry.path(), name)?);
+        } else if ty.is_dir() && matches!(name.as_str(), "tools" | "skills" | "grammars") {
+            for sub in std::fs::read_dir(entry.path())? {
+                let sub = sub?;
+                let sub_name = sub.file_name().to_string_lossy().into_owned();
+                if !sub.file_type()?.is_file() || sub_name.starts_with('.') {
+                    continue;
+                }
+                if name == "grammars" || is_yaml(&sub_name) {
+                    files.push(read_file(&sub.path(), format!("{name}/{sub_name}"))?);
+                }
+            }
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Sources {
         root: root.display().to_string(),
-        files: Vec::new(),
+        files,
+    })
+}
+
+fn read_file(path: &Path, display: String) -> std::io::Result<SourceFile> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    Ok(SourceFile {
+        path: display,
+        text,
     })
 }

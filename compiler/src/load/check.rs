@@ -1,0 +1,876 @@
+//! Cross-file checks on the model: every name that refers to something else (a family, a
+//! trait, a field, a tool, a role, a skill) is resolved here, and every failure reported.
+//! Indexes are BTreeMaps so checking stays near-linear and the order of reports is stable.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diag::{self, Diagnostic, Sources};
+use crate::ir::{TraitDecl, TraitKind, Type};
+use crate::load::model::{ActionDef, Defs, FamilyDef, ToolDef};
+use crate::load::read::{Diags, Sp};
+use crate::load::yaml::{Node, Value};
+
+/// Name indexes shared by the checks, lowering and rendering.
+pub struct Index<'a> {
+    pub families: BTreeMap<&'a str, &'a FamilyDef>,
+    pub traits: BTreeMap<&'a str, &'a TraitDecl>,
+    /// First definition of each tool name.
+    pub tools: BTreeMap<&'a str, &'a ToolDef>,
+    pub aliases: BTreeSet<&'a str>,
+    pub retired: BTreeMap<&'a str, &'a str>,
+    pub skills: BTreeSet<&'a str>,
+    pub roles: BTreeSet<&'a str>,
+}
+
+impl<'a> Index<'a> {
+    pub fn new(defs: &'a Defs) -> Index<'a> {
+        let mut tools = BTreeMap::new();
+        for t in &defs.tools {
+            tools.entry(t.name.as_str()).or_insert(t);
+        }
+        let (families, traits) = match &defs.surface {
+            Some(s) => (
+                s.families.iter().map(|f| (f.name.as_str(), f)).collect(),
+                s.traits.iter().map(|t| (t.name.as_str(), t)).collect(),
+            ),
+            None => (BTreeMap::new(), BTreeMap::new()),
+        };
+        Index {
+            families,
+            traits,
+            tools,
+            aliases: defs.aliases.iter().map(|a| a.name.as_str()).collect(),
+            retired: defs
+                .retired
+                .iter()
+                .map(|r| (r.name.as_str(), r.message.as_str()))
+                .collect(),
+            skills: defs.skills.iter().map(|s| s.name.as_str()).collect(),
+            roles: defs.roles.iter().map(|r| r.name.as_str()).collect(),
+        }
+    }
+}
+
+/// Report every cross-reference error in `defs`.
+pub fn check(defs: &Defs, idx: &Index<'_>, sources: &Sources, d: &mut Diags) {
+    check_surface(defs, d);
+    check_tool_names(defs, sources, d);
+    for tool in &defs.tools {
+        check_tool(tool, defs, idx, d);
+    }
+    check_roles(defs, idx, d);
+    check_skills(defs, idx, d);
+    check_aliases(defs, idx, d);
+    check_retired(defs, idx, d);
+}
+
+fn hint_or<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+    fallback: &str,
+) -> String {
+    diag::did_you_mean(name, candidates).unwrap_or_else(|| fallback.to_owned())
+}
+
+fn check_surface(defs: &Defs, d: &mut Diags) {
+    let Some(surface) = &defs.surface else { return };
+    let names: BTreeMap<&str, &FamilyDef> = surface
+        .families
+        .iter()
+        .map(|f| (f.name.as_str(), f))
+        .collect();
+    for f in &surface.families {
+        if let Some(like) = &f.like {
+            match names.get(like.as_str()) {
+                None => d.push(
+                    Diagnostic::error(
+                        "unknown-family",
+                        Some(like.span),
+                        format!("`like: {}` names no family", like.v),
+                    )
+                    .with_hint(hint_or(
+                        &like.v,
+                        names.keys().copied(),
+                        "name a family declared above",
+                    )),
+                ),
+                Some(other) if other.like.is_some() => d.push(Diagnostic::error(
+                    "like-chain",
+                    Some(like.span),
+                    format!(
+                        "family `{}` is itself `like` another family; name the original",
+                        like.v
+                    ),
+                )),
+                Some(other) if other.name.v == f.name.v => d.push(Diagnostic::error(
+                    "like-chain",
+                    Some(like.span),
+                    format!("family `{}` cannot be like itself", f.name.v),
+                )),
+                Some(_) => {}
+            }
+        }
+        if f.strict
+            && f.dialect
+                .is_some_and(|d| d != crate::ir::Dialect::OpenaiChat)
+        {
+            d.push(Diagnostic::error(
+                "bad-strict",
+                Some(f.name.span),
+                format!(
+                    "family `{}`: `strict` applies to the openai-chat dialect only",
+                    f.name.v
+                ),
+            ));
+        }
+    }
+}
+
+/// Tool names are unique; tool, alias and retired names share one namespace.
+fn check_tool_names(defs: &Defs, sources: &Sources, d: &mut Diags) {
+    let mut first: BTreeMap<&str, &ToolDef> = BTreeMap::new();
+    for t in &defs.tools {
+        match first.get(t.name.as_str()) {
+            Some(prev) => d.push(
+                Diagnostic::error(
+                    "duplicate-tool",
+                    Some(t.name.span),
+                    format!("tool `{}` is defined twice", t.name.v),
+                )
+                .with_hint(format!(
+                    "it is already defined in {}",
+                    sources.display_path(prev.file)
+                )),
+            ),
+            None => {
+                first.insert(t.name.as_str(), t);
+            }
+        }
+    }
+}
+
+fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
+    let tname = tool.name.as_str();
+    // Families.
+    if let Some(families) = &tool.families {
+        let mut seen = BTreeSet::new();
+        for f in families {
+            check_family_ref(f, idx, d);
+            if !seen.insert(f.as_str()) {
+                d.push(Diagnostic::error(
+                    "duplicate-name",
+                    Some(f.span),
+                    format!("family `{}` is listed twice", f.v),
+                ));
+            }
+        }
+        if families.is_empty() {
+            d.push(Diagnostic::error(
+                "no-families",
+                None.or(families.first().map(|f| f.span))
+                    .or(Some(tool.name.span)),
+                format!("tool `{tname}` is declared for no family"),
+            ));
+        }
+    }
+    // Traits, tool level.
+    for (k, v) in &tool.traits {
+        check_trait_value(k, v, idx, d);
+    }
+    // Fields: the selector name may not also be a field.
+    let fields: BTreeMap<&str, &crate::ir::Field> =
+        tool.fields.iter().map(|f| (f.name.as_str(), f)).collect();
+    if let Some(sel) = &tool.selector
+        && let Some(f) = fields.get(sel.name.as_str())
+    {
+        d.push(Diagnostic::error(
+            "selector-is-field",
+            Some(f.span),
+            format!("field `{}` has the selector's name", f.name),
+        ));
+    }
+    if let Some((id, host)) = &tool.session {
+        for s in std::iter::once(id).chain(host) {
+            check_field_ref(s, tool, &fields, "session", d);
+        }
+    }
+    let mut used: BTreeSet<&str> = BTreeSet::new();
+    for action in &tool.actions {
+        check_action(action, tool, &fields, idx, &mut used, d);
+    }
+    if let Some(ff) = &tool.freeform {
+        check_field_ref(&ff.field, tool, &fields, "freeform", d);
+        if ff.syntax.v != "lark" {
+            d.push(
+                Diagnostic::error(
+                    "bad-syntax",
+                    Some(ff.syntax.span),
+                    format!("unknown grammar syntax `{}`", ff.syntax.v),
+                )
+                .with_hint("syntax: lark"),
+            );
+        }
+        if !defs.grammars.iter().any(|(p, _)| *p == ff.grammar.v) {
+            let paths: Vec<&str> = defs.grammars.iter().map(|(p, _)| p.as_str()).collect();
+            d.push(
+                Diagnostic::error(
+                    "missing-grammar",
+                    Some(ff.grammar.span),
+                    format!("grammar file `{}` not found", ff.grammar.v),
+                )
+                .with_hint(hint_or(
+                    &ff.grammar.v,
+                    paths.iter().copied(),
+                    "put it under grammars/ and name it relative to the definitions folder",
+                )),
+            );
+        }
+        for f in &ff.families {
+            check_family_ref(f, idx, d);
+            let declared = match &tool.families {
+                Some(list) => list.iter().any(|x| x.v == f.v),
+                None => idx
+                    .families
+                    .get(f.as_str())
+                    .is_some_and(|fam| fam.like.is_none()),
+            };
+            if idx.families.contains_key(f.as_str()) && !declared {
+                d.push(Diagnostic::error(
+                    "freeform-family",
+                    Some(f.span),
+                    format!("freeform family `{}` is not among the tool's families", f.v),
+                ));
+            }
+        }
+    }
+    // Unused fields (warning).
+    for f in &tool.fields {
+        let by_session = tool.session.as_ref().is_some_and(|(id, host)| {
+            id.v == f.name || host.as_ref().is_some_and(|h| h.v == f.name)
+        });
+        if !used.contains(f.name.as_str()) && !by_session {
+            d.push(
+                Diagnostic::warning(
+                    "unused-field",
+                    Some(f.span),
+                    format!("field `{}` of tool `{tname}` is used by no action", f.name),
+                )
+                .with_hint("list it under an action's `required` or `optional`, or delete it"),
+            );
+        }
+    }
+}
+
+fn check_family_ref(f: &Sp<String>, idx: &Index<'_>, d: &mut Diags) {
+    match idx.families.get(f.as_str()) {
+        None => {
+            if !idx.families.is_empty() {
+                d.push(
+                    Diagnostic::error(
+                        "unknown-family",
+                        Some(f.span),
+                        format!("unknown family `{}`", f.v),
+                    )
+                    .with_hint(hint_or(
+                        &f.v,
+                        idx.families.keys().copied(),
+                        "families are declared in surface.yaml",
+                    )),
+                )
+            }
+        }
+        Some(fam) => {
+            if let Some(like) = &fam.like {
+                d.push(
+                    Diagnostic::error(
+                        "like-family",
+                        Some(f.span),
+                        format!(
+                            "`{}` is `like: {}`; a tool never names a `like` family",
+                            f.v, like.v
+                        ),
+                    )
+                    .with_hint(format!(
+                        "declare the tool for `{}`; `{}` follows it",
+                        like.v, f.v
+                    )),
+                );
+            }
+        }
+    }
+}
+
+fn check_field_ref(
+    name: &Sp<String>,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    d: &mut Diags,
+) -> bool {
+    if fields.contains_key(name.as_str()) {
+        return true;
+    }
+    let hint = diag::did_you_mean(&name.v, fields.keys().copied())
+        .unwrap_or_else(|| format!("declare it under `fields:` of tool `{}`", tool.name.v));
+    d.push(
+        Diagnostic::error(
+            "undeclared-field",
+            Some(name.span),
+            format!(
+                "{context} uses field `{}`, which tool `{}` does not declare",
+                name.v, tool.name.v
+            ),
+        )
+        .with_hint(hint),
+    );
+    false
+}
+
+fn check_action<'t>(
+    action: &'t ActionDef,
+    tool: &'t ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    idx: &Index<'_>,
+    used: &mut BTreeSet<&'t str>,
+    d: &mut Diags,
+) {
+    let context = match &action.name {
+        Some(n) => format!("action `{}`", n.v),
+        None => format!("tool `{}`", tool.name.v),
+    };
+    let mut listed: BTreeMap<&str, &'static str> = BTreeMap::new();
+    let optional = action.optional.as_deref().unwrap_or_default();
+    for (list, kind) in [(&action.required[..], "required"), (optional, "optional")] {
+        for f in list {
+            if check_field_ref(f, tool, fields, &context, d) {
+                used.insert(f.as_str());
+            }
+            if let Some(prev) = listed.insert(f.as_str(), kind) {
+                d.push(Diagnostic::error(
+                    "duplicate-name",
+                    Some(f.span),
+                    format!("{context} lists field `{}` twice ({prev} and {kind})", f.v),
+                ));
+            }
+        }
+    }
+    // A plain tool without `optional:` takes every other declared field as optional.
+    if action.name.is_none() && action.optional.is_none() {
+        for f in &tool.fields {
+            used.insert(f.name.as_str());
+        }
+    }
+    let uses = |name: &str| {
+        listed.contains_key(name)
+            || (action.name.is_none() && action.optional.is_none() && fields.contains_key(name))
+    };
+    let is_required = |name: &str| action.required.iter().any(|r| r.v == name);
+    for group in &action.exactly_one_of {
+        for f in group {
+            if !fields.contains_key(f.as_str()) {
+                check_field_ref(f, tool, fields, &format!("exactly_one_of of {context}"), d);
+            } else if is_required(&f.v) {
+                d.push(
+                    Diagnostic::error("bad-exactly-one-of", Some(f.span), format!("`{}` is required by {context}, so it cannot be one of `exactly_one_of`", f.v))
+                        .with_hint("list it under `optional` instead"),
+                );
+            } else if !uses(&f.v) {
+                d.push(
+                    Diagnostic::error(
+                        "bad-exactly-one-of",
+                        Some(f.span),
+                        format!("{context} does not accept field `{}`", f.v),
+                    )
+                    .with_hint("add it to the action's `optional`"),
+                );
+            }
+        }
+    }
+    for fw in &action.forbidden_with {
+        for f in [&fw.field, &fw.with] {
+            if !fields.contains_key(f.as_str()) {
+                check_field_ref(f, tool, fields, &format!("forbidden_with of {context}"), d);
+            } else if !uses(&f.v) {
+                d.push(Diagnostic::error(
+                    "bad-forbidden-with",
+                    Some(f.span),
+                    format!(
+                        "{context} does not accept field `{}`, so forbidding it has no effect",
+                        f.v
+                    ),
+                ));
+            }
+        }
+        if fw.field.v == fw.with.v {
+            d.push(Diagnostic::error(
+                "bad-forbidden-with",
+                Some(fw.with.span),
+                "a field cannot be forbidden with itself",
+            ));
+        }
+    }
+    for (k, v) in &action.traits {
+        check_trait_value(k, v, idx, d);
+    }
+}
+
+fn check_trait_value(name: &Sp<String>, value: &Node, idx: &Index<'_>, d: &mut Diags) {
+    let Some(decl) = idx.traits.get(name.as_str()) else {
+        d.push(
+            Diagnostic::error(
+                "unknown-trait",
+                Some(name.span),
+                format!("unknown trait `{}`", name.v),
+            )
+            .with_hint(hint_or(
+                &name.v,
+                idx.traits.keys().copied(),
+                "traits are declared under `traits:` in surface.yaml",
+            )),
+        );
+        return;
+    };
+    match (&decl.kind, &value.value) {
+        (TraitKind::Bool { .. }, Value::Bool(_)) => {}
+        (TraitKind::Enum { values, .. }, Value::Str(s)) if values.contains(s) => {}
+        (TraitKind::Enum { values, .. }, Value::Str(s)) => d.push(
+            Diagnostic::error(
+                "bad-trait-value",
+                Some(value.span),
+                format!("`{s}` is not a value of trait `{}`", name.v),
+            )
+            .with_hint(hint_or(
+                s,
+                values.iter().map(String::as_str),
+                &format!("values: {}", values.join(", ")),
+            )),
+        ),
+        (TraitKind::Bool { .. }, other) => d.push(
+            Diagnostic::error(
+                "bad-trait-value",
+                Some(value.span),
+                format!("trait `{}` is a bool, found {}", name.v, other.kind()),
+            )
+            .with_hint("write true or false"),
+        ),
+        (TraitKind::Enum { values, .. }, other) => d.push(
+            Diagnostic::error(
+                "bad-trait-value",
+                Some(value.span),
+                format!("trait `{}` is an enum, found {}", name.v, other.kind()),
+            )
+            .with_hint(format!("values: {}", values.join(", "))),
+        ),
+    }
+}
+
+/// How a name that should be a tool fails to be one, as a diagnostic (`None`: it is a tool,
+/// or the tool's file is broken and was already reported).
+pub fn tool_ref_error(
+    name: &Sp<String>,
+    defs: &Defs,
+    idx: &Index<'_>,
+    context: &str,
+) -> Option<Diagnostic> {
+    if idx.tools.contains_key(name.as_str()) || defs.broken_tools.contains(&name.v) {
+        return None;
+    }
+    if let Some(message) = idx.retired.get(name.as_str()) {
+        return Some(
+            Diagnostic::error(
+                "retired-tool",
+                Some(name.span),
+                format!("{context} names `{}`, which is retired", name.v),
+            )
+            .with_hint(format!("remove it; a model calling it is told: {message}")),
+        );
+    }
+    if let Some(alias) = defs.aliases.iter().find(|a| a.name.v == name.v) {
+        let target = alias.tool.as_ref().map(|t| t.v.as_str()).unwrap_or("?");
+        return Some(
+            Diagnostic::error(
+                "alias-not-tool",
+                Some(name.span),
+                format!(
+                    "{context} names `{}`, which is an alias of `{target}`",
+                    name.v
+                ),
+            )
+            .with_hint(format!("name `{target}` instead")),
+        );
+    }
+    Some(
+        Diagnostic::error(
+            "unknown-tool",
+            Some(name.span),
+            format!("{context} names unknown tool `{}`", name.v),
+        )
+        .with_hint(hint_or(
+            &name.v,
+            idx.tools.keys().copied(),
+            "tools are defined in tools/<name>.yaml",
+        )),
+    )
+}
+
+fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
+    let by_name: BTreeMap<&str, &crate::load::model::RoleDef> =
+        defs.roles.iter().map(|r| (r.name.as_str(), r)).collect();
+    for role in &defs.roles {
+        let context = format!("role `{}`", role.name.v);
+        if let Some(ext) = &role.extends
+            && !by_name.contains_key(ext.as_str())
+        {
+            d.push(
+                Diagnostic::error(
+                    "unknown-role",
+                    Some(ext.span),
+                    format!("{context} extends unknown role `{}`", ext.v),
+                )
+                .with_hint(hint_or(
+                    &ext.v,
+                    by_name.keys().copied(),
+                    "roles are declared in roles.yaml",
+                )),
+            );
+        }
+        // Cycle detection: follow extends from this role.
+        let mut seen = vec![role.name.as_str()];
+        let mut cur = role.extends.as_ref();
+        while let Some(ext) = cur {
+            if ext.v == role.name.v {
+                let chain = seen
+                    .iter()
+                    .chain(std::iter::once(&ext.as_str()))
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" -> ");
+                d.push(
+                    Diagnostic::error(
+                        "extends-cycle",
+                        role.extends.as_ref().map(|e| e.span),
+                        format!("{context} extends itself: {chain}"),
+                    )
+                    .with_hint("break the cycle: one of these roles must not extend the others"),
+                );
+                break;
+            }
+            if seen.contains(&ext.as_str()) {
+                break; // a cycle not through this role; reported on its members
+            }
+            seen.push(ext.as_str());
+            cur = by_name.get(ext.as_str()).and_then(|r| r.extends.as_ref());
+        }
+        for t in &role.tools {
+            if let Some(e) = tool_ref_error(t, defs, idx, &context) {
+                d.push(e);
+            }
+        }
+        for s in &role.skills {
+            if !idx.skills.contains(s.as_str()) && !defs.broken_skills.contains(&s.v) {
+                d.push(
+                    Diagnostic::error(
+                        "unknown-skill",
+                        Some(s.span),
+                        format!("{context} offers unknown skill `{}`", s.v),
+                    )
+                    .with_hint(hint_or(
+                        &s.v,
+                        idx.skills.iter().copied(),
+                        "skills are defined in skills/<name>.yaml",
+                    )),
+                );
+            }
+        }
+        if role.token_budget == Some(0) {
+            d.push(Diagnostic::error(
+                "bad-budget",
+                Some(role.name.span),
+                format!("{context} has a token budget of 0"),
+            ));
+        }
+    }
+    // Resolved lists: duplicates (including inherited) and skill tools that are resident.
+    for role in &defs.roles {
+        let context = format!("role `{}`", role.name.v);
+        let (tools, skills) = resolve_role(role.name.as_str(), &by_name);
+        let mut seen: BTreeMap<&str, &Sp<String>> = BTreeMap::new();
+        for t in &tools {
+            if let Some(prev) = seen.insert(t.as_str(), t) {
+                let inherited = !role.tools.iter().any(|x| std::ptr::eq(x, prev));
+                let where_ = if inherited {
+                    "inherited through `extends`"
+                } else {
+                    "listed earlier"
+                };
+                // Report on this role's own entry only.
+                if role.tools.iter().any(|x| std::ptr::eq(x, *t)) {
+                    d.push(
+                        Diagnostic::error(
+                            "duplicate-name",
+                            Some(t.span),
+                            format!("{context} lists tool `{}` twice", t.v),
+                        )
+                        .with_hint(format!("it is already {where_} (line {})", prev.span.line)),
+                    );
+                }
+            }
+        }
+        let skill_tools: BTreeMap<&str, &str> = skills
+            .iter()
+            .filter_map(|s| defs.skills.iter().find(|k| k.name.v == s.v))
+            .flat_map(|k| k.tools.iter().map(move |t| (t.as_str(), k.name.as_str())))
+            .collect();
+        for t in role.tools.iter() {
+            if let Some(skill) = skill_tools.get(t.as_str()) {
+                d.push(
+                    Diagnostic::error("resident-skill-tool", Some(t.span), format!("{context} lists `{}` as resident, but it belongs to skill `{skill}` which the role offers", t.v))
+                        .with_hint("a skill's tools are appended on activation; remove it from `tools`"),
+                );
+            }
+        }
+    }
+}
+
+/// A role's resolved tools and skills (inherited first), cycle-safe.
+pub fn resolve_role<'a>(
+    name: &str,
+    by_name: &BTreeMap<&str, &'a crate::load::model::RoleDef>,
+) -> (Vec<&'a Sp<String>>, Vec<&'a Sp<String>>) {
+    let mut chain: Vec<&crate::load::model::RoleDef> = Vec::new();
+    let mut cur = by_name.get(name).copied();
+    while let Some(r) = cur {
+        if chain.iter().any(|c| c.name.v == r.name.v) {
+            break;
+        }
+        chain.push(r);
+        cur = r
+            .extends
+            .as_ref()
+            .and_then(|e| by_name.get(e.as_str()).copied());
+    }
+    let mut tools = Vec::new();
+    let mut skills: Vec<&Sp<String>> = Vec::new();
+    for r in chain.iter().rev() {
+        tools.extend(r.tools.iter());
+        for s in &r.skills {
+            if !skills.iter().any(|x| x.v == s.v) {
+                skills.push(s);
+            }
+        }
+    }
+    (tools, skills)
+}
+
+fn check_skills(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
+    let mut seen = BTreeSet::new();
+    for s in &defs.skills {
+        let context = format!("skill `{}`", s.name.v);
+        if !seen.insert(s.name.as_str()) {
+            d.push(Diagnostic::error(
+                "duplicate-skill",
+                Some(s.name.span),
+                format!("{context} is defined twice"),
+            ));
+        }
+        if s.tools.is_empty() {
+            d.push(Diagnostic::error(
+                "empty-skill",
+                Some(s.name.span),
+                format!("{context} has no tools"),
+            ));
+        }
+        for t in &s.tools {
+            if let Some(e) = tool_ref_error(t, defs, idx, &context) {
+                d.push(e);
+            }
+        }
+    }
+}
+
+fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
+    for a in &defs.aliases {
+        let context = format!("alias `{}`", a.name.v);
+        if let Some(t) = idx.tools.get(a.name.as_str()) {
+            d.push(
+                Diagnostic::error(
+                    "alias-shadows-tool",
+                    Some(a.name.span),
+                    format!("{context} has the name of a tool"),
+                )
+                .with_hint(format!(
+                    "tool `{}` is defined in tools/{}.yaml; remove the alias",
+                    t.name.v, t.stem
+                )),
+            );
+        }
+        if idx.retired.contains_key(a.name.as_str()) {
+            d.push(
+                Diagnostic::error("alias-shadows-retired", Some(a.name.span), format!("{context} is also a retired name"))
+                    .with_hint("a name is either an alias (the call is rewritten) or retired (the call is refused); pick one"),
+            );
+        }
+        let Some(target) = &a.tool else { continue };
+        if idx.aliases.contains(target.as_str()) {
+            let next = defs
+                .aliases
+                .iter()
+                .find(|x| x.name.v == target.v)
+                .and_then(|x| x.tool.as_ref());
+            let mut diag = Diagnostic::error(
+                "alias-chain",
+                Some(target.span),
+                format!(
+                    "{context} points at alias `{}`; aliases must target a tool",
+                    target.v
+                ),
+            );
+            if let Some(next) = next {
+                diag = diag.with_hint(format!("point it at `{}` directly", next.v));
+            }
+            d.push(diag);
+            continue;
+        }
+        if let Some(e) = tool_ref_error(target, defs, idx, &context) {
+            d.push(e);
+            continue;
+        }
+        let Some(tool) = idx.tools.get(target.as_str()) else {
+            continue;
+        };
+        let fields: BTreeMap<&str, &crate::ir::Field> =
+            tool.fields.iter().map(|f| (f.name.as_str(), f)).collect();
+        for (k, v) in &a.set {
+            if let Some(sel) = &tool.selector
+                && sel.name.v == k.v
+            {
+                let actions: Vec<&str> = tool
+                    .actions
+                    .iter()
+                    .filter_map(|x| x.name.as_ref())
+                    .map(|n| n.as_str())
+                    .collect();
+                match v.as_str() {
+                    Some(s) if actions.contains(&s) => {}
+                    Some(s) => d.push(
+                        Diagnostic::error(
+                            "unknown-action",
+                            Some(v.span),
+                            format!("{context}: tool `{}` has no action `{s}`", tool.name.v),
+                        )
+                        .with_hint(hint_or(
+                            s,
+                            actions.iter().copied(),
+                            &format!("actions: {}", actions.join(", ")),
+                        )),
+                    ),
+                    None => d.push(crate::load::read::wrong_type(
+                        v,
+                        &format!("`{}`", k.v),
+                        "an action name",
+                    )),
+                }
+                continue;
+            }
+            match fields.get(k.as_str()) {
+                None => {
+                    let mut cands: Vec<&str> = fields.keys().copied().collect();
+                    if let Some(sel) = &tool.selector {
+                        cands.push(sel.name.as_str());
+                    }
+                    d.push(
+                        Diagnostic::error(
+                            "unknown-field",
+                            Some(k.span),
+                            format!(
+                                "{context} sets `{}`, which is not a field of tool `{}`",
+                                k.v, tool.name.v
+                            ),
+                        )
+                        .with_hint(hint_or(
+                            &k.v,
+                            cands.iter().copied(),
+                            &format!("fields: {}", cands.join(", ")),
+                        )),
+                    );
+                }
+                Some(f) => {
+                    if !value_fits(&f.ty, v) {
+                        d.push(Diagnostic::error(
+                            "bad-alias-value",
+                            Some(v.span),
+                            format!(
+                                "{context} sets `{}` to {}, which does not fit its type",
+                                k.v,
+                                v.value.kind()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for (old, new) in &a.rename {
+            if !fields.contains_key(new.as_str()) {
+                d.push(
+                    Diagnostic::error(
+                        "unknown-field",
+                        Some(new.span),
+                        format!(
+                            "{context} renames `{}` to `{}`, which is not a field of tool `{}`",
+                            old.v, new.v, tool.name.v
+                        ),
+                    )
+                    .with_hint(hint_or(
+                        &new.v,
+                        fields.keys().copied(),
+                        "rename targets are fields of the target tool",
+                    )),
+                );
+            }
+        }
+    }
+}
+
+fn value_fits(ty: &Type, v: &Node) -> bool {
+    match (ty, &v.value) {
+        (Type::String { .. }, Value::Str(_)) => true,
+        (Type::Integer { .. }, Value::Int(_) | Value::UInt(_)) => true,
+        (Type::Number { .. }, Value::Int(_) | Value::UInt(_) | Value::Float(_)) => true,
+        (Type::Boolean, Value::Bool(_)) => true,
+        (Type::Enum { values }, Value::Str(s)) => values.contains(s),
+        (Type::Array { items, .. }, Value::Seq(xs)) => xs.iter().all(|x| value_fits(items, x)),
+        (Type::Object { .. }, Value::Map(_)) => true,
+        _ => false,
+    }
+}
+
+fn check_retired(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
+    for r in &defs.retired {
+        let context = format!("retired name `{}`", r.name.v);
+        if let Some(t) = idx.tools.get(r.name.as_str()) {
+            d.push(
+                Diagnostic::error(
+                    "retired-is-tool",
+                    Some(r.name.span),
+                    format!("{context} is still defined as a tool"),
+                )
+                .with_hint(format!(
+                    "delete tools/{}.yaml, or remove it from retired.yaml",
+                    t.stem
+                )),
+            );
+        }
+        if r.message.trim().is_empty() {
+            d.push(Diagnostic::error(
+                "empty-message",
+                Some(r.name.span),
+                format!("{context} has an empty message"),
+            ));
+        }
+        for t in &r.replaced_by {
+            if let Some(e) = tool_ref_error(t, defs, idx, &format!("`replaced_by` of {context}")) {
+                d.push(e);
+            }
+        }
+    }
+}

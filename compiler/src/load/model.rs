@@ -1,0 +1,1119 @@
+//! The definitions as written ("low" level): one struct per file kind, every name spanned,
+//! nothing resolved yet. Reading a file reports what is wrong inside that file alone;
+//! cross-file checks live in `check.rs`.
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Diagnostic, FileId, Span};
+use crate::ir::{Dialect, Field, Limits, Property, Route, Template, TraitDecl, TraitKind, Type};
+use crate::load::read::{self, Diags, Sp, Struct};
+use crate::load::yaml::{Node, Value};
+
+/// Everything read from a definitions folder.
+#[derive(Debug, Default)]
+pub struct Defs {
+    pub surface: Option<SurfaceDef>,
+    pub roles: Vec<RoleDef>,
+    pub aliases: Vec<AliasDef>,
+    pub retired: Vec<RetiredDef>,
+    pub tools: Vec<ToolDef>,
+    pub skills: Vec<SkillDef>,
+    /// `grammars/x.lark` -> text.
+    pub grammars: Vec<(String, String)>,
+    /// Names of tools whose file could not be read at all (syntax error); references to
+    /// them are not reported again.
+    pub broken_tools: BTreeSet<String>,
+    pub broken_skills: BTreeSet<String>,
+    /// roles.yaml could not be parsed: do not report "unknown role" cascades.
+    pub roles_broken: bool,
+}
+
+#[derive(Debug)]
+pub struct SurfaceDef {
+    pub families: Vec<FamilyDef>,
+    pub traits: Vec<TraitDecl>,
+    pub limits: Limits,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct FamilyDef {
+    pub name: Sp<String>,
+    pub dialect: Option<Dialect>,
+    pub strict: bool,
+    pub like: Option<Sp<String>>,
+}
+
+#[derive(Debug)]
+pub struct RoleDef {
+    pub name: Sp<String>,
+    pub description: String,
+    pub extends: Option<Sp<String>>,
+    pub tools: Vec<Sp<String>>,
+    pub skills: Vec<Sp<String>>,
+    pub token_budget: Option<u64>,
+}
+
+#[derive(Debug)]
+pub struct SkillDef {
+    pub name: Sp<String>,
+    pub description: String,
+    pub tools: Vec<Sp<String>>,
+}
+
+#[derive(Debug)]
+pub struct AliasDef {
+    pub name: Sp<String>,
+    pub tool: Option<Sp<String>>,
+    pub set: Vec<(Sp<String>, Node)>,
+    pub rename: Vec<(Sp<String>, Sp<String>)>,
+}
+
+#[derive(Debug)]
+pub struct RetiredDef {
+    pub name: Sp<String>,
+    pub message: String,
+    pub replaced_by: Vec<Sp<String>>,
+}
+
+#[derive(Debug)]
+pub struct ToolDef {
+    pub file: FileId,
+    /// The file stem (`tools/<stem>.yaml`).
+    pub stem: String,
+    pub name: Sp<String>,
+    pub object: String,
+    pub description: Template,
+    pub families: Option<Vec<Sp<String>>>,
+    pub route: Route,
+    pub session: Option<(Sp<String>, Option<Sp<String>>)>,
+    pub traits: Vec<(Sp<String>, Node)>,
+    pub selector: Option<SelectorDef>,
+    pub fields: Vec<Field>,
+    /// Actions of a selector tool; for a plain tool exactly one, named `None`.
+    pub actions: Vec<ActionDef>,
+    pub freeform: Option<FreeformDef>,
+}
+
+#[derive(Debug)]
+pub struct SelectorDef {
+    pub name: Sp<String>,
+    pub description: Template,
+}
+
+#[derive(Debug)]
+pub struct ActionDef {
+    pub name: Option<Sp<String>>,
+    pub description: Template,
+    pub required: Vec<Sp<String>>,
+    /// `None`: not written (a plain tool then takes every other declared field).
+    pub optional: Option<Vec<Sp<String>>>,
+    pub exactly_one_of: Vec<Vec<Sp<String>>>,
+    pub forbidden_with: Vec<ForbiddenDef>,
+    pub traits: Vec<(Sp<String>, Node)>,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct ForbiddenDef {
+    pub field: Sp<String>,
+    pub with: Sp<String>,
+    pub message: String,
+}
+
+#[derive(Debug)]
+pub struct FreeformDef {
+    pub families: Vec<Sp<String>>,
+    pub field: Sp<String>,
+    pub syntax: Sp<String>,
+    pub grammar: Sp<String>,
+    pub span: Span,
+}
+
+fn empty_template(span: Span) -> Template {
+    Template {
+        source: String::new(),
+        span,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// surface.yaml
+
+pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
+    let s = Struct::read(
+        root,
+        "surface.yaml",
+        &["families", "traits", "limits"],
+        &["families"],
+        d,
+    )?;
+    let mut families = Vec::new();
+    if let Some(node) = s.get("families") {
+        for (name, node) in read::entries(node, "families", d) {
+            read::check_name(&name, "family", d);
+            let what = format!("family `{}`", name.v);
+            let Some(f) =
+                Struct::read(node, &what, &["dialect", "strict", "like"], &["dialect"], d)
+            else {
+                continue;
+            };
+            let dialect = f.get("dialect").and_then(|n| {
+                let s = read::string(n, "dialect", d)?;
+                let parsed = Dialect::parse(&s.v);
+                if parsed.is_none() {
+                    let names = Dialect::ALL.map(Dialect::as_str);
+                    let hint = crate::diag::did_you_mean(&s.v, names)
+                        .unwrap_or_else(|| format!("dialects: {}", names.join(", ")));
+                    d.push(
+                        Diagnostic::error(
+                            "unknown-dialect",
+                            Some(s.span),
+                            format!("unknown dialect `{}`", s.v),
+                        )
+                        .with_hint(hint),
+                    );
+                }
+                parsed
+            });
+            let strict = f
+                .get("strict")
+                .and_then(|n| read::boolean(n, "strict", d))
+                .unwrap_or(false);
+            let like = f.get("like").and_then(|n| read::string(n, "like", d));
+            families.push(FamilyDef {
+                name,
+                dialect,
+                strict,
+                like,
+            });
+        }
+        if families.is_empty() {
+            d.push(Diagnostic::error(
+                "no-families",
+                Some(node.span),
+                "surface.yaml declares no families",
+            ));
+        }
+    }
+    let mut traits = Vec::new();
+    if let Some(node) = s.get("traits") {
+        for (name, node) in read::entries(node, "traits", d) {
+            read::check_name(&name, "trait", d);
+            if let Some(t) = read_trait(name, node, d) {
+                traits.push(t);
+            }
+        }
+    }
+    let mut limits = Limits::default();
+    if let Some(node) = s.get("limits")
+        && let Some(l) = Struct::read(
+            node,
+            "limits",
+            &["max_tools", "max_description_chars"],
+            &[],
+            d,
+        )
+    {
+        let ceiling = Limits::default();
+        for (key, slot, max) in [
+            ("max_tools", &mut limits.max_tools, ceiling.max_tools),
+            (
+                "max_description_chars",
+                &mut limits.max_description_chars,
+                ceiling.max_description_chars,
+            ),
+        ] {
+            if let Some(n) = l.get(key)
+                && let Some(v) = read::uint(n, key, d)
+            {
+                if v > max as u64 || v == 0 {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-limit",
+                            Some(n.span),
+                            format!("`{key}: {v}` is outside 1..={max}"),
+                        )
+                        .with_hint(format!("{max} is the hard ceiling providers accept")),
+                    );
+                } else {
+                    *slot = v as usize;
+                }
+            }
+        }
+    }
+    Some(SurfaceDef {
+        families,
+        traits,
+        limits,
+        span: root.span,
+    })
+}
+
+fn read_trait(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<TraitDecl> {
+    let what = format!("trait `{}`", name.v);
+    let t = Struct::read(
+        node,
+        &what,
+        &["type", "values", "default", "doc"],
+        &["type"],
+        d,
+    )?;
+    let ty = read::string(t.get("type")?, "type", d)?;
+    let doc = t
+        .get("doc")
+        .and_then(|n| read::string(n, "doc", d))
+        .map(|s| s.v)
+        .unwrap_or_default();
+    let kind = match ty.v.as_str() {
+        "bool" => {
+            if let Some(span) = t.key_span("values") {
+                d.push(Diagnostic::error(
+                    "unknown-key",
+                    Some(span),
+                    format!("`values` is only allowed on enum traits ({what} is bool)"),
+                ));
+            }
+            let default = match t.get("default") {
+                Some(n) => read::boolean(n, "default", d)?,
+                None => false,
+            };
+            TraitKind::Bool { default }
+        }
+        "enum" => {
+            let Some(values_node) = t.get("values") else {
+                d.push(Diagnostic::error(
+                    "missing-key",
+                    Some(t.span),
+                    format!("{what} is missing `values`"),
+                ));
+                return None;
+            };
+            let values = read::string_list(values_node, "values", d);
+            if values.is_empty() {
+                d.push(Diagnostic::error(
+                    "empty-enum",
+                    Some(values_node.span),
+                    format!("{what} has no values"),
+                ));
+                return None;
+            }
+            for v in &values {
+                read::check_name(v, "trait value", d);
+            }
+            let Some(default_node) = t.get("default") else {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(t.span),
+                        format!("{what} is missing `default`"),
+                    )
+                    .with_hint(format!("add `default: {}`", values[0].v)),
+                );
+                return None;
+            };
+            let default = read::string(default_node, "default", d)?;
+            if !values.iter().any(|v| v.v == default.v) {
+                d.push(
+                    Diagnostic::error(
+                        "bad-default",
+                        Some(default.span),
+                        format!("default `{}` is not one of the values of {what}", default.v),
+                    )
+                    .with_hint(
+                        crate::diag::did_you_mean(&default.v, values.iter().map(|v| v.as_str()))
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "values: {}",
+                                    values
+                                        .iter()
+                                        .map(|v| v.v.as_str())
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )
+                            }),
+                    ),
+                );
+                return None;
+            }
+            TraitKind::Enum {
+                values: values.into_iter().map(|v| v.v).collect(),
+                default: default.v,
+            }
+        }
+        other => {
+            d.push(
+                Diagnostic::error(
+                    "wrong-type",
+                    Some(ty.span),
+                    format!("trait type `{other}` is neither bool nor enum"),
+                )
+                .with_hint("type: bool | enum"),
+            );
+            return None;
+        }
+    };
+    Some(TraitDecl {
+        name: name.v,
+        kind,
+        doc,
+        span: name.span,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// roles.yaml, skills/, aliases.yaml, retired.yaml
+
+pub fn read_roles(root: &Node, d: &mut Diags) -> Vec<RoleDef> {
+    let mut out = Vec::new();
+    for (name, node) in read::entries(root, "roles.yaml", d) {
+        read::check_name(&name, "role", d);
+        let what = format!("role `{}`", name.v);
+        let Some(r) = Struct::read(
+            node,
+            &what,
+            &["description", "extends", "tools", "skills", "token_budget"],
+            &[],
+            d,
+        ) else {
+            continue;
+        };
+        out.push(RoleDef {
+            description: r
+                .get("description")
+                .and_then(|n| read::string(n, "description", d))
+                .map(|s| s.v)
+                .unwrap_or_default(),
+            extends: r.get("extends").and_then(|n| read::string(n, "extends", d)),
+            tools: r
+                .get("tools")
+                .map(|n| read::string_list(n, "tools", d))
+                .unwrap_or_default(),
+            skills: r
+                .get("skills")
+                .map(|n| read::string_list(n, "skills", d))
+                .unwrap_or_default(),
+            token_budget: r
+                .get("token_budget")
+                .and_then(|n| read::uint(n, "token_budget", d)),
+            name,
+        });
+    }
+    out
+}
+
+pub fn read_skill(stem: &str, root: &Node, d: &mut Diags) -> Option<SkillDef> {
+    let s = Struct::read(
+        root,
+        "a skill",
+        &["name", "description", "tools"],
+        &["name", "tools"],
+        d,
+    )?;
+    let name = read::string(s.get("name")?, "name", d)?;
+    if read::check_name(&name, "skill", d) && name.v != stem {
+        d.push(
+            Diagnostic::error(
+                "name-mismatch",
+                Some(name.span),
+                format!("skill `{}` is defined in a file named `{stem}`", name.v),
+            )
+            .with_hint(format!("rename the file to skills/{}.yaml", name.v)),
+        );
+    }
+    Some(SkillDef {
+        description: s
+            .get("description")
+            .and_then(|n| read::string(n, "description", d))
+            .map(|s| s.v)
+            .unwrap_or_default(),
+        tools: s
+            .get("tools")
+            .map(|n| read::string_list(n, "tools", d))
+            .unwrap_or_default(),
+        name,
+    })
+}
+
+pub fn read_aliases(root: &Node, d: &mut Diags) -> Vec<AliasDef> {
+    let mut out = Vec::new();
+    for (name, node) in read::entries(root, "aliases.yaml", d) {
+        read::check_name(&name, "alias", d);
+        let what = format!("alias `{}`", name.v);
+        let Some(a) = Struct::read(node, &what, &["tool", "set", "rename"], &["tool"], d) else {
+            continue;
+        };
+        let set = a
+            .get("set")
+            .map(|n| {
+                read::entries(n, "set", d)
+                    .into_iter()
+                    .map(|(k, v)| (k, v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let rename = a
+            .get("rename")
+            .map(|n| {
+                read::entries(n, "rename", d)
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k, read::string(v, "a rename target", d)?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.push(AliasDef {
+            tool: a.get("tool").and_then(|n| read::string(n, "tool", d)),
+            set,
+            rename,
+            name,
+        });
+    }
+    out
+}
+
+pub fn read_retired(root: &Node, d: &mut Diags) -> Vec<RetiredDef> {
+    let mut out = Vec::new();
+    for (name, node) in read::entries(root, "retired.yaml", d) {
+        read::check_name(&name, "retired", d);
+        let what = format!("retired name `{}`", name.v);
+        let Some(r) = Struct::read(node, &what, &["message", "replaced_by"], &["message"], d)
+        else {
+            continue;
+        };
+        out.push(RetiredDef {
+            message: r
+                .get("message")
+                .and_then(|n| read::string(n, "message", d))
+                .map(|s| s.v)
+                .unwrap_or_default(),
+            replaced_by: r
+                .get("replaced_by")
+                .map(|n| read::string_list(n, "replaced_by", d))
+                .unwrap_or_default(),
+            name,
+        });
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// tools/NAME.yaml
+
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "object",
+    "description",
+    "families",
+    "route",
+    "session",
+    "traits",
+    "selector",
+    "fields",
+    "actions",
+    "required",
+    "optional",
+    "exactly_one_of",
+    "forbidden_with",
+    "freeform",
+];
+const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
+
+pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option<ToolDef> {
+    let t = Struct::read(
+        root,
+        "a tool",
+        TOOL_KEYS,
+        &["name", "object", "description"],
+        d,
+    )?;
+    let name = t.get("name").and_then(|n| read::string(n, "name", d))?;
+    if read::check_name(&name, "tool", d) && name.v != stem {
+        d.push(
+            Diagnostic::error(
+                "name-mismatch",
+                Some(name.span),
+                format!("tool `{}` is defined in a file named `{stem}`", name.v),
+            )
+            .with_hint(format!(
+                "one tool per file: rename the file to tools/{}.yaml",
+                name.v
+            )),
+        );
+    }
+    let object = t
+        .get("object")
+        .and_then(|n| read::string(n, "object", d))
+        .map(|s| s.v)
+        .unwrap_or_default();
+    let description = t
+        .get("description")
+        .and_then(|n| read::template(n, "description", d))
+        .unwrap_or_else(|| empty_template(name.span));
+    let families = t
+        .get("families")
+        .map(|n| read::string_list(n, "families", d));
+    let route = match t.get("route").and_then(|n| read::string(n, "route", d)) {
+        None => Route::default(),
+        Some(r) => match r.v.as_str() {
+            "thread_host" => Route::ThreadHost,
+            "session_host" => Route::SessionHost,
+            "local" => Route::Local,
+            other => {
+                let names = ["thread_host", "session_host", "local"];
+                d.push(
+                    Diagnostic::error(
+                        "unknown-route",
+                        Some(r.span),
+                        format!("unknown route `{other}`"),
+                    )
+                    .with_hint(
+                        crate::diag::did_you_mean(other, names)
+                            .unwrap_or_else(|| "route: thread_host | session_host | local".into()),
+                    ),
+                );
+                Route::default()
+            }
+        },
+    };
+    let session = t.get("session").and_then(|n| {
+        let s = Struct::read(n, "session", &["id", "host"], &["id"], d)?;
+        let id = read::string(s.get("id")?, "session id", d)?;
+        let host = s
+            .get("host")
+            .and_then(|n| read::string(n, "session host", d));
+        Some((id, host))
+    });
+    let traits = t
+        .get("traits")
+        .map(|n| trait_values(n, d))
+        .unwrap_or_default();
+    let selector = t.get("selector").and_then(|n| {
+        let s = Struct::read(n, "selector", &["name", "description"], &["name"], d)?;
+        let sel_name = read::string(s.get("name")?, "selector name", d)?;
+        read::check_name(&sel_name, "selector", d);
+        let description = s
+            .get("description")
+            .and_then(|n| read::template(n, "selector description", d))
+            .unwrap_or_else(|| empty_template(sel_name.span));
+        Some(SelectorDef {
+            name: sel_name,
+            description,
+        })
+    });
+    let mut fields = Vec::new();
+    if let Some(node) = t.get("fields") {
+        for (fname, fnode) in read::entries(node, "fields", d) {
+            read::check_name(&fname, "field", d);
+            let what = format!("field `{}`", fname.v);
+            if let Some((ty, description)) = read_type(fnode, &what, true, d) {
+                fields.push(Field {
+                    description: description.unwrap_or_else(|| empty_template(fname.span)),
+                    name: fname.v,
+                    ty,
+                    span: fname.span,
+                });
+            }
+        }
+    }
+    let mut actions = Vec::new();
+    match (t.get("selector"), t.get("actions")) {
+        (_, Some(node)) => {
+            if t.get("selector").is_none() {
+                d.push(
+                    Diagnostic::error(
+                        "actions-without-selector",
+                        t.key_span("actions"),
+                        format!("tool `{}` has actions but no selector", name.v),
+                    )
+                    .with_hint("add `selector: { name: action, description: ... }`"),
+                );
+            }
+            for key in ACTION_BODY_KEYS {
+                if let Some(span) = t.key_span(key) {
+                    d.push(
+                        Diagnostic::error(
+                            "misplaced-key",
+                            Some(span),
+                            format!("`{key}` belongs under an action of a tool with actions"),
+                        )
+                        .with_hint("move it into each action that needs it"),
+                    );
+                }
+            }
+            for (aname, anode) in read::entries(node, "actions", d) {
+                read::check_name(&aname, "action", d);
+                let what = format!("action `{}`", aname.v);
+                let Some(a) = Struct::read(
+                    anode,
+                    &what,
+                    &[
+                        "description",
+                        "required",
+                        "optional",
+                        "exactly_one_of",
+                        "forbidden_with",
+                        "traits",
+                    ],
+                    &[],
+                    d,
+                ) else {
+                    continue;
+                };
+                let description = a
+                    .get("description")
+                    .and_then(|n| read::template(n, "action description", d))
+                    .unwrap_or_else(|| empty_template(aname.span));
+                let traits = a
+                    .get("traits")
+                    .map(|n| trait_values(n, d))
+                    .unwrap_or_default();
+                let span = aname.span;
+                actions.push(action_body(&a, Some(aname), description, traits, span, d));
+            }
+            if actions.is_empty() {
+                d.push(Diagnostic::error(
+                    "no-actions",
+                    Some(node.span),
+                    format!("tool `{}` declares `actions` but none", name.v),
+                ));
+            }
+        }
+        (Some(_), None) => {
+            d.push(
+                Diagnostic::error(
+                    "selector-without-actions",
+                    t.key_span("selector"),
+                    format!("tool `{}` has a selector but no actions", name.v),
+                )
+                .with_hint("add `actions:`, or drop the selector for a single-action tool"),
+            );
+        }
+        (None, None) => {
+            let span = name.span;
+            actions.push(action_body(
+                &t,
+                None,
+                empty_template(span),
+                Vec::new(),
+                span,
+                d,
+            ));
+        }
+    }
+    let freeform = t.get("freeform").and_then(|n| {
+        let f = Struct::read(
+            n,
+            "freeform",
+            &["families", "field", "syntax", "grammar"],
+            &["field", "syntax", "grammar"],
+            d,
+        )?;
+        Some(FreeformDef {
+            families: f
+                .get("families")
+                .map(|n| read::string_list(n, "freeform families", d))
+                .unwrap_or_default(),
+            field: read::string(f.get("field")?, "freeform field", d)?,
+            syntax: read::string(f.get("syntax")?, "syntax", d)?,
+            grammar: read::string(f.get("grammar")?, "grammar", d)?,
+            span: n.span,
+        })
+    });
+    Some(ToolDef {
+        file,
+        stem: stem.to_owned(),
+        name,
+        object,
+        description,
+        families,
+        route,
+        session,
+        traits,
+        selector,
+        fields,
+        actions,
+        freeform,
+    })
+}
+
+fn action_body(
+    s: &Struct<'_>,
+    name: Option<Sp<String>>,
+    description: Template,
+    traits: Vec<(Sp<String>, Node)>,
+    span: Span,
+    d: &mut Diags,
+) -> ActionDef {
+    let required = s
+        .get("required")
+        .map(|n| read::string_list(n, "required", d))
+        .unwrap_or_default();
+    let optional = s
+        .get("optional")
+        .map(|n| read::string_list(n, "optional", d));
+    let mut exactly_one_of = Vec::new();
+    if let Some(n) = s.get("exactly_one_of") {
+        match &n.value {
+            Value::Seq(groups) => {
+                for g in groups {
+                    let group = read::string_list(g, "an exactly_one_of group", d);
+                    if group.len() < 2 {
+                        d.push(
+                            Diagnostic::error(
+                                "bad-exactly-one-of",
+                                Some(g.span),
+                                "an exactly_one_of group needs at least two fields",
+                            )
+                            .with_hint("write `exactly_one_of: [[a, b]]`"),
+                        );
+                    }
+                    exactly_one_of.push(group);
+                }
+            }
+            _ => d.push(read::wrong_type(
+                n,
+                "exactly_one_of",
+                "a list of lists of fields",
+            )),
+        }
+    }
+    let mut forbidden_with = Vec::new();
+    if let Some(n) = s.get("forbidden_with") {
+        match &n.value {
+            Value::Seq(items) => {
+                for item in items {
+                    let Some(f) = Struct::read(
+                        item,
+                        "a forbidden_with entry",
+                        &["field", "with", "message"],
+                        &["field", "with", "message"],
+                        d,
+                    ) else {
+                        continue;
+                    };
+                    let field = f.get("field").and_then(|n| read::string(n, "field", d));
+                    let with = f.get("with").and_then(|n| read::string(n, "with", d));
+                    let message = f.get("message").and_then(|n| read::string(n, "message", d));
+                    if let (Some(field), Some(with), Some(message)) = (field, with, message) {
+                        forbidden_with.push(ForbiddenDef {
+                            field,
+                            with,
+                            message: message.v,
+                        });
+                    }
+                }
+            }
+            _ => d.push(read::wrong_type(n, "forbidden_with", "a list")),
+        }
+    }
+    ActionDef {
+        name,
+        description,
+        required,
+        optional,
+        exactly_one_of,
+        forbidden_with,
+        traits,
+        span,
+    }
+}
+
+fn trait_values(node: &Node, d: &mut Diags) -> Vec<(Sp<String>, Node)> {
+    read::entries(node, "traits", d)
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect()
+}
+
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "enum", "array", "object",
+];
+
+fn keys_for(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "string" => &["min_length", "max_length", "pattern"],
+        "integer" | "number" => &["minimum", "maximum"],
+        "enum" => &["values"],
+        "array" => &["items", "min_items", "max_items"],
+        "object" => &["properties", "required"],
+        _ => &[],
+    }
+}
+
+/// A field type (and, when `with_description`, the field's description).
+pub fn read_type(
+    node: &Node,
+    what: &str,
+    with_description: bool,
+    d: &mut Diags,
+) -> Option<(Type, Option<Template>)> {
+    let Value::Map(entries) = &node.value else {
+        d.push(read::wrong_type(node, what, "a mapping with `type:`"));
+        return None;
+    };
+    let ty_node = entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("type"))
+        .map(|(_, v)| v);
+    let Some(ty_node) = ty_node else {
+        d.push(
+            Diagnostic::error(
+                "missing-key",
+                Some(node.span),
+                format!("{what} is missing `type`"),
+            )
+            .with_hint(format!("type: {}", TYPES.join(" | "))),
+        );
+        return None;
+    };
+    let ty = read::string(ty_node, "type", d)?;
+    if !TYPES.contains(&ty.v.as_str()) {
+        d.push(
+            Diagnostic::error(
+                "unknown-type",
+                Some(ty.span),
+                format!("unknown field type `{}`", ty.v),
+            )
+            .with_hint(
+                crate::diag::did_you_mean(&ty.v, TYPES.iter().copied())
+                    .unwrap_or_else(|| format!("type: {}", TYPES.join(" | "))),
+            ),
+        );
+        return None;
+    }
+    let mut known: Vec<&str> = vec!["type"];
+    if with_description {
+        known.push("description");
+    }
+    known.extend_from_slice(keys_for(&ty.v));
+    // Unknown keys: point out keys that belong to another type.
+    for (k, _) in entries {
+        let Some(key) = k.as_str() else { continue };
+        if known.contains(&key) {
+            continue;
+        }
+        let owners: Vec<&str> = TYPES
+            .iter()
+            .copied()
+            .filter(|t| keys_for(t).contains(&key))
+            .collect();
+        if !owners.is_empty() {
+            d.push(
+                Diagnostic::error(
+                    "unknown-key",
+                    Some(k.span),
+                    format!("`{key}` does not apply to a {} field ({what})", ty.v),
+                )
+                .with_hint(format!(
+                    "`{key}` applies to {} fields",
+                    owners.join(" and ")
+                )),
+            );
+        } else if key == "description" {
+            d.push(
+                Diagnostic::error(
+                    "unknown-key",
+                    Some(k.span),
+                    format!("array items take no description ({what})"),
+                )
+                .with_hint("describe the items in the field's own description"),
+            );
+        } else {
+            d.push(read::unknown_key(k.span, key, what, &known));
+        }
+    }
+    let s = Struct::read(node, what, &[], &[], &mut Vec::new())?;
+    let description = if with_description {
+        match s.get("description") {
+            Some(n) => read::template(n, "description", d),
+            None => {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(node.span),
+                        format!("{what} is missing `description`"),
+                    )
+                    .with_hint("every field is described; the description is published"),
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let uint = |k: &str, d: &mut Diags| s.get(k).and_then(|n| read::uint(n, k, d));
+    let ty = match ty.v.as_str() {
+        "string" => {
+            let min_length = uint("min_length", d);
+            let max_length = uint("max_length", d);
+            check_bounds(
+                &s,
+                "min_length",
+                "max_length",
+                min_length.map(|v| v as f64),
+                max_length.map(|v| v as f64),
+                d,
+            );
+            let pattern = s.get("pattern").and_then(|n| read::string(n, "pattern", d));
+            if let Some(p) = &pattern
+                && let Err(e) = regex::Regex::new(&p.v)
+            {
+                let msg = e.to_string();
+                let last = msg.lines().last().unwrap_or("").trim().to_owned();
+                d.push(Diagnostic::error(
+                    "bad-pattern",
+                    Some(p.span),
+                    format!("pattern is not a valid regex: {last}"),
+                ));
+            }
+            Type::String {
+                min_length,
+                max_length,
+                pattern: pattern.map(|p| p.v),
+            }
+        }
+        "integer" => {
+            let minimum = s.get("minimum").and_then(|n| read::int(n, "minimum", d));
+            let maximum = s.get("maximum").and_then(|n| read::int(n, "maximum", d));
+            check_bounds(
+                &s,
+                "minimum",
+                "maximum",
+                minimum.map(|v| v as f64),
+                maximum.map(|v| v as f64),
+                d,
+            );
+            Type::Integer { minimum, maximum }
+        }
+        "number" => {
+            let minimum = s.get("minimum").and_then(|n| read::number(n, "minimum", d));
+            let maximum = s.get("maximum").and_then(|n| read::number(n, "maximum", d));
+            check_bounds(&s, "minimum", "maximum", minimum, maximum, d);
+            Type::Number { minimum, maximum }
+        }
+        "boolean" => Type::Boolean,
+        "enum" => {
+            let Some(vnode) = s.get("values") else {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(node.span),
+                        format!("{what} is missing `values`"),
+                    )
+                    .with_hint("values: [a, b, c]"),
+                );
+                return None;
+            };
+            let values = read::string_list(vnode, "values", d);
+            if values.is_empty() {
+                d.push(Diagnostic::error(
+                    "empty-enum",
+                    Some(vnode.span),
+                    format!("{what}: an enum needs at least one value"),
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            for v in &values {
+                if !seen.insert(v.v.as_str()) {
+                    d.push(Diagnostic::error(
+                        "duplicate-value",
+                        Some(v.span),
+                        format!("enum value `{}` is listed twice", v.v),
+                    ));
+                }
+            }
+            Type::Enum {
+                values: values.into_iter().map(|v| v.v).collect(),
+            }
+        }
+        "array" => {
+            let Some(inode) = s.get("items") else {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(node.span),
+                        format!("{what} is missing `items`"),
+                    )
+                    .with_hint("items: { type: string }"),
+                );
+                return None;
+            };
+            let (items, _) = read_type(inode, &format!("the items of {what}"), false, d)?;
+            let min_items = uint("min_items", d);
+            let max_items = uint("max_items", d);
+            check_bounds(
+                &s,
+                "min_items",
+                "max_items",
+                min_items.map(|v| v as f64),
+                max_items.map(|v| v as f64),
+                d,
+            );
+            Type::Array {
+                items: Box::new(items),
+                min_items,
+                max_items,
+            }
+        }
+        "object" => {
+            let mut properties: Vec<Property> = Vec::new();
+            if let Some(pnode) = s.get("properties") {
+                for (pname, p) in read::entries(pnode, "properties", d) {
+                    read::check_name(&pname, "property", d);
+                    let pwhat = format!("property `{}` of {what}", pname.v);
+                    if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
+                        properties.push(Property {
+                            name: pname.v,
+                            ty,
+                            description: description.unwrap_or_else(|| empty_template(pname.span)),
+                            required: false,
+                        });
+                    }
+                }
+            }
+            if let Some(rnode) = s.get("required") {
+                for r in read::string_list(rnode, "required", d) {
+                    match properties.iter_mut().find(|p| p.name == r.v) {
+                        Some(p) => p.required = true,
+                        None => d.push(
+                            Diagnostic::error(
+                                "unknown-property",
+                                Some(r.span),
+                                format!("`{}` is not a property of {what}", r.v),
+                            )
+                            .with_hint(
+                                crate::diag::did_you_mean(
+                                    &r.v,
+                                    properties.iter().map(|p| p.name.as_str()),
+                                )
+                                .unwrap_or_else(|| "list it under `properties:`".into()),
+                            ),
+                        ),
+                    }
+                }
+            }
+            Type::Object { properties }
+        }
+        _ => return None,
+    };
+    Some((ty, description))
+}
+
+fn check_bounds(
+    s: &Struct<'_>,
+    lo: &str,
+    hi: &str,
+    min: Option<f64>,
+    max: Option<f64>,
+    d: &mut Diags,
+) {
+    if let (Some(a), Some(b)) = (min, max)
+        && a > b
+    {
+        d.push(Diagnostic::error(
+            "bad-bounds",
+            s.key_span(hi),
+            format!("`{hi}` ({b}) is below `{lo}` ({a})"),
+        ));
+    }
+}

@@ -1,0 +1,457 @@
+//! Templates: every description is rendered for every role × family (and per skill for a
+//! skill's tools) with minijinja in strict mode. `tool("x")` checks that `x` is in the
+//! surface being rendered, so deleting a tool fails the build wherever prose still names
+//! it. One Environment, each template compiled once; text without `{` skips the engine.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use minijinja::{Environment, ErrorKind, UndefinedBehavior};
+
+use crate::diag::{self, Diagnostic, Sources, Span};
+use crate::ir::{Ir, RenderedTool, Template, Tool, Type};
+
+/// What the template functions can see: the surface currently being rendered.
+#[derive(Default)]
+struct Surface {
+    role: String,
+    family: String,
+    names: BTreeSet<String>,
+    all_tools: Vec<String>,
+    retired: BTreeMap<String, String>,
+    /// Set by `tool()` when it refuses, so the diagnostic can carry a precise message.
+    refusal: Option<(&'static str, String, Option<String>)>,
+}
+
+fn lock(s: &Mutex<Surface>) -> std::sync::MutexGuard<'_, Surface> {
+    s.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+enum Tpl<'e> {
+    Text(String),
+    Compiled(minijinja::Template<'e, 'e>),
+    /// A syntax error, already reported.
+    Broken,
+}
+
+struct Slot<'e> {
+    /// What this text describes, for messages (`description of tool shell`).
+    what: String,
+    template: &'e Template,
+    tpl: Tpl<'e>,
+}
+
+struct ToolTemplates<'e> {
+    description: Slot<'e>,
+    selector: Option<Slot<'e>>,
+    actions: Vec<(Option<String>, Slot<'e>)>,
+    fields: Vec<(String, Slot<'e>)>,
+}
+
+fn has_syntax(s: &str) -> bool {
+    s.contains("{{") || s.contains("{%") || s.contains("{#")
+}
+
+/// Render every description into `ir.surfaces`, reporting template errors, descriptions
+/// over the limit and surfaces with too many tools.
+pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
+    let state = Arc::new(Mutex::new(Surface {
+        all_tools: ir.tools.iter().map(|t| t.name.clone()).collect(),
+        retired: ir
+            .retired
+            .iter()
+            .map(|r| (r.name.clone(), r.message.clone()))
+            .collect(),
+        ..Surface::default()
+    }));
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_debug(true);
+    {
+        let state = Arc::clone(&state);
+        env.add_function("tool", move |name: String| -> Result<String, minijinja::Error> {
+            let mut s = lock(&state);
+            if s.names.contains(&name) {
+                return Ok(name);
+            }
+            let refusal = if let Some(msg) = s.retired.get(&name) {
+                (
+                    "template-retired-tool",
+                    format!("tool(\"{name}\") names a retired tool"),
+                    Some(format!("rewrite the description; a model calling it is told: {msg}")),
+                )
+            } else if s.all_tools.contains(&name) {
+                (
+                    "template-absent-tool",
+                    format!(
+                        "tool(\"{name}\"): `{name}` is not in the surface of role `{}` for family `{}`",
+                        s.role, s.family
+                    ),
+                    Some(format!(
+                        "add `{name}` to the role, or guard the sentence with {{% if family == ... %}}"
+                    )),
+                )
+            } else {
+                (
+                    "template-unknown-tool",
+                    format!("tool(\"{name}\") names an unknown tool"),
+                    diag::did_you_mean(&name, s.all_tools.iter().map(String::as_str)),
+                )
+            };
+            let detail = refusal.1.clone();
+            s.refusal = Some(refusal);
+            Err(minijinja::Error::new(ErrorKind::InvalidOperation, detail))
+        });
+    }
+    {
+        let state = Arc::clone(&state);
+        env.add_function("shell_tool", move || -> String {
+            let s = lock(&state);
+            if s.names.contains("exec_command") && !s.names.contains("shell") {
+                "exec_command".to_owned()
+            } else {
+                "shell".to_owned()
+            }
+        });
+    }
+
+    let tools = std::mem::take(&mut ir.tools);
+    let mut surfaces = std::mem::take(&mut ir.surfaces);
+    let mut reported: BTreeSet<(Span, String)> = BTreeSet::new();
+    let mut report = |diag: Diagnostic, d: &mut Vec<Diagnostic>| {
+        let key = (
+            diag.span
+                .unwrap_or(Span::file_start(crate::diag::FileId(0))),
+            diag.message.clone(),
+        );
+        if reported.insert(key) {
+            d.push(diag);
+        }
+    };
+    {
+        let compiled: BTreeMap<&str, ToolTemplates<'_>> = tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_str(),
+                    compile_tool(&env, t, sources, &mut |x| report(x, d)),
+                )
+            })
+            .collect();
+        let limits = ir.limits;
+        for surface in &mut surfaces {
+            let resident: BTreeSet<String> = surface.tools.iter().map(|t| t.name.clone()).collect();
+            let ctx = minijinja::context! {
+                role => surface.role.clone(),
+                family => surface.family.clone(),
+                dialect => surface.dialect.as_str(),
+            };
+            {
+                let mut s = lock(&state);
+                s.role.clone_from(&surface.role);
+                s.family.clone_from(&surface.family);
+                s.names.clone_from(&resident);
+            }
+            let mut render_list = |list: &mut Vec<RenderedTool>, d: &mut Vec<Diagnostic>| {
+                for rt in list.iter_mut() {
+                    if let Some(tt) = compiled.get(rt.name.as_str()) {
+                        *rt = render_tool(
+                            &rt.name,
+                            tt,
+                            &ctx,
+                            &state,
+                            sources,
+                            limits.max_description_chars,
+                            &surface.role,
+                            &surface.family,
+                            &mut |x| report(x, d),
+                        );
+                    }
+                }
+            };
+            render_list(&mut surface.tools, d);
+            for skill in &mut surface.skills {
+                {
+                    let mut s = lock(&state);
+                    s.names = resident.clone();
+                    s.names.extend(skill.tools.iter().map(|t| t.name.clone()));
+                }
+                render_list(&mut skill.tools, d);
+            }
+            {
+                let mut s = lock(&state);
+                s.names = resident;
+            }
+            // Tool counts.
+            let role_span = ir.role(&surface.role).map(|r| r.span);
+            if surface.tools.len() > limits.max_tools {
+                d.push(
+                    Diagnostic::error(
+                        "too-many-tools",
+                        role_span,
+                        format!(
+                            "role `{}` publishes {} tools for family `{}`; the limit is {}",
+                            surface.role,
+                            surface.tools.len(),
+                            surface.family,
+                            limits.max_tools
+                        ),
+                    )
+                    .with_hint("move rarely used tools into a skill, or merge tools that act on the same object"),
+                );
+            } else {
+                let with_skills = surface.tools.len()
+                    + surface.skills.iter().map(|s| s.tools.len()).sum::<usize>();
+                if with_skills > limits.max_tools {
+                    d.push(Diagnostic::error(
+                        "too-many-tools",
+                        role_span,
+                        format!(
+                            "role `{}` reaches {with_skills} tools for family `{}` with every skill active; the limit is {}",
+                            surface.role, surface.family, limits.max_tools
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    ir.tools = tools;
+    ir.surfaces = surfaces;
+}
+
+fn compile_tool<'e>(
+    env: &'e Environment<'e>,
+    tool: &'e Tool,
+    sources: &Sources,
+    report: &mut dyn FnMut(Diagnostic),
+) -> ToolTemplates<'e> {
+    let mut slot = |what: String, template: &'e Template| {
+        let tpl = if has_syntax(&template.source) {
+            match env.template_from_str(&template.source) {
+                Ok(t) => Tpl::Compiled(t),
+                Err(err) => {
+                    report(template_diag(
+                        template,
+                        &err,
+                        sources,
+                        "template-syntax",
+                        format!("{what}: {}", err_text(&err, &template.source)),
+                        None,
+                    ));
+                    Tpl::Broken
+                }
+            }
+        } else {
+            Tpl::Text(template.source.trim_end().to_owned())
+        };
+        Slot {
+            what,
+            template,
+            tpl,
+        }
+    };
+    let name = &tool.name;
+    let description = slot(format!("description of tool `{name}`"), &tool.description);
+    let selector = tool.selector.as_ref().map(|s| {
+        slot(
+            format!("selector description of tool `{name}`"),
+            &s.description,
+        )
+    });
+    let actions = tool
+        .actions
+        .iter()
+        .filter(|a| a.name.is_some())
+        .map(|a| {
+            let an = a.name.clone().unwrap_or_default();
+            let s = slot(
+                format!("description of action `{an}` of tool `{name}`"),
+                &a.description,
+            );
+            (a.name.clone(), s)
+        })
+        .collect();
+    let mut fields = Vec::new();
+    for f in &tool.fields {
+        fields.push((
+            f.name.clone(),
+            slot(
+                format!("description of field `{}` of tool `{name}`", f.name),
+                &f.description,
+            ),
+        ));
+        nested(&f.name, &f.ty, name, &mut slot, &mut fields);
+    }
+    ToolTemplates {
+        description,
+        selector,
+        actions,
+        fields,
+    }
+}
+
+fn nested<'e>(
+    path: &str,
+    ty: &'e Type,
+    tool: &str,
+    slot: &mut dyn FnMut(String, &'e Template) -> Slot<'e>,
+    out: &mut Vec<(String, Slot<'e>)>,
+) {
+    match ty {
+        Type::Object { properties } => {
+            for p in properties {
+                let sub = format!("{path}.{}", p.name);
+                out.push((
+                    sub.clone(),
+                    slot(
+                        format!("description of `{sub}` of tool `{tool}`"),
+                        &p.description,
+                    ),
+                ));
+                nested(&sub, &p.ty, tool, slot, out);
+            }
+        }
+        Type::Array { items, .. } => nested(path, items, tool, slot, out),
+        _ => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_tool(
+    name: &str,
+    tt: &ToolTemplates<'_>,
+    ctx: &minijinja::Value,
+    state: &Mutex<Surface>,
+    sources: &Sources,
+    max_chars: usize,
+    role: &str,
+    family: &str,
+    report: &mut dyn FnMut(Diagnostic),
+) -> RenderedTool {
+    let mut one = |slot: &Slot<'_>| -> String {
+        let text = match &slot.tpl {
+            Tpl::Text(t) => t.clone(),
+            Tpl::Broken => return String::new(),
+            Tpl::Compiled(t) => match t.render(ctx) {
+                Ok(s) => s.trim_end().to_owned(),
+                Err(err) => {
+                    let refusal = lock(state).refusal.take();
+                    let diag = match refusal {
+                        Some((code, message, hint)) => template_diag(
+                            slot.template,
+                            &err,
+                            sources,
+                            code,
+                            format!("{}: {message}", slot.what),
+                            hint,
+                        ),
+                        None => template_diag(
+                            slot.template,
+                            &err,
+                            sources,
+                            "template-error",
+                            format!(
+                                "{} (role `{role}`, family `{family}`): {}",
+                                slot.what,
+                                err_text(&err, &slot.template.source)
+                            ),
+                            undefined_hint(&err),
+                        ),
+                    };
+                    report(diag);
+                    return String::new();
+                }
+            },
+        };
+        let chars = text.chars().count();
+        if chars > max_chars {
+            report(
+                Diagnostic::error(
+                    "description-too-long",
+                    Some(slot.template.span),
+                    format!("{} renders to {chars} characters (role `{role}`, family `{family}`); the limit is {max_chars}", slot.what),
+                )
+                .with_hint("shorten it; providers reject longer descriptions"),
+            );
+        }
+        text
+    };
+    RenderedTool {
+        name: name.to_owned(),
+        description: one(&tt.description),
+        selector: tt.selector.as_ref().map(&mut one).unwrap_or_default(),
+        actions: tt
+            .actions
+            .iter()
+            .map(|(n, s)| (n.clone(), one(s)))
+            .collect(),
+        fields: tt.fields.iter().map(|(n, s)| (n.clone(), one(s))).collect(),
+    }
+}
+
+fn undefined_hint(err: &minijinja::Error) -> Option<String> {
+    (err.kind() == ErrorKind::UndefinedError).then(|| {
+        "templates see `role`, `family`, `dialect`, `tool(name)` and `shell_tool()`".to_owned()
+    })
+}
+
+/// The error's own words, naming the failing expression when minijinja knows it.
+fn err_text(err: &minijinja::Error, source: &str) -> String {
+    let expr = err
+        .range()
+        .and_then(|r| source.get(r))
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    match (err.kind(), expr, err.detail()) {
+        (ErrorKind::UndefinedError, Some(e), _) => format!("`{e}` is undefined"),
+        (_, _, Some(detail)) => format!("{}: {detail}", err.kind()),
+        (_, Some(e), None) => format!("{} in `{e}`", err.kind()),
+        (_, None, None) => err.kind().to_string(),
+    }
+}
+
+/// Map an error inside a template to its place in the YAML file: block scalars keep one
+/// indentation (the template's first line is the span's line), flow scalars start at the
+/// span's column (plus one for a quote).
+fn template_diag(
+    template: &Template,
+    err: &minijinja::Error,
+    sources: &Sources,
+    code: &'static str,
+    message: String,
+    hint: Option<String>,
+) -> Diagnostic {
+    let mut span = template.span;
+    let src = &template.source;
+    let (tline, tcol, len) = match err.range().filter(|r| r.start <= src.len()) {
+        Some(r) => {
+            let before = src.get(..r.start).unwrap_or("");
+            let tline = before.matches('\n').count();
+            let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let tcol = before
+                .get(line_start..)
+                .map(|s| s.chars().count())
+                .unwrap_or(0);
+            let text = src.get(r.clone()).unwrap_or("");
+            let len = text.lines().next().map(|l| l.chars().count()).unwrap_or(1);
+            (tline, tcol, len)
+        }
+        None => (err.line().map(|l| l.saturating_sub(1)).unwrap_or(0), 0, 0),
+    };
+    let quoted = sources
+        .file(span.file)
+        .and_then(|f| f.text.lines().nth(span.line.saturating_sub(1) as usize))
+        .and_then(|l| l.chars().nth(span.col.saturating_sub(1) as usize))
+        .is_some_and(|c| c == '"' || c == '\'');
+    span.line = span.line.saturating_add(u32::try_from(tline).unwrap_or(0));
+    let col_offset = u32::try_from(tcol).unwrap_or(0) + u32::from(quoted && tline == 0);
+    span.col = span.col.saturating_add(col_offset);
+    if len > 0 {
+        span.len = u32::try_from(len).unwrap_or(1);
+    }
+    let mut diag = Diagnostic::error(code, Some(span), message);
+    if let Some(h) = hint {
+        diag = diag.with_hint(h);
+    }
+    diag
+}
