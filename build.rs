@@ -1,1 +1,65 @@
-fn main() {}
+//! Compiles the standard surface (`tool-defs/`) into `$OUT_DIR/standard.rs`, which the facade
+//! `include!`s as `toolsurface::standard`. Invalid definitions fail the build with every
+//! diagnostic printed as `cargo:warning=` lines. The file is rewritten only when its content
+//! changed, so an untouched surface never recompiles the facade.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let root = manifest.join("tool-defs");
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        println!("cargo:warning=OUT_DIR is not set");
+        return ExitCode::FAILURE;
+    };
+    rerun_for_folders(&root);
+    let sources = match toolsurface_compiler::read_dir(&root) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("cargo:warning=cannot read {}: {e}", root.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    for f in &sources.files {
+        println!("cargo:rerun-if-changed={}", root.join(&f.path).display());
+    }
+    let mut sources = sources;
+    sources.root = "tool-defs".to_owned();
+    let compiled = toolsurface_compiler::compile(&sources);
+    let has_errors = compiled.has_errors();
+    let Some(ir) = compiled.ir.filter(|_| !has_errors) else {
+        let text = toolsurface_compiler::diag::render_all(&compiled.diagnostics, &sources);
+        for line in text.lines() {
+            println!("cargo:warning={line}");
+        }
+        println!("cargo:warning=tool-defs/ is invalid; run `cargo run -- check tool-defs`");
+        return ExitCode::FAILURE;
+    };
+    let tokens = match toolsurface_compiler::codegen::generate(&ir) {
+        Ok(t) => t,
+        Err(e) => {
+            println!("cargo:warning={e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = toolsurface_compiler::codegen::render(&tokens);
+    let out = out_dir.join("standard.rs");
+    let unchanged = std::fs::read_to_string(&out).is_ok_and(|old| old == code);
+    if !unchanged && let Err(e) = std::fs::write(&out, code) {
+        println!("cargo:warning=cannot write {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Rerun when a file is added to or removed from any definitions folder.
+fn rerun_for_folders(root: &Path) {
+    println!("cargo:rerun-if-changed={}", root.display());
+    for sub in ["tools", "skills", "grammars"] {
+        let p = root.join(sub);
+        if p.is_dir() {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+    }
+}

@@ -10,3 +10,27 @@ pub use toolsurface_macros::surface;
 pub use toolsurface_runtime as runtime;
 
 pub mod cli;
+
+/// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
+/// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of
+/// the compiler). A host with its own definitions gets the same items from `surface!`.
+#[allow(clippy::all, clippy::pedantic, missing_docs)]
+pub mod standard {
+    include!(concat!(env!("OUT_DIR"), "/standard.rs"));
+}
+
+mod private;
+
+pub use private::{Arguments, CallError, CallErrorKind};
+
+/// Paths the generated code (build.rs output and `surface!` expansions) refers to. Not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::*;
+    pub use regex;
+    pub use serde;
+    pub use serde_json;
+    pub use toolsurface_runtime::call::{
+        CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
+    };
+}

@@ -1,3 +1,70 @@
+//! `surface!("path")`: the toolsurface generator as a proc-macro. Holds no logic: it parses
+//! the path literal, has the compiler load, check and generate, and turns diagnostics into
+//! `compile_error!`s on the literal.
+
 use proc_macro::TokenStream;
+use quote::quote;
+
+/// Expand the definitions folder at `path` (relative to the crate's `CARGO_MANIFEST_DIR`) into
+/// the same items build.rs generates for the standard surface: `Role`, `Family`, `Tool`,
+/// per-tool modules, `Call` with `Call::parse` and the trait tables, `Handlers`,
+/// `published()`. Every definitions file is `include_str!`ed, so editing one rebuilds.
+///
+/// ```ignore
+/// mod surface { toolsurface::surface!("tool-defs"); }
+/// ```
 #[proc_macro]
-pub fn surface(input: TokenStream) -> TokenStream { input }
+pub fn surface(input: TokenStream) -> TokenStream {
+    let lit = match syn::parse::<syn::LitStr>(input) {
+        Ok(lit) => lit,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    expand(&lit).unwrap_or_else(|e| e).into()
+}
+
+fn expand(lit: &syn::LitStr) -> Result<proc_macro2::TokenStream, proc_macro2::TokenStream> {
+    let span = lit.span();
+    let error = |msg: String| syn::Error::new(span, msg).to_compile_error();
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .ok_or_else(|| error("CARGO_MANIFEST_DIR is not set".to_owned()))?;
+    let rel = lit.value();
+    let root = manifest.join(&rel);
+    if !root.is_dir() {
+        return Err(error(format!(
+            "surface!: {} is not a definitions folder (resolved to {})",
+            rel,
+            root.display()
+        )));
+    }
+    let mut sources = toolsurface_compiler::read_dir(&root)
+        .map_err(|e| error(format!("surface!: cannot read {}: {e}", root.display())))?;
+    sources.root = rel.clone();
+    let compiled = toolsurface_compiler::compile(&sources);
+    let includes = sources.files.iter().map(|f| {
+        let path = root.join(&f.path).display().to_string();
+        quote!(const _: &str = include_str!(#path);)
+    });
+    let includes: Vec<_> = includes.collect();
+    let ir = match compiled.ir {
+        Some(ir) if !compiled.has_errors() => ir,
+        _ => {
+            let mut errors: Vec<proc_macro2::TokenStream> = compiled
+                .diagnostics
+                .iter()
+                .filter(|d| d.is_error())
+                .map(|d| error(d.render(&sources).trim_end().to_owned()))
+                .collect();
+            if errors.is_empty() {
+                errors.push(error(format!("surface!: {rel} did not compile")));
+            }
+            return Err(quote!(#(#errors)* #(#includes)*));
+        }
+    };
+    let tokens = toolsurface_compiler::codegen::generate(&ir)
+        .map_err(|e| error(format!("surface!: {e}")))?;
+    Ok(quote! {
+        #(#includes)*
+        #tokens
+    })
+}

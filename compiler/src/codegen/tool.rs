@@ -1,0 +1,829 @@
+//! One tool's module: a strict struct per action (real Rust types, enums for enum fields,
+//! nested structs for objects), the per-tool action enum, and the hand-written validating walk
+//! that turns a JSON object into them with model-facing error texts.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::names::{and_list, ident, pascal_str, snake, unique_pascal};
+use super::rt;
+use crate::ir::{Action, Tool, Type};
+
+/// A field type lowered to what the generated code needs.
+#[derive(Clone)]
+enum RType {
+    Str {
+        min: Option<u64>,
+        max: Option<u64>,
+        /// The static holding the compiled pattern.
+        pattern: Option<Ident>,
+        expected: String,
+    },
+    Int {
+        min: Option<i64>,
+        max: Option<i64>,
+        expected: String,
+    },
+    Num {
+        min: Option<f64>,
+        max: Option<f64>,
+        expected: String,
+    },
+    Bool,
+    Enum {
+        name: Ident,
+        values: Vec<(String, Ident)>,
+        expected: String,
+    },
+    Array {
+        items: Box<RType>,
+        min: Option<u64>,
+        max: Option<u64>,
+        expected: String,
+    },
+    Object {
+        name: Ident,
+        parse_fn: Ident,
+    },
+}
+
+impl RType {
+    fn rust(&self) -> TokenStream {
+        match self {
+            RType::Str { .. } => quote!(::std::string::String),
+            RType::Int { .. } => quote!(i64),
+            RType::Num { .. } => quote!(f64),
+            RType::Bool => quote!(bool),
+            RType::Enum { name, .. } | RType::Object { name, .. } => quote!(#name),
+            RType::Array { items, .. } => {
+                let t = items.rust();
+                quote!(::std::vec::Vec<#t>)
+            }
+        }
+    }
+}
+
+/// A piece of an error-message path: literal text or a runtime expression (`prefix`, an index).
+#[derive(Clone)]
+enum Part {
+    Lit(String),
+    Expr(TokenStream),
+}
+
+/// The path an error message starts with, e.g. `action=wait: timeout_s`.
+#[derive(Clone, Default)]
+struct Ctx(Vec<Part>);
+
+impl Ctx {
+    fn lit(s: &str) -> Ctx {
+        Ctx(vec![Part::Lit(s.to_owned())])
+    }
+    fn plus_lit(&self, s: &str) -> Ctx {
+        let mut c = self.clone();
+        c.0.push(Part::Lit(s.to_owned()));
+        c
+    }
+    fn plus_expr(&self, e: TokenStream) -> Ctx {
+        let mut c = self.clone();
+        c.0.push(Part::Expr(e));
+        c
+    }
+    /// An expression of type `&str`; allocates only when the path has runtime parts.
+    fn render(&self) -> TokenStream {
+        if self.0.iter().all(|p| matches!(p, Part::Lit(_))) {
+            let s: String = self
+                .0
+                .iter()
+                .map(|p| match p {
+                    Part::Lit(s) => s.as_str(),
+                    Part::Expr(_) => "",
+                })
+                .collect();
+            return quote!(#s);
+        }
+        let mut fmt = String::new();
+        let mut args = Vec::new();
+        for p in &self.0 {
+            match p {
+                Part::Lit(s) => fmt.push_str(&s.replace('{', "{{").replace('}', "}}")),
+                Part::Expr(e) => {
+                    fmt.push_str("{}");
+                    args.push(e.clone());
+                }
+            }
+        }
+        quote!(&::std::format!(#fmt, #(#args),*))
+    }
+}
+
+/// Per-module naming and the definitions collected while lowering field types.
+struct ModCx {
+    used: BTreeSet<String>,
+    defs: Vec<TokenStream>,
+    patterns: usize,
+    depth: usize,
+}
+
+impl ModCx {
+    fn fresh(&mut self, base: &str) -> Ident {
+        let mut name = base.to_owned();
+        let mut n = 2;
+        while self.used.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        ident(&name)
+    }
+}
+
+fn bounds_text<T: std::fmt::Display>(min: Option<T>, max: Option<T>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(" from {a} to {b}{unit}"),
+        (Some(a), None) => format!(" of at least {a}{unit}"),
+        (None, Some(b)) => format!(" of at most {b}{unit}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn length_text(min: Option<u64>, max: Option<u64>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(" of {a} to {b} {unit}"),
+        (Some(a), None) => format!(" of at least {a} {unit}"),
+        (None, Some(b)) => format!(" of at most {b} {unit}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// What the model is told a field expects (`a number from 0 to 300`).
+pub fn expected_text(ty: &Type) -> String {
+    match ty {
+        Type::String {
+            min_length,
+            max_length,
+            pattern,
+        } => {
+            let mut s = format!("a string{}", length_text(*min_length, *max_length, "characters"));
+            if let Some(p) = pattern {
+                s.push_str(" matching ");
+                s.push_str(p);
+            }
+            s
+        }
+        Type::Integer { minimum, maximum } => {
+            format!("an integer{}", bounds_text(*minimum, *maximum, ""))
+        }
+        Type::Number { minimum, maximum } => {
+            format!("a number{}", bounds_text(*minimum, *maximum, ""))
+        }
+        Type::Boolean => "true or false".to_owned(),
+        Type::Enum { values } => format!("one of {}", values.join(", ")),
+        Type::Array {
+            min_items,
+            max_items,
+            ..
+        } => format!("an array{}", length_text(*min_items, *max_items, "items")),
+        Type::Object { .. } => "an object".to_owned(),
+    }
+}
+
+fn derives(copy_eq: bool) -> TokenStream {
+    let rt = rt();
+    let serde_crate = "::toolsurface::__private::serde";
+    if copy_eq {
+        quote! {
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, #rt::serde::Serialize)]
+            #[serde(crate = #serde_crate)]
+        }
+    } else {
+        quote! {
+            #[derive(Clone, Debug, PartialEq, #rt::serde::Serialize)]
+            #[serde(crate = #serde_crate)]
+        }
+    }
+}
+
+/// Lower `ty`; `hint` is the PascalCase base for any type it needs to define.
+fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
+    let rt = rt();
+    let expected = expected_text(ty);
+    match ty {
+        Type::String {
+            min_length,
+            max_length,
+            pattern,
+        } => {
+            let pattern = pattern.as_ref().map(|p| {
+                cx.patterns += 1;
+                let name = format_ident!("PATTERN_{}", cx.patterns);
+                cx.defs.push(quote! {
+                    static #name: ::std::sync::LazyLock<::core::option::Option<#rt::regex::Regex>> =
+                        ::std::sync::LazyLock::new(|| #rt::regex::Regex::new(#p).ok());
+                });
+                name
+            });
+            RType::Str {
+                min: *min_length,
+                max: *max_length,
+                pattern,
+                expected,
+            }
+        }
+        Type::Integer { minimum, maximum } => RType::Int {
+            min: *minimum,
+            max: *maximum,
+            expected,
+        },
+        Type::Number { minimum, maximum } => RType::Num {
+            min: *minimum,
+            max: *maximum,
+            expected,
+        },
+        Type::Boolean => RType::Bool,
+        Type::Enum { values } => {
+            let name = cx.fresh(hint);
+            let variants: Vec<Ident> = unique_pascal(values).iter().map(|v| ident(v)).collect();
+            let strs = values.clone();
+            let d = derives(true);
+            let n = values.len();
+            cx.defs.push(quote! {
+                #d
+                pub enum #name {
+                    #( #[serde(rename = #strs)] #variants, )*
+                }
+                impl #name {
+                    pub const ALL: [#name; #n] = [#( #name::#variants ),*];
+                    pub fn as_str(self) -> &'static str {
+                        match self { #( #name::#variants => #strs, )* }
+                    }
+                }
+            });
+            RType::Enum {
+                name,
+                values: values.iter().cloned().zip(variants).collect(),
+                expected,
+            }
+        }
+        Type::Array {
+            items,
+            min_items,
+            max_items,
+        } => {
+            let item = lower(cx, items, &format!("{hint}Item"));
+            RType::Array {
+                items: Box::new(item),
+                min: *min_items,
+                max: *max_items,
+                expected,
+            }
+        }
+        Type::Object { properties } => {
+            let name = cx.fresh(hint);
+            let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
+            let props: Vec<WalkField> = properties
+                .iter()
+                .map(|p| WalkField {
+                    name: p.name.clone(),
+                    ident: snake(&p.name),
+                    ty: lower(cx, &p.ty, &format!("{name}{}", pascal_str(&p.name))),
+                    required: p.required,
+                })
+                .collect();
+            let d = derives(false);
+            let fields = props.iter().map(|f| struct_field(f));
+            cx.defs.push(quote! {
+                #d
+                pub struct #name { #( #fields, )* }
+            });
+            let accepted: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
+            let walk = walk(
+                cx,
+                &Walk {
+                    prefix: Ctx(vec![Part::Expr(quote!(__prefix))]),
+                    prefix_expr: quote!(__prefix),
+                    selector: None,
+                    fields: &props,
+                    accepted: &accepted,
+                    belongs: &[],
+                    exactly_one_of: &[],
+                    forbidden_with: &[],
+                    build: quote!(#name),
+                },
+            );
+            cx.defs.push(quote! {
+                fn #parse_fn(__obj: #rt::Obj<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
+                    #walk
+                }
+            });
+            RType::Object { name, parse_fn }
+        }
+    }
+}
+
+fn struct_field(f: &WalkField) -> TokenStream {
+    let id = &f.ident;
+    let t = f.ty.rust();
+    let rename = (id.to_string() != f.name).then(|| {
+        let n = &f.name;
+        quote!(#[serde(rename = #n)])
+    });
+    if f.required {
+        quote!(#rename pub #id: #t)
+    } else {
+        quote! {
+            #rename
+            #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+            pub #id: ::core::option::Option<#t>
+        }
+    }
+}
+
+/// Conversion of the owned value `v` to `ty`; `path` names it in errors. Evaluates to the
+/// typed value or returns the error from the enclosing function.
+fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
+    let rt = rt();
+    let err = |expected: &str| {
+        let msg = path.plus_lit(&format!(": expected {expected}")).render();
+        quote!(return ::core::result::Result::Err(#rt::invalid(#msg, &#v)))
+    };
+    match ty {
+        RType::Int { min, max, expected } => {
+            let e = err(expected);
+            let guard = match (min, max) {
+                (Some(a), Some(b)) => quote!(if (#a..=#b).contains(&n)),
+                (Some(a), None) => quote!(if n >= #a),
+                (None, Some(b)) => quote!(if n <= #b),
+                (None, None) => quote!(),
+            };
+            quote! {
+                match #rt::as_int(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
+            }
+        }
+        RType::Num { min, max, expected } => {
+            let e = err(expected);
+            let guard = match (min, max) {
+                (Some(a), Some(b)) => quote!(if n >= #a && n <= #b),
+                (Some(a), None) => quote!(if n >= #a),
+                (None, Some(b)) => quote!(if n <= #b),
+                (None, None) => quote!(),
+            };
+            quote! {
+                match #rt::as_num(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
+            }
+        }
+        RType::Bool => {
+            let e = err("true or false");
+            quote! {
+                match #rt::as_bool(&#v) { ::core::option::Option::Some(b) => b, _ => #e }
+            }
+        }
+        RType::Str {
+            min,
+            max,
+            pattern,
+            expected,
+        } => {
+            let e = err(expected);
+            let mut checks = Vec::new();
+            if min.is_some() || max.is_some() {
+                let a = min.unwrap_or(0);
+                let b = max.unwrap_or(u64::MAX);
+                checks.push(quote!(#rt::chars_within(s, #a, #b)));
+            }
+            if let Some(p) = pattern {
+                checks.push(quote!(#rt::matches(&#p, s)));
+            }
+            if checks.is_empty() {
+                return quote! {
+                    match #v {
+                        #rt::Val::Str(s) => s.into_owned(),
+                        #v => #e,
+                    }
+                };
+            }
+            quote! {
+                match #rt::as_str(&#v) {
+                    ::core::option::Option::Some(s) if #(#checks)&&* => #rt::into_string(#v),
+                    _ => #e,
+                }
+            }
+        }
+        RType::Enum {
+            name,
+            values,
+            expected,
+        } => {
+            let e = err(expected);
+            let arms = values.iter().map(|(s, var)| {
+                quote!(::core::option::Option::Some(#s) => #name::#var,)
+            });
+            quote! {
+                match #rt::as_str(&#v) { #(#arms)* _ => #e }
+            }
+        }
+        RType::Array {
+            items,
+            min,
+            max,
+            expected,
+        } => {
+            let e = err(expected);
+            cx.depth += 1;
+            let d = cx.depth;
+            let i = format_ident!("__i{d}");
+            let item = format_ident!("__item{d}");
+            let list = format_ident!("__list{d}");
+            let out = format_ident!("__out{d}");
+            let item_path = path
+                .plus_lit("[")
+                .plus_expr(quote!(#i))
+                .plus_lit("]");
+            let conv = convert(cx, items, &item, &item_path);
+            cx.depth -= 1;
+            let guard = match (min, max) {
+                (None, None) => quote!(),
+                _ => {
+                    let a = min.unwrap_or(0) as usize;
+                    let b = max.map_or(usize::MAX, |m| m as usize);
+                    quote!(if (#a..=#b).contains(&#list.len()))
+                }
+            };
+            quote! {
+                match #v {
+                    #rt::Val::Arr(#list) #guard => {
+                        let mut #out = ::std::vec::Vec::with_capacity(#list.len());
+                        for (#i, #item) in #list.into_iter().enumerate() {
+                            let _ = #i;
+                            #out.push(#conv);
+                        }
+                        #out
+                    }
+                    #v => #e,
+                }
+            }
+        }
+        RType::Object { parse_fn, .. } => {
+            let e = err("an object");
+            let prefix = path.plus_lit(": ").render();
+            quote! {
+                match #v {
+                    #rt::Val::Obj(o) => #parse_fn(o, #prefix)?,
+                    #v => #e,
+                }
+            }
+        }
+    }
+}
+
+struct WalkField {
+    name: String,
+    ident: Ident,
+    ty: RType,
+    required: bool,
+}
+
+struct Walk<'a> {
+    /// The message prefix (`action=wait: `, `read_file: `, or the nested `__prefix`).
+    prefix: Ctx,
+    /// `prefix` as a `&str` expression.
+    prefix_expr: TokenStream,
+    selector: Option<&'a str>,
+    fields: &'a [WalkField],
+    accepted: &'a [&'a str],
+    belongs: &'a [(String, String)],
+    exactly_one_of: &'a [Vec<String>],
+    forbidden_with: &'a [crate::ir::Forbidden],
+    /// The struct path to build.
+    build: TokenStream,
+}
+
+/// The validating walk over one object: every key checked against the accepted fields, values
+/// converted, then required fields and constraints. Evaluates to `Result<Struct, CallError>`.
+fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
+    let rt = rt();
+    let prefix = &w.prefix_expr;
+    let locals: Vec<Ident> = w.fields.iter().map(|f| format_ident!("f_{}", f.name)).collect();
+    let types: Vec<TokenStream> = w.fields.iter().map(|f| f.ty.rust()).collect();
+    let v = format_ident!("__v");
+    let mut arms = Vec::new();
+    for (f, local) in w.fields.iter().zip(&locals) {
+        let name = &f.name;
+        let path = w.prefix.plus_lit(name);
+        let conv = convert(cx, &f.ty, &v, &path);
+        arms.push(quote! {
+            #name => {
+                if #v.is_null() { continue; }
+                if #local.is_some() {
+                    return ::core::result::Result::Err(#rt::duplicate(#prefix, #name));
+                }
+                #local = ::core::option::Option::Some(#conv);
+            }
+        });
+    }
+    let (selector_state, selector_arm) = match w.selector {
+        Some(sel) => (
+            quote!(let mut __selector_seen = false;),
+            quote! {
+                #sel => {
+                    if __selector_seen {
+                        return ::core::result::Result::Err(#rt::duplicate(#prefix, #sel));
+                    }
+                    __selector_seen = true;
+                }
+            },
+        ),
+        None => (quote!(), quote!()),
+    };
+    let accepted = w.accepted;
+    let belongs_pairs = w.belongs.iter().map(|(f, to)| quote!((#f, #to)));
+    let null_ok = if w.belongs.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            if #v.is_null() && BELONGS.iter().any(|(f, _)| *f == &*__k) { continue; }
+        }
+    };
+    let mut finish = Vec::new();
+    for (f, local) in w.fields.iter().zip(&locals) {
+        if f.required {
+            let name = &f.name;
+            finish.push(quote! {
+                let ::core::option::Option::Some(#local) = #local else {
+                    return ::core::result::Result::Err(#rt::missing(#prefix, #name));
+                };
+            });
+        }
+    }
+    let present = |field: &str, bool_false_absent: bool| -> TokenStream {
+        match w.fields.iter().zip(&locals).find(|(f, _)| f.name == field) {
+            Some((f, _)) if f.required => quote!(true),
+            Some((f, local)) if bool_false_absent && matches!(f.ty, RType::Bool) => {
+                quote!(::core::matches!(#local, ::core::option::Option::Some(true)))
+            }
+            Some((_, local)) => quote!(#local.is_some()),
+            None => quote!(false),
+        }
+    };
+    for group in w.exactly_one_of {
+        let names: Vec<&str> = group.iter().map(String::as_str).collect();
+        let flags: Vec<TokenStream> = names.iter().map(|n| present(n, false)).collect();
+        let n = names.len();
+        finish.push(quote! {
+            {
+                const GROUP: [&str; #n] = [#(#names),*];
+                let given = [#(#flags),*];
+                if given.iter().filter(|g| **g).count() != 1 {
+                    let named: ::std::vec::Vec<&str> = GROUP
+                        .iter()
+                        .zip(given)
+                        .filter(|(_, g)| *g)
+                        .map(|(n, _)| *n)
+                        .collect();
+                    return ::core::result::Result::Err(#rt::exactly_one(#prefix, &GROUP, &named));
+                }
+            }
+        });
+    }
+    for fw in w.forbidden_with {
+        // A boolean flag set to false asks for nothing, so it does not count as given.
+        let a = present(&fw.field, true);
+        let b = present(&fw.with, true);
+        let msg = &fw.message;
+        finish.push(quote! {
+            if #a && #b {
+                return ::core::result::Result::Err(#rt::constraint(#prefix, #msg));
+            }
+        });
+    }
+    let build = &w.build;
+    let inits = w.fields.iter().zip(&locals).map(|(f, local)| {
+        let id = &f.ident;
+        quote!(#id: #local)
+    });
+    quote! {
+        const ACCEPTED: &[&str] = &[#(#accepted),*];
+        const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
+        #selector_state
+        #( let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None; )*
+        for (__k, #v) in __obj {
+            match &*__k {
+                #selector_arm
+                #(#arms)*
+                _ => {
+                    #null_ok
+                    return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));
+                }
+            }
+        }
+        #(#finish)*
+        ::core::result::Result::Ok(#build { #(#inits),* })
+    }
+}
+
+/// The module `pub mod <tool> { … }` and what the parent needs to call it.
+pub fn tool_module(tool: &Tool) -> TokenStream {
+    let rt = rt();
+    let module = snake(&tool.name);
+    let mut cx = ModCx {
+        used: ["Call", "Action"].iter().map(|s| (*s).to_owned()).collect(),
+        defs: Vec::new(),
+        patterns: 0,
+        depth: 0,
+    };
+    // Action struct names first, so field types yield to them.
+    let action_names: Vec<String> = tool
+        .actions
+        .iter()
+        .filter_map(|a| a.name.clone())
+        .collect();
+    let action_idents: Vec<Ident> = if tool.is_plain() {
+        Vec::new()
+    } else {
+        unique_pascal(&action_names)
+            .into_iter()
+            .map(|n| {
+                let n = if n == "Call" || n == "Action" {
+                    format!("{n}Args")
+                } else {
+                    n
+                };
+                cx.used.insert(n.clone());
+                ident(&n)
+            })
+            .collect()
+    };
+    // Lower every declared field once (one definition, one type), in declaration order.
+    let lowered: Vec<(String, RType)> = tool
+        .fields
+        .iter()
+        .map(|f| {
+            let hint = pascal_str(&f.name);
+            (f.name.clone(), lower(&mut cx, &f.ty, &hint))
+        })
+        .collect();
+    let field_ty = |name: &str| lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t);
+
+    let mut items = Vec::new();
+    let d = derives(false);
+    let serde_crate = "::toolsurface::__private::serde";
+    if tool.is_plain() {
+        let Some(action) = tool.actions.first() else {
+            return quote!();
+        };
+        let prefix = format!("{}: ", tool.name);
+        let (st, walk_fn) = action_items(
+            &mut cx,
+            tool,
+            action,
+            &ident("Call"),
+            &prefix,
+            None,
+            &field_ty,
+        );
+        items.push(quote! { #d #st });
+        items.push(quote! {
+            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                #walk_fn
+            }
+        });
+    } else {
+        let selector = tool.selector.as_ref().map(|s| s.name.as_str()).unwrap_or("action");
+        let mut variants = Vec::new();
+        let mut parse_fns = Vec::new();
+        for (action, id) in tool.actions.iter().zip(&action_idents) {
+            let aname = action.name.clone().unwrap_or_default();
+            let prefix = format!("{selector}={aname}: ");
+            let (st, walk_fn) =
+                action_items(&mut cx, tool, action, id, &prefix, Some(selector), &field_ty);
+            let doc = format!(" `{selector}: {aname}`");
+            items.push(quote! { #[doc = #doc] #d #st });
+            let f = format_ident!("parse_{}", aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+            parse_fns.push(quote! {
+                fn #f(__obj: #rt::Obj<'_>) -> ::core::result::Result<#id, #rt::CallError> {
+                    #walk_fn
+                }
+            });
+            variants.push((aname, id.clone(), f));
+        }
+        let strs: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
+        let ids: Vec<&Ident> = variants.iter().map(|v| &v.1).collect();
+        let fns: Vec<&Ident> = variants.iter().map(|v| &v.2).collect();
+        let n = strs.len();
+        let expected = strs.join(", ");
+        let missing_msg = format!("missing {selector}: expected one of {expected}");
+        let bad_type = format!("{selector}: expected one of {expected}");
+        items.push(quote! {
+            /// The typed call: one variant per action.
+            #d
+            #[serde(tag = #selector)]
+            pub enum Call {
+                #( #[serde(rename = #strs)] #ids(#ids), )*
+            }
+
+            /// The actions, in published order.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum Action { #(#ids,)* }
+
+            impl Action {
+                pub const ALL: [Action; #n] = [#(Action::#ids),*];
+                pub fn as_str(self) -> &'static str {
+                    match self { #(Action::#ids => #strs,)* }
+                }
+            }
+
+            impl Call {
+                pub fn action(&self) -> Action {
+                    match self { #(Call::#ids(_) => Action::#ids,)* }
+                }
+            }
+
+            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                let __action = match __obj.iter().find(|(k, _)| &**k == #selector) {
+                    ::core::option::Option::None | ::core::option::Option::Some((_, #rt::Val::Null)) => {
+                        return ::core::result::Result::Err(#rt::missing_selector(#missing_msg));
+                    }
+                    ::core::option::Option::Some((_, v)) => match #rt::as_str(v) {
+                        #( ::core::option::Option::Some(#strs) => Action::#ids, )*
+                        ::core::option::Option::Some(other) => {
+                            return ::core::result::Result::Err(#rt::unknown_action(#selector, other, #expected));
+                        }
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(#rt::invalid(#bad_type, v));
+                        }
+                    },
+                };
+                match __action {
+                    #( Action::#ids => #fns(__obj).map(Call::#ids), )*
+                }
+            }
+
+            #(#parse_fns)*
+        });
+        let _ = serde_crate;
+    }
+    let defs = &cx.defs;
+    let doc = format!(" `{}`: {}", tool.name, tool.object);
+    quote! {
+        #[doc = #doc]
+        pub mod #module {
+            #(#items)*
+            #(#defs)*
+        }
+    }
+}
+
+/// The struct for one action and the body of its walk.
+fn action_items<'t>(
+    cx: &mut ModCx,
+    tool: &Tool,
+    action: &Action,
+    name: &Ident,
+    prefix: &str,
+    selector: Option<&str>,
+    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+) -> (TokenStream, TokenStream) {
+    // Declaration order of the tool's fields, filtered to this action.
+    let fields: Vec<WalkField> = tool
+        .fields
+        .iter()
+        .filter(|f| action.uses(&f.name))
+        .filter_map(|f| {
+            field_ty(&f.name).map(|t| WalkField {
+                name: f.name.clone(),
+                ident: snake(&f.name),
+                ty: t.clone(),
+                required: action.is_required(&f.name),
+            })
+        })
+        .collect();
+    let struct_fields = fields.iter().map(struct_field);
+    let st = quote! {
+        pub struct #name { #(#struct_fields,)* }
+    };
+    let accepted: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+    let belongs: Vec<(String, String)> = tool
+        .fields
+        .iter()
+        .filter(|f| !action.uses(&f.name))
+        .map(|f| (f.name.clone(), and_list(&tool.actions_using(&f.name))))
+        .filter(|(_, to)| !to.is_empty())
+        .collect();
+    let walk_body = walk(
+        cx,
+        &Walk {
+            prefix: Ctx::lit(prefix),
+            prefix_expr: quote!(#prefix),
+            selector,
+            fields: &fields,
+            accepted: &accepted,
+            belongs: &belongs,
+            exactly_one_of: &action.exactly_one_of,
+            forbidden_with: &action.forbidden_with,
+            build: quote!(#name),
+        },
+    );
+    (st, walk_body)
+}
+

@@ -1,0 +1,502 @@
+//! Support code for the generated parsers (build.rs and `surface!` output): a light borrowed
+//! JSON value the generated walks read, the model-facing [`CallError`], and the few helpers
+//! every generated walk shares. Generated code reaches it as `::toolsurface::__private::*`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// A JSON value as the generated walks see it: strings borrowed from the input where possible,
+/// objects as ordered key/value vectors (duplicates kept, so they can be refused).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(Cow<'a, str>),
+    Arr(Vec<Val<'a>>),
+    Obj(Obj<'a>),
+}
+
+/// A JSON object, in input order.
+pub type Obj<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+
+impl Val<'_> {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Val::Null)
+    }
+}
+
+impl<'a> From<&'a serde_json::Value> for Val<'a> {
+    fn from(v: &'a serde_json::Value) -> Self {
+        use serde_json::Value;
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Val::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Val::UInt(u)
+                } else {
+                    Val::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => Val::Str(Cow::Borrowed(s)),
+            Value::Array(a) => Val::Arr(a.iter().map(Val::from).collect()),
+            Value::Object(o) => Val::Obj(
+                o.iter()
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Val::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Val<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValVisitor)
+    }
+}
+
+struct ValVisitor;
+
+impl<'de> Visitor<'de> for ValVisitor {
+    type Value = Val<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Val<'de>, E> {
+        Ok(Val::Null)
+    }
+    fn visit_none<E>(self) -> Result<Val<'de>, E> {
+        Ok(Val::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Val<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Val<'de>, E> {
+        Ok(Val::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Val<'de>, E> {
+        Ok(Val::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Val<'de>, E> {
+        Ok(i64::try_from(v).map_or(Val::UInt(v), Val::Int))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Val<'de>, E> {
+        Ok(Val::Float(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Val<'de>, E> {
+        Ok(Val::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Val<'de>, E> {
+        Ok(Val::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Val<'de>, E> {
+        Ok(Val::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val<'de>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Val::Arr(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val<'de>, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(8).min(64));
+        while let Some(k) = map.next_key_seed(KeySeed)? {
+            let v = map.next_value()?;
+            out.push((k, v));
+        }
+        Ok(Val::Obj(out))
+    }
+}
+
+/// Object keys, borrowed when the input has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// A tool call's arguments as a provider hands them over: the JSON text (what OpenAI and most
+/// wire formats send; for a freeform tool, the raw input), or an already parsed value.
+#[derive(Clone, Debug)]
+pub enum Arguments<'a> {
+    Json(Cow<'a, str>),
+    Value(Cow<'a, serde_json::Value>),
+}
+
+impl<'a> From<&'a str> for Arguments<'a> {
+    fn from(s: &'a str) -> Self {
+        Arguments::Json(Cow::Borrowed(s))
+    }
+}
+impl<'a> From<&'a String> for Arguments<'a> {
+    fn from(s: &'a String) -> Self {
+        Arguments::Json(Cow::Borrowed(s))
+    }
+}
+impl From<String> for Arguments<'static> {
+    fn from(s: String) -> Self {
+        Arguments::Json(Cow::Owned(s))
+    }
+}
+impl<'a> From<&'a serde_json::Value> for Arguments<'a> {
+    fn from(v: &'a serde_json::Value) -> Self {
+        Arguments::Value(Cow::Borrowed(v))
+    }
+}
+impl From<serde_json::Value> for Arguments<'static> {
+    fn from(v: serde_json::Value) -> Self {
+        Arguments::Value(Cow::Owned(v))
+    }
+}
+
+impl Arguments<'_> {
+    /// The raw text a freeform tool's input is taken from (a JSON text as is, or a JSON string
+    /// value).
+    pub fn raw_text(&self) -> Option<&str> {
+        match self {
+            Arguments::Json(s) => Some(s),
+            Arguments::Value(v) => v.as_str(),
+        }
+    }
+
+    /// The arguments as an object. An empty text and `null` are the empty object (providers
+    /// send both for tools without parameters).
+    pub fn object(&self, tool: &str) -> Result<Obj<'_>, CallError> {
+        let val = match self {
+            Arguments::Json(s) if s.trim().is_empty() => return Ok(Vec::new()),
+            Arguments::Json(s) => {
+                let mut de = serde_json::Deserializer::from_str(s);
+                let v = Val::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+                match v {
+                    Ok(v) => v,
+                    Err(e) => {
+                        return Err(CallError::new(
+                            CallErrorKind::InvalidJson,
+                            format!("{tool}: arguments are not valid JSON ({e})"),
+                        ));
+                    }
+                }
+            }
+            Arguments::Value(v) => Val::from(&**v),
+        };
+        match val {
+            Val::Obj(o) => Ok(o),
+            Val::Null => Ok(Vec::new()),
+            other => Err(CallError::new(
+                CallErrorKind::NotAnObject,
+                format!("{tool}: arguments must be a JSON object, got {}", describe(&other)),
+            )),
+        }
+    }
+}
+
+/// What kind of mistake a refused call made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallErrorKind {
+    /// No tool, alias or retired name of that name.
+    UnknownTool,
+    /// A retired name; the message says what to do instead.
+    Retired,
+    /// A real tool, but not offered in this role × family (or its skill is not active).
+    NotOffered,
+    /// The arguments text is not JSON.
+    InvalidJson,
+    /// The arguments are JSON but not an object.
+    NotAnObject,
+    /// No selector (`action`, `mode`, …).
+    MissingSelector,
+    /// A selector value that names no action.
+    UnknownAction,
+    /// A field the tool or action does not take.
+    UnexpectedField,
+    /// A field given twice.
+    DuplicateField,
+    /// A required field is absent.
+    MissingField,
+    /// A field of the wrong type or out of bounds.
+    InvalidValue,
+    /// An `exactly_one_of` or `forbidden_with` constraint failed.
+    Constraint,
+}
+
+/// A refused tool call. `message` is meant for the model, e.g.
+/// `action=kill: unexpected field timeout_s (it belongs to wait)`; Display prints it alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallError {
+    pub kind: CallErrorKind,
+    pub message: String,
+}
+
+impl CallError {
+    pub fn new(kind: CallErrorKind, message: impl Into<String>) -> Self {
+        CallError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// A short rendering of a value for `got …`.
+pub fn describe(v: &Val) -> String {
+    match v {
+        Val::Null => "null".to_owned(),
+        Val::Bool(b) => b.to_string(),
+        Val::Int(n) => n.to_string(),
+        Val::UInt(n) => n.to_string(),
+        Val::Float(n) => serde_json::Number::from_f64(*n).map_or_else(|| n.to_string(), |n| n.to_string()),
+        Val::Str(s) => {
+            const MAX: usize = 60;
+            let mut cut: String = s.chars().take(MAX).collect();
+            if s.chars().nth(MAX).is_some() {
+                cut.push('…');
+            }
+            serde_json::Value::String(cut).to_string()
+        }
+        Val::Arr(a) => format!("an array of {} item{}", a.len(), if a.len() == 1 { "" } else { "s" }),
+        Val::Obj(_) => "an object".to_owned(),
+    }
+}
+
+/// `<ctx>, got <value>`; `ctx` is `action=wait: timeout_s: expected a number from 0 to 300`.
+#[cold]
+pub fn invalid(ctx: &str, v: &Val) -> CallError {
+    CallError::new(CallErrorKind::InvalidValue, format!("{ctx}, got {}", describe(v)))
+}
+
+#[cold]
+pub fn missing(prefix: &str, field: &str) -> CallError {
+    CallError::new(CallErrorKind::MissingField, format!("{prefix}missing field {field}"))
+}
+
+#[cold]
+pub fn duplicate(prefix: &str, field: &str) -> CallError {
+    CallError::new(CallErrorKind::DuplicateField, format!("{prefix}duplicate field {field}"))
+}
+
+#[cold]
+pub fn constraint(prefix: &str, message: &str) -> CallError {
+    CallError::new(CallErrorKind::Constraint, format!("{prefix}{message}"))
+}
+
+/// `exactly_one_of` failed: `count` of `group` were given.
+#[cold]
+pub fn exactly_one(prefix: &str, group: &[&str], given: &[&str]) -> CallError {
+    let got = if given.is_empty() {
+        "none".to_owned()
+    } else {
+        given.join(" and ")
+    };
+    constraint(prefix, &format!("expected exactly one of {}; got {got}", group.join(", ")))
+}
+
+/// An unexpected key: `it belongs to …` when another action takes it, else a did-you-mean
+/// among the accepted fields, else the accepted list.
+#[cold]
+pub fn unexpected_field(
+    prefix: &str,
+    key: &str,
+    accepted: &[&str],
+    belongs: &[(&str, &str)],
+) -> CallError {
+    let hint = if let Some((_, to)) = belongs.iter().find(|(f, _)| *f == key) {
+        format!(" (it belongs to {to})")
+    } else if let Some(near) = did_you_mean(key, accepted.iter().copied()) {
+        format!(" (did you mean {near}?)")
+    } else if accepted.is_empty() {
+        " (it takes no fields)".to_owned()
+    } else {
+        format!(" (expected one of {})", accepted.join(", "))
+    };
+    CallError::new(CallErrorKind::UnexpectedField, format!("{prefix}unexpected field {key}{hint}"))
+}
+
+#[cold]
+pub fn missing_selector(message: &str) -> CallError {
+    CallError::new(CallErrorKind::MissingSelector, message)
+}
+
+/// `action=bogus: unknown action; expected one of poll, wait, …`.
+#[cold]
+pub fn unknown_action(selector: &str, value: &str, expected: &str) -> CallError {
+    CallError::new(
+        CallErrorKind::UnknownAction,
+        format!("{selector}={value}: unknown {selector}; expected one of {expected}"),
+    )
+}
+
+#[cold]
+pub fn unknown_tool<'a>(name: &str, offered: impl IntoIterator<Item = &'a str>) -> CallError {
+    let hint = did_you_mean(name, offered).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+    CallError::new(CallErrorKind::UnknownTool, format!("unknown tool {name}{hint}"))
+}
+
+#[cold]
+pub fn retired(name: &str, message: &str) -> CallError {
+    CallError::new(CallErrorKind::Retired, format!("{name} was retired: {message}"))
+}
+
+#[cold]
+pub fn not_offered(name: &str, role: &str, family: &str, skill: Option<&str>) -> CallError {
+    let message = match skill {
+        Some(skill) => format!(
+            "{name} belongs to skill {skill}; call activate_skill with name {skill} first"
+        ),
+        None => format!("tool {name} is not offered to role {role} on family {family}"),
+    };
+    CallError::new(CallErrorKind::NotOffered, message)
+}
+
+/// The closest candidate (Jaro-Winkler ≥ 0.8 or edit distance ≤ 2), as the compiler's
+/// diagnostics pick it.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(f64, &str)> = None;
+    for c in candidates {
+        let score = strsim::jaro_winkler(name, c);
+        let close = score >= 0.8 || strsim::levenshtein(name, c) <= 2;
+        if close && best.is_none_or(|(s, b)| score > s || (score == s && c < b)) {
+            best = Some((score, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The value as an integer (integral floats included).
+#[inline]
+pub fn as_int(v: &Val) -> Option<i64> {
+    match *v {
+        Val::Int(n) => Some(n),
+        Val::Float(f) if f.fract() == 0.0 && f >= -9.007_199_254_740_992e15 && f <= 9.007_199_254_740_992e15 => {
+            Some(f as i64)
+        }
+        _ => None,
+    }
+}
+
+#[inline]
+pub fn as_num(v: &Val) -> Option<f64> {
+    match *v {
+        Val::Int(n) => Some(n as f64),
+        Val::UInt(n) => Some(n as f64),
+        Val::Float(f) => Some(f),
+        _ => None,
+    }
+}
+
+#[inline]
+pub fn as_bool(v: &Val) -> Option<bool> {
+    match *v {
+        Val::Bool(b) => Some(b),
+        _ => None,
+    }
+}
+
+#[inline]
+pub fn as_str<'v>(v: &'v Val) -> Option<&'v str> {
+    match v {
+        Val::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Length in characters within `[min, max]`.
+#[inline]
+pub fn chars_within(s: &str, min: u64, max: u64) -> bool {
+    let n = s.chars().count() as u64;
+    n >= min && n <= max
+}
+
+/// Matches a pattern compiled once (`None` if the pattern did not compile: refuse).
+#[inline]
+pub fn matches(re: &Option<regex::Regex>, s: &str) -> bool {
+    re.as_ref().is_some_and(|re| re.is_match(s))
+}
+
+/// Take a string value out (the caller checked it is one).
+#[inline]
+pub fn into_string(v: Val) -> String {
+    match v {
+        Val::Str(s) => s.into_owned(),
+        _ => String::new(),
+    }
+}
+
+/// Rename `from` to `to` (an alias's `rename`).
+pub fn rename_key(obj: &mut Obj<'_>, from: &str, to: &'static str) {
+    for (k, _) in obj.iter_mut() {
+        if k == from {
+            *k = Cow::Borrowed(to);
+        }
+    }
+}
+
+/// Set `key` to `value`, replacing what the call gave (an alias's fixed arguments).
+pub fn set_key<'a>(obj: &mut Obj<'a>, key: &'static str, value: Val<'a>) {
+    obj.retain(|(k, _)| k != key);
+    obj.push((Cow::Borrowed(key), value));
+}
+
+/// Freeform input as the object holding its one field.
+pub fn freeform<'a>(field: &'static str, raw: &'a str) -> Obj<'a> {
+    vec![(Cow::Borrowed(field), Val::Str(Cow::Borrowed(raw)))]
+}
+
+/// sha256 of published bytes, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// A role, family or skill name that the surface does not define (`FromStr` of the generated
+/// name enums).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub name: String,
+    pub expected: &'static str,
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} {} (expected one of {})", self.what, self.name, self.expected)
+    }
+}
+
+impl std::error::Error for UnknownName {}
