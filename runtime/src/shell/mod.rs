@@ -1,1 +1,1387 @@
-//! (module under construction)
+//! The shell family on real processes: `shell`, `exec_command`/`write_stdin`,
+//! `shell_session` (poll · wait · kill · list · resize · unwatch) and `monitor_start`.
+//!
+//! One [`ShellHost`] per runtime host. Requests are plain structs whose field names are the
+//! tool definitions' own; the generated call types map onto them 1:1 (`host_id` is routing,
+//! not ours). Every method takes the [`CallContext`] and returns a [`HandlerResult`]: a text
+//! for the model plus a `structured` JSON object with the same facts.
+//!
+//! # Processes
+//!
+//! - A command runs as `bash -lc <command>` (`sh -c` when there is no bash), in its own
+//!   session and process group (setsid), so `kill` reaches everything it started with one
+//!   `killpg`.
+//! - `tty: true` runs it on a pseudo-terminal (portable-pty; 80×24, `TERM=xterm-256color`,
+//!   ONLCR off so lines end in `\n`): prompts, `read -p`, line editing, `ctrl-c` through
+//!   the line discipline and `resize` work. **`tty` defaults to false**: plain pipes
+//!   (stdin a pipe, stdout and stderr merged into one pipe, `TERM=dumb`). That gives a model
+//!   clean output (no echo, no progress-bar redraws), makes programs that want a terminal
+//!   for a password fail instead of hang, and is the cheaper path. On a pipe session the
+//!   control keys are mapped to what a terminal would do: `ctrl-c` → SIGINT, `ctrl-z` →
+//!   SIGTSTP, `ctrl-\` → SIGQUIT to the process group, `ctrl-d` closes stdin, `enter` is
+//!   `\n`; `resize` is refused.
+//! - Environment, on top of the runtime's: `PAGER=cat`, `GIT_PAGER=cat`, `NO_COLOR=1`,
+//!   `CLICOLOR=0`, `LANG=C.UTF-8`, `TERM=dumb` (or `xterm-256color` with a tty);
+//!   `COLUMNS` is removed.
+//! - A call that starts a command allocates the session id from the shared
+//!   [`SessionRegistry`] and puts the session in this host's table *before* it waits at
+//!   all: if the window ends (`yield_ms`, clamped 250–30000, default 10000; `write_stdin`
+//!   waits `yield_time_ms`, 0–30000, default 250) or the turn is interrupted
+//!   (`ctx.cancel`), the result is the session id and the output so far and the process
+//!   keeps running. A command that finishes in the window answers with its exit code and
+//!   output; its session is then released, unless its output was truncated (it stays,
+//!   exited, so `poll offset=…` can read the rest).
+//! - A background session gets an exit watcher: when the process exits a [`WakeUp`] is
+//!   sent to the host's [`WakeSink`]. `monitor_start` adds a match watcher too
+//!   (`until_output`, fires once). `unwatch` removes one watcher or all; `kill` removes all
+//!   (the model asked for it and needs no wake-up).
+//!
+//! # Output
+//!
+//! Each session keeps a bounded head+tail buffer (1 MiB by default: the first 256 KiB and
+//! the last 768 KiB); what fell between is shown as `[… N bytes dropped …]`. Offsets are
+//! absolute byte offsets into everything the process printed. Results are cut to
+//! `max_output_tokens` (default 10000) **in the middle**, approximating one token as four
+//! bytes; the cut names the offset to read it back from.
+//! `until_output` regexes (Rust `regex` syntax, multi-line mode) are matched per line as
+//! output arrives: a match cannot span a newline that arrived in an earlier chunk.
+//!
+//! # Limits and cleanup
+//!
+//! At most 64 sessions per host (running or exited). Starting one more evicts the least
+//! recently used exited session (fully read ones first) and says so; when every one is
+//! running the call is refused. From 56 on the result carries a warning. `kill` sends
+//! SIGTERM (and SIGCONT) to the process group, waits up to 2 s for the group to be gone,
+//! then SIGKILL; the leader is always reaped by its waiter thread. The host makes its
+//! process a child subreaper (configurable), so orphaned grandchildren of a session are
+//! re-parented to it and reaped (only adopted orphans are reaped: no other module's child
+//! loses its exit status). Dropping the host SIGKILLs every session's group.
+//! PTY rules: the slave is dropped right after spawn, the writer and master are kept until
+//! the leader is reaped, each session has one reader thread (poll + blocking read) feeding
+//! the buffer and one waiter thread; waiters are woken through a `tokio::sync::watch`.
+//!
+//! # Wake-ups
+//!
+//! [`WakeSink`] is this module's minimal contract with the runtime core (`wake(WakeUp)`);
+//! the core implements it over its event channel. An unbounded tokio mpsc sender of
+//! [`WakeUp`] implements it as is.
+
+mod buffer;
+mod keys;
+mod session;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::call::{CallContext, HandlerResult, ToolError, ToolOutput};
+use crate::registry::SessionRegistry;
+
+pub use buffer::{DEFAULT_CAPACITY, OutputBuffer, Segment};
+pub use keys::{KEY_NAMES, parse_key};
+use session::{Exit, LineScanner, Session, Spawn, State, WatchKind, Watcher};
+pub use session::{model_env, proc_stat, reap_orphans};
+
+// ---------------------------------------------------------------------------------------
+// Wake-ups
+
+/// Receives wake-ups (a watched session exited or its output matched). Implemented by the
+/// runtime core over its event channel.
+pub trait WakeSink: Send + Sync + 'static {
+    fn wake(&self, wake: WakeUp);
+}
+
+/// A watcher fired.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WakeUp {
+    /// The host owning the session.
+    pub host: String,
+    pub session_id: i64,
+    pub watcher_id: i64,
+    pub command: String,
+    pub kind: WakeKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum WakeKind {
+    /// `until_output` matched; `text` is the match.
+    Matched { text: String },
+    /// The process exited (`exit_code` is 128+signal for a signal).
+    Exited { exit_code: i32, description: String },
+}
+
+/// A sink that drops every wake-up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoWake;
+
+impl WakeSink for NoWake {
+    fn wake(&self, _: WakeUp) {}
+}
+
+impl WakeSink for tokio::sync::mpsc::UnboundedSender<WakeUp> {
+    fn wake(&self, wake: WakeUp) {
+        // A closed channel means nobody listens any more; the wake-up has no reader.
+        let _ = self.send(wake);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Requests (field names as in the tool definitions)
+
+/// `shell`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ShellRequest {
+    pub command: String,
+    pub workdir: Option<String>,
+    /// Window in ms, clamped 250–30000, default 10000.
+    pub yield_ms: Option<i64>,
+    pub max_output_tokens: Option<i64>,
+    pub tty: Option<bool>,
+}
+
+/// `exec_command` (Codex-native name).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ExecCommandRequest {
+    pub cmd: String,
+    pub workdir: Option<String>,
+    pub tty: Option<bool>,
+    /// Window in ms, clamped 250–30000, default 10000.
+    pub yield_time_ms: Option<i64>,
+    pub max_output_tokens: Option<i64>,
+}
+
+/// `write_stdin`: write `chars` (if any), then collect output for `yield_time_ms`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct WriteStdinRequest {
+    pub session_id: i64,
+    pub chars: Option<String>,
+    /// Window in ms, clamped 0–30000, default 250.
+    pub yield_time_ms: Option<i64>,
+    pub max_output_tokens: Option<i64>,
+}
+
+/// `shell_session poll`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct PollRequest {
+    pub session_id: i64,
+    /// Written first, as is.
+    pub chars: Option<String>,
+    /// Named keys, written after `chars` (see [`KEY_NAMES`]).
+    pub keys: Option<Vec<String>>,
+    /// Read without moving the read cursor.
+    pub peek: Option<bool>,
+    /// Read from this absolute byte offset instead of the cursor.
+    pub offset: Option<i64>,
+}
+
+/// `shell_session wait`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct WaitRequest {
+    pub session_id: i64,
+    /// 0–300, default 30.
+    pub timeout_s: Option<f64>,
+    /// A regex matched against output that is new (after the read cursor).
+    pub until_output: Option<String>,
+}
+
+/// `shell_session kill`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct KillRequest {
+    pub session_id: i64,
+}
+
+/// `shell_session resize`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ResizeRequest {
+    pub session_id: i64,
+    pub cols: i64,
+    pub rows: i64,
+}
+
+/// `shell_session unwatch`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct UnwatchRequest {
+    pub session_id: i64,
+    /// One watcher; all of them (the exit wake-up included) when absent.
+    pub watcher_id: Option<i64>,
+}
+
+/// `shell_session`, by `action`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ShellSessionRequest {
+    Poll(PollRequest),
+    Wait(WaitRequest),
+    Kill(KillRequest),
+    List,
+    Resize(ResizeRequest),
+    Unwatch(UnwatchRequest),
+}
+
+/// `monitor_start`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct MonitorStartRequest {
+    pub command: String,
+    pub until_output: Option<String>,
+    pub workdir: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Configuration
+
+/// Defaults and limits. [`ShellConfig::default`] gives the documented values.
+#[derive(Clone, Debug)]
+pub struct ShellConfig {
+    /// Sessions per host, running or exited (64).
+    pub max_sessions: usize,
+    /// Output buffer per session in bytes (1 MiB).
+    pub buffer_capacity: usize,
+    /// SIGTERM → SIGKILL grace (2 s).
+    pub kill_grace: Duration,
+    /// Terminal size for tty sessions, (cols, rows) (80×24).
+    pub terminal_size: (u16, u16),
+    /// Make the process a child subreaper and reap adopted orphans (true).
+    pub reap_orphans: bool,
+    /// The shell; default: bash if found, else /bin/sh.
+    pub shell: Option<PathBuf>,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        ShellConfig {
+            max_sessions: 64,
+            buffer_capacity: DEFAULT_CAPACITY,
+            kill_grace: Duration::from_secs(2),
+            terminal_size: (80, 24),
+            reap_orphans: true,
+            shell: None,
+        }
+    }
+}
+
+const DEFAULT_YIELD_MS: i64 = 10_000;
+const DEFAULT_WRITE_YIELD_MS: i64 = 250;
+const DEFAULT_MAX_TOKENS: i64 = 10_000;
+const DEFAULT_WAIT_S: f64 = 30.0;
+/// After the leader exits, how long to wait for the rest of its output (EOF).
+const EOF_GRACE: Duration = Duration::from_millis(250);
+/// Warn when this many slots are left.
+const WARN_SLOTS_LEFT: usize = 8;
+
+// ---------------------------------------------------------------------------------------
+// The host
+
+/// The shell family of one runtime host. Cheap to clone (shared state).
+#[derive(Clone, Debug)]
+pub struct ShellHost {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    root: PathBuf,
+    registry: Arc<SessionRegistry>,
+    wake: Arc<dyn WakeSink>,
+    config: ShellConfig,
+    shell: PathBuf,
+    sessions: Mutex<HashMap<i64, Arc<Session>>>,
+    next_watcher: AtomicI64,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellHost")
+            .field("name", &self.name)
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let sessions = self.sessions.get_mut().unwrap_or_else(|p| p.into_inner());
+        for s in sessions.values() {
+            s.lock().killed = true;
+            if s.lock().exit.is_none() || s.signal(0) {
+                s.signal(libc::SIGKILL);
+            }
+            s.stop.store(true, Ordering::SeqCst);
+            self.registry.release(s.id);
+        }
+    }
+}
+
+/// Whether a wait ended by its condition, its deadline or an interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WaitEnd {
+    Met,
+    Timeout,
+    Cancelled,
+}
+
+impl ShellHost {
+    /// A host named `name` (the id the registry records as owner) running commands in
+    /// `root` unless a call names a `workdir`, with the default [`ShellConfig`].
+    pub fn new(
+        name: impl Into<String>,
+        root: impl Into<PathBuf>,
+        registry: Arc<SessionRegistry>,
+        wake: Arc<dyn WakeSink>,
+    ) -> Self {
+        Self::with_config(name, root, registry, wake, ShellConfig::default())
+    }
+
+    pub fn with_config(
+        name: impl Into<String>,
+        root: impl Into<PathBuf>,
+        registry: Arc<SessionRegistry>,
+        wake: Arc<dyn WakeSink>,
+        config: ShellConfig,
+    ) -> Self {
+        let shell = config.shell.clone().unwrap_or_else(find_shell);
+        let inner = Arc::new(Inner {
+            name: name.into(),
+            root: root.into(),
+            registry,
+            wake,
+            config,
+            shell,
+            sessions: Mutex::new(HashMap::new()),
+            next_watcher: AtomicI64::new(1),
+        });
+        if inner.config.reap_orphans && session::become_subreaper() {
+            let weak = Arc::downgrade(&inner);
+            // A periodic pass for orphans that die long after their session's leader.
+            let _ = std::thread::Builder::new()
+                .name("shell-reaper".into())
+                .spawn(move || orphan_reaper(weak));
+        }
+        ShellHost { inner }
+    }
+
+    /// The host's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Sessions in this host's table (running or exited).
+    pub fn session_count(&self) -> usize {
+        self.sessions().len()
+    }
+
+    /// Bytes held by a session's output buffer, and its capacity (diagnostics and tests).
+    pub fn buffer_usage(&self, session_id: i64) -> Option<(usize, usize)> {
+        let s = self.sessions().get(&session_id).cloned()?;
+        let st = s.lock();
+        Some((st.buf.retained(), st.buf.capacity()))
+    }
+
+    /// The process-group id (= leader pid) of a session.
+    pub fn session_pid(&self, session_id: i64) -> Option<i32> {
+        self.sessions().get(&session_id).map(|s| s.pid)
+    }
+
+    fn sessions(&self) -> MutexGuard<'_, HashMap<i64, Arc<Session>>> {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn session(&self, id: i64) -> Result<Arc<Session>, ToolError> {
+        let s = self.sessions().get(&id).cloned().ok_or_else(|| {
+            ToolError::Model(format!(
+                "no shell session {id} on host {}; it may have been evicted \
+                 (shell_session list shows the live ones)",
+                self.inner.name
+            ))
+        })?;
+        s.lock().last_used = Instant::now();
+        Ok(s)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // shell / exec_command / write_stdin / monitor_start
+
+    /// `shell`.
+    pub async fn shell(&self, ctx: &CallContext, req: ShellRequest) -> HandlerResult {
+        let window = clamp_ms(req.yield_ms, DEFAULT_YIELD_MS, 250, 30_000);
+        self.run(
+            ctx,
+            &req.command,
+            req.workdir.as_deref(),
+            req.tty.unwrap_or(false),
+            window,
+            max_bytes(req.max_output_tokens),
+        )
+        .await
+    }
+
+    /// `exec_command`.
+    pub async fn exec_command(&self, ctx: &CallContext, req: ExecCommandRequest) -> HandlerResult {
+        let window = clamp_ms(req.yield_time_ms, DEFAULT_YIELD_MS, 250, 30_000);
+        self.run(
+            ctx,
+            &req.cmd,
+            req.workdir.as_deref(),
+            req.tty.unwrap_or(false),
+            window,
+            max_bytes(req.max_output_tokens),
+        )
+        .await
+    }
+
+    /// `write_stdin`: a poll that writes `chars` and then collects output for the window
+    /// (ending early if the process exits).
+    pub async fn write_stdin(&self, ctx: &CallContext, req: WriteStdinRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
+            write_or_err(&s, chars.as_bytes())?;
+        }
+        let window = clamp_ms(req.yield_time_ms, DEFAULT_WRITE_YIELD_MS, 0, 30_000);
+        let started = Instant::now();
+        let end = wait_exit_or(&s, ctx, started + window).await;
+        Ok(self.progress_result(&s, started, end, max_bytes(req.max_output_tokens)))
+    }
+
+    /// `monitor_start`: a background command with an exit watcher and, with
+    /// `until_output`, a match watcher. Returns at once.
+    pub async fn monitor_start(
+        &self,
+        _ctx: &CallContext,
+        req: MonitorStartRequest,
+    ) -> HandlerResult {
+        let scanner = match req.until_output.as_deref() {
+            Some(re) => Some(LineScanner::new(compile(re)?)),
+            None => None,
+        };
+        let mut watchers = Vec::new();
+        let match_id = scanner.map(|sc| {
+            let id = self.watcher_id();
+            watchers.push(Watcher {
+                id,
+                kind: WatchKind::Match(sc),
+            });
+            id
+        });
+        let exit_id = self.watcher_id();
+        watchers.push(Watcher {
+            id: exit_id,
+            kind: WatchKind::Exit,
+        });
+        let (s, notes) = self.start(&req.command, req.workdir.as_deref(), false, watchers)?;
+        s.lock().announced = true;
+        let mut text = format!(
+            "Monitoring session {} (pid {}) on host {}: `{}`.\n",
+            s.id,
+            s.pid,
+            self.inner.name,
+            short(&s.command)
+        );
+        if let (Some(id), Some(re)) = (match_id, req.until_output.as_deref()) {
+            text.push_str(&format!(
+                "You will be woken when its output matches /{re}/ (watcher {id}) "
+            ));
+            text.push_str(&format!("or when it exits (watcher {exit_id}).\n"));
+        } else {
+            text.push_str(&format!(
+                "You will be woken when it exits (watcher {exit_id}).\n"
+            ));
+        }
+        text.push_str("Read it with shell_session poll/wait; stop it with shell_session kill.");
+        push_notes(&mut text, &notes);
+        Ok(ToolOutput {
+            text,
+            structured: Some(json!({
+                "session_id": s.id,
+                "pid": s.pid,
+                "running": true,
+                "watchers": {"match": match_id, "exit": exit_id},
+                "notes": notes,
+            })),
+        })
+    }
+
+    async fn run(
+        &self,
+        ctx: &CallContext,
+        command: &str,
+        workdir: Option<&str>,
+        tty: bool,
+        window: Duration,
+        max_bytes: usize,
+    ) -> HandlerResult {
+        let started = Instant::now();
+        // Registered (id allocated, in the table) before the first wait.
+        let (s, notes) = self.start(command, workdir, tty, Vec::new())?;
+        let end = wait_exit_or(&s, ctx, started + window).await;
+        let mut out = self.progress_result(&s, started, end, max_bytes);
+        if !notes.is_empty() {
+            push_notes(&mut out.text, &notes);
+            if let Some(obj) = out.structured.as_mut().and_then(|v| v.as_object_mut()) {
+                obj.insert("notes".into(), json!(notes));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Result of a call that waited on a session: finished → exit code (and the session
+    /// is released unless output was cut), else → session id and it stays in the
+    /// background with an exit watcher.
+    fn progress_result(
+        &self,
+        s: &Arc<Session>,
+        started: Instant,
+        end: WaitEnd,
+        max_bytes: usize,
+    ) -> ToolOutput {
+        let wall = started.elapsed().as_secs_f64();
+        let mut st = s.lock();
+        let exit = st.exit;
+        let from = st.cursor;
+        let r = render(&st.buf, from, st.buf.total(), max_bytes, exit.is_none());
+        st.cursor = st.cursor.max(r.next_offset);
+        st.last_used = Instant::now();
+        let cut = r.truncated > 0 || r.dropped > 0;
+        let mut text = String::new();
+        let mut release = false;
+        match exit {
+            Some(exit) => {
+                st.exit_reported = st.cursor >= st.buf.total();
+                st.watchers.retain(|w| !matches!(w.kind, WatchKind::Exit));
+                text.push_str(&format!("Exit code: {}\n", exit.code()));
+                if let Exit::Signal(_) = exit {
+                    text.push_str(&format!("({})\n", exit.describe()));
+                }
+                text.push_str(&format!("Wall time: {wall:.2} s\n"));
+                if cut || st.announced {
+                    text.push_str(&format!(
+                        "The full output stays in session {} (shell_session poll \
+                         offset=…).\n",
+                        s.id
+                    ));
+                } else {
+                    release = true;
+                }
+            }
+            None => {
+                st.announced = true;
+                if !st.killed
+                    && !st
+                        .watchers
+                        .iter()
+                        .any(|w| matches!(w.kind, WatchKind::Exit))
+                {
+                    let id = self.watcher_id();
+                    st.watchers.push(Watcher {
+                        id,
+                        kind: WatchKind::Exit,
+                    });
+                }
+                let why = match end {
+                    WaitEnd::Cancelled => "the call was interrupted",
+                    _ => "the window ended",
+                };
+                text.push_str(&format!(
+                    "Process running with session ID {} (pid {}); {why} after {wall:.2} s \
+                     and it keeps running in the background.\nUse shell_session \
+                     poll/wait/kill with session_id {}; you will be woken when it exits.\n",
+                    s.id, s.pid, s.id
+                ));
+            }
+        }
+        text.push_str("Output:\n");
+        text.push_str(&r.text);
+        let structured = json!({
+            "session_id": if release { None } else { Some(s.id) },
+            "running": exit.is_none(),
+            "exit_code": exit.map(Exit::code),
+            "signal": match exit { Some(Exit::Signal(sig)) => Some(sig), _ => None },
+            "interrupted": end == WaitEnd::Cancelled,
+            "wall_time_s": wall,
+            "output": r.text,
+            "offset": from,
+            "next_offset": r.next_offset,
+            "dropped_bytes": r.dropped,
+            "truncated_bytes": r.truncated,
+        });
+        drop(st);
+        if release {
+            self.sessions().remove(&s.id);
+            self.inner.registry.release(s.id);
+        }
+        ToolOutput {
+            text,
+            structured: Some(structured),
+        }
+    }
+
+    fn watcher_id(&self) -> i64 {
+        self.inner.next_watcher.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Reserves a slot (evicting if needed), allocates the id and spawns.
+    fn start(
+        &self,
+        command: &str,
+        workdir: Option<&str>,
+        tty: bool,
+        watchers: Vec<Watcher>,
+    ) -> Result<(Arc<Session>, Vec<String>), ToolError> {
+        if command.trim().is_empty() {
+            return Err(ToolError::Model("command is empty".into()));
+        }
+        let dir = self.resolve_dir(workdir)?;
+        let cap = self.inner.config.max_sessions.max(1);
+        let mut notes = Vec::new();
+        let mut sessions = self.sessions();
+        while sessions.len() >= cap {
+            let victim = sessions
+                .values()
+                .filter_map(|s| {
+                    let st = s.lock();
+                    st.exit.map(|_| {
+                        let unread = st.cursor < st.buf.total() || !st.exit_reported;
+                        (unread, st.last_used, s.id)
+                    })
+                })
+                .min();
+            let Some((unread, _, id)) = victim else {
+                return Err(ToolError::Model(format!(
+                    "all {cap} shell sessions on host {} are running; kill one \
+                     (shell_session kill) before starting another",
+                    self.inner.name
+                )));
+            };
+            if let Some(s) = sessions.remove(&id) {
+                s.stop.store(true, Ordering::SeqCst);
+                self.inner.registry.release(id);
+                notes.push(format!(
+                    "evicted exited session {id} (`{}`{}) to make room",
+                    short(&s.command),
+                    if unread { ", with unread output" } else { "" }
+                ));
+            }
+        }
+        let id = self.inner.registry.allocate(&self.inner.name);
+        let spawned = Session::spawn(Spawn {
+            id,
+            host: &self.inner.name,
+            shell: &self.inner.shell,
+            command,
+            dir: &dir,
+            tty,
+            size: self.inner.config.terminal_size,
+            buffer_cap: self.inner.config.buffer_capacity,
+            wake: Arc::clone(&self.inner.wake),
+            watchers,
+        });
+        let s = match spawned {
+            Ok(s) => s,
+            Err(e) => {
+                self.inner.registry.release(id);
+                return Err(ToolError::Model(format!(
+                    "could not start the command: {e}"
+                )));
+            }
+        };
+        sessions.insert(id, Arc::clone(&s));
+        let used = sessions.len();
+        if used + WARN_SLOTS_LEFT >= cap {
+            notes.push(format!(
+                "warning: {used} of {cap} shell session slots on host {} are in use; \
+                 kill sessions you no longer need",
+                self.inner.name
+            ));
+        }
+        Ok((s, notes))
+    }
+
+    fn resolve_dir(&self, workdir: Option<&str>) -> Result<PathBuf, ToolError> {
+        let dir = match workdir.filter(|w| !w.is_empty()) {
+            None => self.inner.root.clone(),
+            Some(w) if Path::new(w).is_absolute() => PathBuf::from(w),
+            Some(w) => self.inner.root.join(w),
+        };
+        if dir.is_dir() {
+            Ok(dir)
+        } else {
+            Err(ToolError::Model(format!(
+                "workdir {} is not a directory",
+                dir.display()
+            )))
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // shell_session
+
+    /// `shell_session`, dispatched on the action.
+    pub async fn shell_session(
+        &self,
+        ctx: &CallContext,
+        req: ShellSessionRequest,
+    ) -> HandlerResult {
+        match req {
+            ShellSessionRequest::Poll(r) => self.poll(ctx, r).await,
+            ShellSessionRequest::Wait(r) => self.wait(ctx, r).await,
+            ShellSessionRequest::Kill(r) => self.kill(ctx, r).await,
+            ShellSessionRequest::List => self.list(ctx).await,
+            ShellSessionRequest::Resize(r) => self.resize(ctx, r).await,
+            ShellSessionRequest::Unwatch(r) => self.unwatch(ctx, r).await,
+        }
+    }
+
+    /// `poll`: write `chars` then `keys`; if anything was written, let the output settle
+    /// briefly (until 100 ms pass without new output, 2 s at most); then read new output
+    /// (from `offset` if given) and move the cursor unless `peek`.
+    pub async fn poll(&self, ctx: &CallContext, req: PollRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        let mut wrote = false;
+        if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
+            write_or_err(&s, chars.as_bytes())?;
+            wrote = true;
+        }
+        let mut sequences = Vec::new();
+        for name in req.keys.iter().flatten() {
+            match parse_key(name) {
+                Some(b) => sequences.push(b),
+                None => {
+                    return Err(ToolError::Model(format!(
+                        "unknown key {name:?}; known keys: {KEY_NAMES}"
+                    )));
+                }
+            }
+        }
+        for bytes in sequences {
+            send_key(&s, &bytes)?;
+            wrote = true;
+        }
+        if wrote {
+            settle(&s, ctx).await;
+        }
+        let peek = req.peek.unwrap_or(false);
+        let offset = match req.offset {
+            Some(o) if o < 0 => {
+                return Err(ToolError::Model("offset must be ≥ 0".into()));
+            }
+            Some(o) => Some(o as u64),
+            None => None,
+        };
+        let mut st = s.lock();
+        let from = offset.unwrap_or(st.cursor);
+        let r = render(
+            &st.buf,
+            from,
+            st.buf.total(),
+            max_bytes(None),
+            st.exit.is_none(),
+        );
+        if !peek {
+            st.cursor = st.cursor.max(r.next_offset);
+            if st.exit.is_some() && st.cursor >= st.buf.total() {
+                st.exit_reported = true;
+            }
+        }
+        Ok(session_output(&s, &st, from, &r, "", None))
+    }
+
+    /// `wait`: block until the process exits, `until_output` matches new output, or
+    /// `timeout_s` passes; an interrupt returns what arrived so far.
+    pub async fn wait(&self, ctx: &CallContext, req: WaitRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        let timeout = req.timeout_s.unwrap_or(DEFAULT_WAIT_S);
+        if !timeout.is_finite() {
+            return Err(ToolError::Model("timeout_s must be a number".into()));
+        }
+        let timeout = Duration::from_secs_f64(timeout.clamp(0.0, 300.0));
+        let mut scanner = match req.until_output.as_deref() {
+            Some(re) => Some(LineScanner::new(compile(re)?)),
+            None => None,
+        };
+        let started = Instant::now();
+        let mut scan_pos = s.lock().cursor;
+        let mut matched: Option<String> = None;
+        let end = wait_for(&s, ctx, started + timeout, |st| {
+            if let Some(sc) = scanner.as_mut() {
+                for seg in st.buf.read(scan_pos, st.buf.total()) {
+                    if let Segment::Bytes(b) = seg
+                        && matched.is_none()
+                    {
+                        matched = sc.feed(&b);
+                    }
+                }
+                scan_pos = st.buf.total();
+                if matched.is_some() {
+                    return true;
+                }
+            }
+            st.exit.is_some()
+        })
+        .await;
+        if matched.is_none() && end == WaitEnd::Met {
+            // Exited: collect the rest of its output.
+            let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+        }
+        let waited = started.elapsed().as_secs_f64();
+        let mut st = s.lock();
+        let reason = match (&matched, end, st.exit) {
+            (Some(m), _, _) => format!("until_output matched {m:?} after {waited:.2} s"),
+            (None, WaitEnd::Cancelled, _) => {
+                format!("wait was interrupted after {waited:.2} s")
+            }
+            (None, _, Some(exit)) => format!("the process {}", exit.describe()),
+            (None, _, None) => format!("timed out after {waited:.2} s; still running"),
+        };
+        let from = st.cursor;
+        let r = render(
+            &st.buf,
+            from,
+            st.buf.total(),
+            max_bytes(None),
+            st.exit.is_none(),
+        );
+        st.cursor = st.cursor.max(r.next_offset);
+        if st.exit.is_some() && st.cursor >= st.buf.total() {
+            st.exit_reported = true;
+        }
+        let mut out = session_output(&s, &st, from, &r, &reason, matched.as_deref());
+        if let Some(obj) = out.structured.as_mut().and_then(|v| v.as_object_mut()) {
+            obj.insert("interrupted".into(), json!(end == WaitEnd::Cancelled));
+            obj.insert(
+                "timed_out".into(),
+                json!(end == WaitEnd::Timeout && matched.is_none()),
+            );
+        }
+        Ok(out)
+    }
+
+    /// `kill`: SIGTERM to the process group, SIGKILL after the grace period, leader reaped.
+    /// Idempotent: a session already gone says so.
+    pub async fn kill(&self, ctx: &CallContext, req: KillRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        let was_killed;
+        {
+            let mut st = s.lock();
+            was_killed = st.killed;
+            st.killed = true;
+            st.watchers.clear();
+        }
+        let gone_before = !s.group_alive();
+        let mut how = String::new();
+        if !gone_before {
+            let grace = self.inner.config.kill_grace;
+            let task = {
+                let s = Arc::clone(&s);
+                tokio::spawn(async move { terminate(&s, grace).await })
+            };
+            tokio::select! {
+                r = task => how = r.unwrap_or_else(|e| format!("kill task failed: {e}")),
+                _ = ctx.cancel.cancelled() => {
+                    how = "the call was interrupted; SIGTERM was sent and SIGKILL follows \
+                           after the grace period".into();
+                }
+            }
+        }
+        // Collect what it printed last.
+        let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+        let mut st = s.lock();
+        let from = st.cursor;
+        let r = render(&st.buf, from, st.buf.total(), max_bytes(None), false);
+        st.cursor = st.cursor.max(r.next_offset);
+        if st.exit.is_some() {
+            st.exit_reported = true;
+        }
+        let status = st
+            .exit
+            .map(Exit::describe)
+            .unwrap_or_else(|| "is still being terminated".into());
+        let reason = if gone_before {
+            format!(
+                "session {} was already gone ({status}){}; nothing to kill",
+                s.id,
+                if was_killed { ", killed earlier" } else { "" }
+            )
+        } else {
+            format!("killed session {}: {how}; the process {status}", s.id)
+        };
+        let mut out = session_output(&s, &st, from, &r, &reason, None);
+        if let Some(obj) = out.structured.as_mut().and_then(|v| v.as_object_mut()) {
+            obj.insert("already_gone".into(), json!(gone_before));
+        }
+        Ok(out)
+    }
+
+    /// `list`: running sessions and exited ones with unread output or an unreported exit.
+    pub async fn list(&self, _ctx: &CallContext) -> HandlerResult {
+        let mut all: Vec<Arc<Session>> = self.sessions().values().cloned().collect();
+        all.sort_by_key(|s| s.id);
+        let mut rows = Vec::new();
+        let mut text = String::new();
+        for s in all {
+            let st = s.lock();
+            let unread = st.buf.total().saturating_sub(st.cursor);
+            let shown = st.exit.is_none() || unread > 0 || !st.exit_reported;
+            if !shown {
+                continue;
+            }
+            let state = match st.exit {
+                None => "running".to_owned(),
+                Some(e) => e.describe(),
+            };
+            let watchers: Vec<i64> = st.watchers.iter().map(|w| w.id).collect();
+            text.push_str(&format!(
+                "{}  {state}  {:.1} s  pid {}{}  unread {unread} B  `{}`\n",
+                s.id,
+                s.started.elapsed().as_secs_f64(),
+                s.pid,
+                if s.tty { "  tty" } else { "" },
+                short(&s.command)
+            ));
+            rows.push(json!({
+                "session_id": s.id,
+                "host": s.host,
+                "command": s.command,
+                "pid": s.pid,
+                "tty": s.tty,
+                "running": st.exit.is_none(),
+                "exit_code": st.exit.map(Exit::code),
+                "state": state,
+                "age_s": s.started.elapsed().as_secs_f64(),
+                "unread_bytes": unread,
+                "watchers": watchers,
+            }));
+        }
+        if rows.is_empty() {
+            text.push_str("No running sessions and none with unread output.");
+        }
+        Ok(ToolOutput {
+            text,
+            structured: Some(json!({ "sessions": rows })),
+        })
+    }
+
+    /// `resize`: the terminal size (cols × rows, 1–1000 each); the process gets SIGWINCH.
+    pub async fn resize(&self, _ctx: &CallContext, req: ResizeRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        let dim = |v: i64, name: &str| {
+            u16::try_from(v)
+                .ok()
+                .filter(|v| (1..=1000).contains(v))
+                .ok_or_else(|| ToolError::Model(format!("{name} must be 1–1000, not {v}")))
+        };
+        let (cols, rows) = (dim(req.cols, "cols")?, dim(req.rows, "rows")?);
+        s.resize(cols, rows).map_err(ToolError::Model)?;
+        Ok(ToolOutput {
+            text: format!("Session {} terminal is now {cols}×{rows}.", s.id),
+            structured: Some(json!({"session_id": s.id, "cols": cols, "rows": rows})),
+        })
+    }
+
+    /// `unwatch`: remove one watcher, or all of them (the exit wake-up included).
+    pub async fn unwatch(&self, _ctx: &CallContext, req: UnwatchRequest) -> HandlerResult {
+        let s = self.session(req.session_id)?;
+        let mut st = s.lock();
+        let removed: Vec<i64> = match req.watcher_id {
+            Some(w) => {
+                let Some(pos) = st.watchers.iter().position(|x| x.id == w) else {
+                    let ids: Vec<i64> = st.watchers.iter().map(|x| x.id).collect();
+                    return Err(ToolError::Model(format!(
+                        "session {} has no watcher {w}; its watchers: {ids:?}",
+                        s.id
+                    )));
+                };
+                vec![st.watchers.remove(pos).id]
+            }
+            None => st.watchers.drain(..).map(|w| w.id).collect(),
+        };
+        let left: Vec<i64> = st.watchers.iter().map(|x| x.id).collect();
+        Ok(ToolOutput {
+            text: format!(
+                "Session {}: removed watcher(s) {removed:?}; remaining {left:?}.",
+                s.id
+            ),
+            structured: Some(json!({"session_id": s.id, "removed": removed, "remaining": left})),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Waiting
+
+/// Waits until `pred` holds (checked on every change), the deadline, or an interrupt.
+async fn wait_for(
+    s: &Session,
+    ctx: &CallContext,
+    deadline: Instant,
+    mut pred: impl FnMut(&mut State) -> bool,
+) -> WaitEnd {
+    let mut rx = s.changed.subscribe();
+    loop {
+        if pred(&mut s.lock()) {
+            return WaitEnd::Met;
+        }
+        tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => return WaitEnd::Cancelled,
+            r = rx.changed() => {
+                if r.is_err() {
+                    return WaitEnd::Met;
+                }
+            }
+            _ = tokio::time::sleep_until(deadline.into()) => {
+                return if pred(&mut s.lock()) { WaitEnd::Met } else { WaitEnd::Timeout };
+            }
+        }
+    }
+}
+
+/// Waits for exit (then for the rest of the output, briefly) or the deadline / interrupt.
+async fn wait_exit_or(s: &Session, ctx: &CallContext, deadline: Instant) -> WaitEnd {
+    let end = wait_for(s, ctx, deadline, |st| st.exit.is_some()).await;
+    if end == WaitEnd::Met {
+        let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+    }
+    end
+}
+
+/// After input: wait for output to start (≤ 500 ms) and then to pause for 100 ms
+/// (≤ 2 s in all), or for the process to exit.
+async fn settle(s: &Session, ctx: &CallContext) {
+    let hard = Instant::now() + Duration::from_secs(2);
+    let mut quiet = Instant::now() + Duration::from_millis(500);
+    let mut last = s.lock().buf.total();
+    loop {
+        let end = wait_for(s, ctx, quiet.min(hard), |st| {
+            st.buf.total() != last || st.exit.is_some()
+        })
+        .await;
+        if end != WaitEnd::Met {
+            return;
+        }
+        let (total, exited) = {
+            let st = s.lock();
+            (st.buf.total(), st.exit.is_some())
+        };
+        if exited {
+            let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+            return;
+        }
+        last = total;
+        quiet = Instant::now() + Duration::from_millis(100);
+    }
+}
+
+/// SIGTERM (+SIGCONT) to the group, wait for it to be gone, SIGKILL after `grace`.
+async fn terminate(s: &Session, grace: Duration) -> String {
+    s.signal(libc::SIGTERM);
+    s.signal(libc::SIGCONT);
+    if wait_group_gone(s, Instant::now() + grace).await {
+        return "SIGTERM".into();
+    }
+    s.signal(libc::SIGKILL);
+    if wait_group_gone(s, Instant::now() + Duration::from_secs(5)).await {
+        format!("SIGTERM, then SIGKILL after {:.1} s", grace.as_secs_f64())
+    } else {
+        "SIGTERM, then SIGKILL; some process of the group is still not gone".into()
+    }
+}
+
+async fn wait_group_gone(s: &Session, deadline: Instant) -> bool {
+    loop {
+        reap_orphans();
+        if !s.group_alive() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn orphan_reaper(weak: Weak<Inner>) {
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        if weak.upgrade().is_none() {
+            return;
+        }
+        reap_orphans();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Input
+
+fn write_or_err(s: &Session, bytes: &[u8]) -> Result<(), ToolError> {
+    s.write_input(bytes).map_err(|e| {
+        let state = match s.lock().exit {
+            Some(exit) => format!("the process {}", exit.describe()),
+            None => "its input is closed".into(),
+        };
+        ToolError::Model(format!(
+            "could not write to session {}: {state} ({e})",
+            s.id
+        ))
+    })
+}
+
+/// Sends a key: to the terminal as is; to a pipe session control keys become signals.
+fn send_key(s: &Session, bytes: &[u8]) -> Result<(), ToolError> {
+    if !s.tty {
+        let signal = match bytes {
+            [0x03] => Some(libc::SIGINT),
+            [0x1a] => Some(libc::SIGTSTP),
+            [0x1c] => Some(libc::SIGQUIT),
+            _ => None,
+        };
+        if let Some(sig) = signal {
+            s.signal(sig);
+            return Ok(());
+        }
+        match bytes {
+            [0x04] => {
+                s.close_input();
+                return Ok(());
+            }
+            b"\r" => return write_or_err(s, b"\n"),
+            _ => {}
+        }
+    }
+    write_or_err(s, bytes)
+}
+
+// ---------------------------------------------------------------------------------------
+// Rendering
+
+struct Rendered {
+    text: String,
+    next_offset: u64,
+    dropped: u64,
+    truncated: u64,
+}
+
+/// Renders `[from, to)`, cut in the middle to `max_bytes`; with `hold_partial` an
+/// incomplete UTF-8 sequence at the end is left for the next read.
+fn render(
+    buf: &OutputBuffer,
+    from: u64,
+    to: u64,
+    max_bytes: usize,
+    hold_partial: bool,
+) -> Rendered {
+    let to = to.min(buf.total());
+    let from = from.min(to);
+    let mut end = to;
+    if hold_partial {
+        let look = end.saturating_sub(3).max(from);
+        let mut tail = Vec::new();
+        for seg in buf.read(look, end) {
+            if let Segment::Bytes(b) = seg {
+                tail.extend(b);
+            }
+        }
+        end -= incomplete_utf8_suffix(&tail) as u64;
+    }
+    let mut dropped = 0;
+    let mut piece = |a: u64, b: u64, trim_end: bool, trim_start: bool| {
+        let mut bytes = Vec::new();
+        let mut text = String::new();
+        let flush = |bytes: &mut Vec<u8>, text: &mut String| {
+            text.push_str(&String::from_utf8_lossy(bytes));
+            bytes.clear();
+        };
+        for seg in buf.read(a, b) {
+            match seg {
+                Segment::Bytes(b) => bytes.extend(b),
+                Segment::Dropped(n) => {
+                    dropped += n;
+                    flush(&mut bytes, &mut text);
+                    text.push_str(&format!("\n[… {n} bytes dropped …]\n"));
+                }
+            }
+        }
+        if trim_start && text.is_empty() {
+            let skip = bytes
+                .iter()
+                .take(3)
+                .take_while(|b| (**b & 0xC0) == 0x80)
+                .count();
+            bytes.drain(..skip);
+        }
+        if trim_end {
+            let n = incomplete_utf8_suffix(&bytes);
+            bytes.truncate(bytes.len() - n);
+        }
+        flush(&mut bytes, &mut text);
+        text
+    };
+    let len = end - from;
+    let max = max_bytes as u64;
+    let (text, truncated) = if len <= max {
+        (piece(from, end, false, false), 0)
+    } else {
+        let half = max / 2;
+        let head_end = from + half;
+        let tail_start = end - (max - half);
+        let mut text = piece(from, head_end, true, false);
+        let cut = tail_start - head_end;
+        text.push_str(&format!(
+            "\n[… {cut} bytes (~{} tokens) truncated; read them with shell_session poll \
+             offset={head_end} …]\n",
+            cut.div_ceil(4)
+        ));
+        text.push_str(&piece(tail_start, end, false, true));
+        (text, cut)
+    };
+    Rendered {
+        text,
+        next_offset: end,
+        dropped,
+        truncated,
+    }
+}
+
+/// Length of an incomplete UTF-8 sequence at the end of `b` (0–3).
+fn incomplete_utf8_suffix(b: &[u8]) -> usize {
+    for back in 1..=b.len().min(3) {
+        let c = b[b.len() - back];
+        if c & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = if c >= 0xF0 {
+            4
+        } else if c >= 0xE0 {
+            3
+        } else if c >= 0xC0 {
+            2
+        } else {
+            1
+        };
+        return if need > back { back } else { 0 };
+    }
+    0
+}
+
+fn session_output(
+    s: &Session,
+    st: &State,
+    from: u64,
+    r: &Rendered,
+    reason: &str,
+    matched: Option<&str>,
+) -> ToolOutput {
+    let status = match st.exit {
+        None => format!(
+            "Session {} running (pid {}, {:.1} s)",
+            s.id,
+            s.pid,
+            s.started.elapsed().as_secs_f64()
+        ),
+        Some(exit) => format!("Session {}: process {}", s.id, exit.describe()),
+    };
+    let mut text = String::new();
+    if !reason.is_empty() {
+        text.push_str(reason);
+        text.push('\n');
+    }
+    text.push_str(&status);
+    text.push_str(&format!(
+        "\nOutput (bytes {from}–{} of {}):\n",
+        r.next_offset,
+        st.buf.total()
+    ));
+    text.push_str(&r.text);
+    ToolOutput {
+        text,
+        structured: Some(json!({
+            "session_id": s.id,
+            "running": st.exit.is_none(),
+            "exit_code": st.exit.map(Exit::code),
+            "signal": match st.exit { Some(Exit::Signal(sig)) => Some(sig), _ => None },
+            "reason": reason,
+            "matched": matched,
+            "output": r.text,
+            "offset": from,
+            "next_offset": r.next_offset,
+            "total_bytes": st.buf.total(),
+            "dropped_bytes": r.dropped,
+            "truncated_bytes": r.truncated,
+        })),
+    }
+}
+
+fn push_notes(text: &mut String, notes: &[String]) {
+    for n in notes {
+        text.push('\n');
+        text.push_str(n);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+
+fn clamp_ms(v: Option<i64>, default: i64, lo: i64, hi: i64) -> Duration {
+    Duration::from_millis(v.unwrap_or(default).clamp(lo, hi) as u64)
+}
+
+/// `max_output_tokens` → bytes (1 token ≈ 4 bytes), at least 64 bytes.
+fn max_bytes(tokens: Option<i64>) -> usize {
+    let t = tokens.unwrap_or(DEFAULT_MAX_TOKENS).clamp(16, 1 << 24);
+    (t as usize) * 4
+}
+
+fn compile(re: &str) -> Result<regex::bytes::Regex, ToolError> {
+    regex::bytes::RegexBuilder::new(re)
+        .multi_line(true)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| ToolError::Model(format!("until_output is not a valid regex: {e}")))
+}
+
+fn short(cmd: &str) -> String {
+    let one_line = cmd.replace('\n', " ");
+    match one_line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
+        None => one_line,
+    }
+}
+
+fn find_shell() -> PathBuf {
+    for p in ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"] {
+        if Path::new(p).is_file() {
+            return PathBuf::from(p);
+        }
+    }
+    PathBuf::from("/bin/sh")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn middle_truncation_names_the_offset() {
+        let mut b = OutputBuffer::new(1 << 20);
+        b.push(&[b'x'; 1000]);
+        let r = render(&b, 0, 1000, 200, false);
+        assert_eq!(r.truncated, 800);
+        assert!(r.text.contains("offset=100"), "{}", r.text);
+        assert_eq!(r.next_offset, 1000);
+    }
+
+    #[test]
+    fn partial_utf8_is_held_back() {
+        let mut b = OutputBuffer::new(1 << 20);
+        b.push("é".as_bytes());
+        b.push(&"€".as_bytes()[..2]);
+        let r = render(&b, 0, b.total(), 1000, true);
+        assert_eq!(r.text, "é");
+        assert_eq!(r.next_offset, 2);
+    }
+}
