@@ -103,22 +103,35 @@ impl Default for Limits {
     }
 }
 
-/// One LLM provider, as `introspect llm` reports it. `api_key` and every entry of `extra`
+/// One LLM provider, as `introspect llm` reports it. `api_key`, every entry of `extra`
 /// whose key looks secret (key, token, secret, password, authorization, credential,
-/// cookie) are redacted in every output.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// cookie) and URL userinfo are redacted in every output: `Debug` and `Serialize` both
+/// print [`LlmProviderConfig::redacted_json`].
+#[derive(Clone, PartialEq, Deserialize)]
 pub struct LlmProviderConfig {
     pub name: String,
     pub base_url: String,
     #[serde(default)]
     pub models: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub default_model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub api_key: Option<Secret>,
     /// Any other provider setting (headers, api version, …), reported redacted.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl fmt::Debug for LlmProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LlmProviderConfig({})", self.redacted_json())
+    }
+}
+
+impl Serialize for LlmProviderConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.redacted_json().serialize(serializer)
+    }
 }
 
 impl LlmProviderConfig {
