@@ -1,10 +1,101 @@
-//! `toolsurface validate`.
+//! `toolsurface validate`: parse a model tool call against the standard surface compiled in by
+//! build.rs, exactly as a host's `Call::parse` would, and print the typed call or the error the
+//! model would get.
+
+use std::io::{BufRead as _, Write as _};
 
 use super::Status;
+use crate::standard::{Call, Family, Role, Scope, Skill};
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Examples:\n  toolsurface validate --role side_chat --family chat \
+    '{\"name\":\"shell_session\",\"arguments\":{\"action\":\"kill\",\"session_id\":4242}}'\n  \
+    cat calls.jsonl | toolsurface validate --role main --family responses -\n\n\
+    Prints the typed call as JSON and exits 0, or prints the model-facing error and exits 1. \
+    With `-`, reads JSON lines and prints one line per call (errors as {\"error\":…,\"kind\":…}); \
+    exits 1 if any call was refused.")]
+pub struct Args {
+    /// The role whose surface is used (side_chat, main, …).
+    #[arg(long)]
+    role: String,
+    /// The model family (chat, responses, anthropic, gemini, …).
+    #[arg(long)]
+    family: String,
+    /// Activate a skill the role offers (repeatable).
+    #[arg(long = "skill")]
+    skills: Vec<String>,
+    /// `{"name":…,"arguments":…}` (arguments an object, or the JSON text / freeform input as a
+    /// string), or `-` for JSON lines on stdin.
+    call: String,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface validate` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let role: Role = match args.role.parse() {
+        Ok(r) => r,
+        Err(e) => return usage(&e),
+    };
+    let family: Family = match args.family.parse() {
+        Ok(f) => f,
+        Err(e) => return usage(&e),
+    };
+    let mut skills: Vec<Skill> = Vec::new();
+    for s in &args.skills {
+        match s.parse() {
+            Ok(s) => skills.push(s),
+            Err(e) => return usage(&e),
+        }
+    }
+    let scope = Scope::new(role, family).with_skills(&skills);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.call != "-" {
+        return match validate_one(&scope, &args.call) {
+            Ok(json) => {
+                writeln!(out, "{json}")?;
+                Ok(Status::Clean)
+            }
+            Err(message) => {
+                writeln!(out, "{}", message.message)?;
+                Ok(Status::Invalid)
+            }
+        };
+    }
+    let mut status = Status::Clean;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match validate_one(&scope, &line) {
+            Ok(json) => writeln!(out, "{json}")?,
+            Err(e) => {
+                status = Status::Invalid;
+                let err = serde_json::json!({ "error": e.message, "kind": format!("{:?}", e.kind) });
+                writeln!(out, "{err}")?;
+            }
+        }
+    }
+    Ok(status)
+}
+
+fn usage(e: &dyn std::fmt::Display) -> anyhow::Result<Status> {
+    eprintln!("error: {e}");
+    Ok(Status::Usage)
+}
+
+/// The typed call as JSON, or the refusal.
+fn validate_one(scope: &Scope<'_>, text: &str) -> Result<String, crate::CallError> {
+    let bad = |m: String| crate::CallError::new(crate::CallErrorKind::InvalidJson, m);
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| bad(format!("the call is not JSON ({e}); expected {{\"name\":…,\"arguments\":…}}")))?;
+    let name = value
+        .get("name")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| bad("the call has no \"name\" string".to_owned()))?;
+    let call = match value.get("arguments") {
+        None => Call::parse_in(scope, name, ""),
+        Some(serde_json::Value::String(s)) => Call::parse_in(scope, name, s.as_str()),
+        Some(v) => Call::parse_in(scope, name, v),
+    }?;
+    serde_json::to_string(&call).map_err(|e| bad(format!("cannot print the call: {e}")))
 }
