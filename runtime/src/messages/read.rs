@@ -308,7 +308,9 @@ fn audit_block(m: &Message, marker: &str) -> String {
             indent_continuation(&previewed(m, f, v), "    ")
         ));
     };
-    field(&mut s, "content", PayloadField::Content, &m.content);
+    if !m.content.is_empty() || (m.tool_result.is_none() && m.tool_calls.is_none()) {
+        field(&mut s, "content", PayloadField::Content, &m.content);
+    }
     if let Some(v) = &m.reasoning {
         field(&mut s, "reasoning", PayloadField::Reasoning, v);
     }

@@ -1,0 +1,447 @@
+//! `message_read` over a real SQLite store loaded from the sample transcript.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Cursor;
+
+use serde_json::Value;
+use toolsurface_runtime::call::{ToolError, ToolOutput};
+use toolsurface_runtime::messages::{
+    HistoryView, Message, MessageReadMode, MessageReadRequest, MessageStore, PayloadField, Role,
+    SqliteMessageStore, import_jsonl, message_read,
+};
+
+const SAMPLE: &str = include_str!("../../examples/transcripts/sample.jsonl");
+
+fn store() -> (tempfile::TempDir, SqliteMessageStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteMessageStore::open(dir.path().join("m.sqlite3")).unwrap();
+    import_jsonl(&store, Cursor::new(SAMPLE)).unwrap();
+    (dir, store)
+}
+
+fn ok(store: &SqliteMessageStore, req: MessageReadRequest) -> (String, Value) {
+    let ToolOutput { text, structured } = message_read(store, &req).unwrap();
+    (text, structured.unwrap())
+}
+
+fn model_err(store: &SqliteMessageStore, req: MessageReadRequest) -> String {
+    match message_read(store, &req) {
+        Err(ToolError::Model(m)) => m,
+        other => panic!("expected a model error, got {other:?}"),
+    }
+}
+
+fn history(session: &str) -> MessageReadRequest {
+    MessageReadRequest {
+        mode: MessageReadMode::History,
+        session_id: Some(session.into()),
+        ..Default::default()
+    }
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn transcript_is_role_colon_text_lines_oldest_first() {
+    let (_d, s) = store();
+    let (text, v) = ok(&s, history("sess-review"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "session sess-review: 12 of 12 messages");
+    assert_eq!(
+        lines[1],
+        "user: Review the sqlite skill: can sql_query ever write?"
+    );
+    assert!(
+        lines[2].starts_with("assistant: It opens the database")
+            && lines[2].ends_with("[calls sql_query]"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("tool: sql_query: refused"),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(
+        *lines.last().unwrap(),
+        "assistant: Done. Summary posted to #infra."
+    );
+    assert_eq!(v["total"], 12);
+    assert_eq!(v["truncated"], false);
+    assert_eq!(ids(&v).len(), 12);
+}
+
+#[test]
+fn limit_keeps_the_newest_messages() {
+    let (_d, s) = store();
+    let (text, v) = ok(
+        &s,
+        MessageReadRequest {
+            limit: Some(3),
+            ..history("sess-build")
+        },
+    );
+    assert_eq!(ids(&v), vec!["m-0016", "m-0017", "m-0018"]);
+    assert_eq!(v["truncated"], true);
+    assert!(text.starts_with("session sess-build: 3 of 18 messages (newest; 15 older not shown)"));
+}
+
+#[test]
+fn long_fields_are_previewed_with_a_payload_pointer() {
+    let (_d, s) = store();
+    let (text, v) = ok(&s, history("sess-build"));
+    assert!(
+        text.contains("[5952 chars; mode=payload message_id=m-0007 field=tool_result]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("test result: FAILED"),
+        "the log tail must not be inlined"
+    );
+    let m7 = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "m-0007")
+        .unwrap();
+    assert_eq!(m7["chars"]["tool_result"], 5952);
+}
+
+#[test]
+fn channel_history_spans_sessions_and_marks_them() {
+    let (_d, s) = store();
+    let (text, v) = ok(
+        &s,
+        MessageReadRequest {
+            mode: MessageReadMode::History,
+            channel: Some("infra".into()),
+            limit: Some(500),
+            ..Default::default()
+        },
+    );
+    let ids = ids(&v);
+    assert_eq!(ids.len(), 28);
+    assert!(
+        !ids.contains(&"m-0017".to_string()),
+        "m-0017 has no channel"
+    );
+    assert!(text.contains("[session sess-build]\nsystem: You are the build assistant"));
+    assert!(text.contains("[session sess-review]\nuser: Review the sqlite skill"));
+    assert!(text.find("[session sess-build]") < text.find("[session sess-review]"));
+}
+
+#[test]
+fn turns_view_groups_by_turn_field_or_user_message() {
+    let (_d, s) = store();
+    let (text, v) = ok(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Turns),
+            ..history("sess-build")
+        },
+    );
+    let turns: Vec<i64> = v["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn"].as_i64().unwrap())
+        .collect();
+    assert_eq!(turns, vec![0, 1, 2, 3]);
+    assert_eq!(v["turns"][1]["messages"].as_array().unwrap().len(), 11);
+    assert!(
+        text.contains("── turn 1 · 2026-11-13T22:30:12+08:00 · 11 messages"),
+        "{text}"
+    );
+    assert!(text.contains("\n  user: The runtime tests fail"), "{text}");
+
+    // sess-review has no turn numbers: a turn starts at each user message.
+    let (_, v) = ok(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Turns),
+            ..history("sess-review")
+        },
+    );
+    let sizes: Vec<usize> = v["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["messages"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, vec![6, 4, 2]);
+
+    // limit counts turns in this view.
+    let (text, v) = ok(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Turns),
+            limit: Some(1),
+            ..history("sess-review")
+        },
+    );
+    assert_eq!(v["returned_turns"], 1);
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["turns"][0]["messages"][0]["id"], "r-0011");
+    assert!(
+        text.contains("1 of 3 turns (12 messages) (newest; 2 older not shown)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn audit_view_shows_ids_timestamps_and_tool_calls() {
+    let (_d, s) = store();
+    let (text, _) = ok(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Audit),
+            limit: Some(2),
+            ..history("sess-review")
+        },
+    );
+    assert!(
+        text.contains("[r-0011] 2026-11-13T15:09:00Z user session=sess-review channel=infra"),
+        "{text}"
+    );
+    assert!(
+        text.contains("content (31 chars): Done. Summary posted to #infra."),
+        "{text}"
+    );
+
+    let (text, _) = ok(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Audit),
+            ..history("sess-build")
+        },
+    );
+    assert!(text.contains(
+        "[m-0003] 2026-11-13T22:30:15+08:00 assistant session=sess-build channel=infra turn=1"
+    ));
+    assert!(text.contains(r#"tool_calls ("#), "{text}");
+    assert!(text.contains(r#""name":"set_workdirs""#), "{text}");
+    assert!(text.contains("reasoning ("), "{text}");
+}
+
+#[test]
+fn history_needs_exactly_one_of_session_and_channel() {
+    let (_d, s) = store();
+    let both = MessageReadRequest {
+        channel: Some("infra".into()),
+        ..history("sess-build")
+    };
+    assert!(model_err(&s, both).contains("exactly one of session_id or channel"));
+    let neither = MessageReadRequest::default();
+    assert!(model_err(&s, neither).contains("exactly one of session_id or channel"));
+    let foreign = MessageReadRequest {
+        message_id: Some("m-0001".into()),
+        offset: Some(3),
+        ..history("sess-build")
+    };
+    assert_eq!(
+        model_err(&s, foreign),
+        "mode=history: unexpected fields message_id, offset"
+    );
+}
+
+#[test]
+fn unknown_session_and_channel_name_what_was_looked_up() {
+    let (_d, s) = store();
+    let e = model_err(&s, history("sess-buld"));
+    assert!(e.contains(r#"no session "sess-buld""#), "{e}");
+    assert!(e.contains(r#"did you mean "sess-build"?"#), "{e}");
+    let e = model_err(
+        &s,
+        MessageReadRequest {
+            channel: Some("ops".into()),
+            ..Default::default()
+        },
+    );
+    assert!(e.contains(r#"no channel "ops""#), "{e}");
+    assert!(e.contains(r#"known channels: "infra""#), "{e}");
+}
+
+fn context(id: &str, before: Option<u64>, after: Option<u64>) -> MessageReadRequest {
+    MessageReadRequest {
+        mode: MessageReadMode::Context,
+        message_id: Some(id.into()),
+        before,
+        after,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn context_defaults_to_three_before_and_after() {
+    let (_d, s) = store();
+    let (text, v) = ok(&s, context("m-0008", None, None));
+    let side = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(side("before"), vec!["m-0005", "m-0006", "m-0007"]);
+    assert_eq!(side("after"), vec!["m-0009", "m-0010", "m-0011"]);
+    assert_eq!(v["message"]["id"], "m-0008");
+    assert!(text.contains("▶ [m-0008]"), "{text}");
+    assert!(text.starts_with("context of message m-0008 (session sess-build): 3 before, 3 after"));
+
+    let (_, v) = ok(&s, context("m-0002", Some(5), Some(0)));
+    assert_eq!(v["before"].as_array().unwrap().len(), 1);
+    assert_eq!(v["after"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn context_of_an_unknown_message_suggests_close_ids() {
+    let (_d, s) = store();
+    let e = model_err(&s, context("m-00007", None, None));
+    assert!(
+        e.starts_with(r#"no message "m-00007" in the message store"#),
+        "{e}"
+    );
+    assert!(e.contains(r#""m-0007""#), "{e}");
+    let e = model_err(
+        &s,
+        MessageReadRequest {
+            mode: MessageReadMode::Context,
+            ..Default::default()
+        },
+    );
+    assert_eq!(e, "mode=context: message_id is required");
+}
+
+fn payload(
+    id: &str,
+    field: PayloadField,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> MessageReadRequest {
+    MessageReadRequest {
+        mode: MessageReadMode::Payload,
+        message_id: Some(id.into()),
+        field: Some(field),
+        offset,
+        limit,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn payload_pages_through_a_long_field() {
+    let (_d, s) = store();
+    let whole = s.get("m-0007").unwrap().unwrap().tool_result.unwrap();
+    let mut offset = None;
+    let mut pages = Vec::new();
+    let mut assembled = String::new();
+    loop {
+        let (text, v) = ok(
+            &s,
+            payload("m-0007", PayloadField::ToolResult, offset, Some(1000)),
+        );
+        assert_eq!(v["total_chars"], 5952);
+        let chunk = v["text"].as_str().unwrap();
+        assert!(text.ends_with(chunk));
+        assembled.push_str(chunk);
+        pages.push(text.lines().next().unwrap().to_string());
+        match v["next_offset"].as_u64() {
+            Some(n) => offset = Some(n),
+            None => break,
+        }
+    }
+    assert_eq!(assembled, whole);
+    assert_eq!(pages.len(), 6);
+    assert_eq!(
+        pages[0],
+        "message m-0007 tool_result: characters 0..1000 of 5952 (next offset 1000)"
+    );
+    assert_eq!(
+        pages[5],
+        "message m-0007 tool_result: characters 5000..5952 of 5952 (end)"
+    );
+}
+
+#[test]
+fn payload_counts_characters_not_bytes() {
+    let s = SqliteMessageStore::open_in_memory().unwrap();
+    s.insert(&[Message {
+        id: "u1".into(),
+        session_id: "s".into(),
+        channel: None,
+        role: Role::User,
+        at: "2026-01-01T00:00:00Z".into(),
+        turn: None,
+        content: "héllo wörld ✓ 你好".into(),
+        tool_result: None,
+        reasoning: None,
+        tool_calls: None,
+    }])
+    .unwrap();
+    let (_, v) = ok(&s, payload("u1", PayloadField::Content, Some(6), Some(7)));
+    assert_eq!(v["text"], "wörld ✓");
+    assert_eq!(v["next_offset"], 13);
+    assert_eq!(v["total_chars"], 16);
+    let (_, v) = ok(&s, payload("u1", PayloadField::Content, Some(16), None));
+    assert_eq!(v["text"], "");
+    assert_eq!(v["next_offset"], Value::Null);
+}
+
+#[test]
+fn payload_errors_are_specific() {
+    let (_d, s) = store();
+    let e = model_err(
+        &s,
+        payload("m-0007", PayloadField::ToolResult, Some(9000), None),
+    );
+    assert_eq!(
+        e,
+        r#"offset 9000 is past the end of message "m-0007" tool_result (5952 characters)"#
+    );
+    let e = model_err(&s, payload("m-0004", PayloadField::Reasoning, None, None));
+    assert_eq!(
+        e,
+        r#"message "m-0004" has no reasoning; its fields: content, tool_result"#
+    );
+    let e = model_err(
+        &s,
+        MessageReadRequest {
+            field: None,
+            ..payload("m-0004", PayloadField::Content, None, None)
+        },
+    );
+    assert!(e.starts_with("mode=payload: field is required"), "{e}");
+    let e = model_err(
+        &s,
+        MessageReadRequest {
+            view: Some(HistoryView::Audit),
+            ..payload("m-0004", PayloadField::Content, None, None)
+        },
+    );
+    assert_eq!(e, "mode=payload: unexpected field view");
+    let e = model_err(&s, payload("zzz-9", PayloadField::Content, None, None));
+    assert!(e.starts_with(r#"no message "zzz-9""#), "{e}");
+}
+
+#[test]
+fn requests_deserialize_from_tool_call_json() {
+    let (_d, s) = store();
+    let req: MessageReadRequest =
+        serde_json::from_str(r#"{"mode":"payload","message_id":"m-0003","field":"tool_calls"}"#)
+            .unwrap();
+    let (_, v) = ok(&s, req);
+    let calls: Value = serde_json::from_str(v["text"].as_str().unwrap()).unwrap();
+    assert_eq!(calls[0]["arguments"]["dirs"][0], "/work/app");
+    assert!(
+        serde_json::from_str::<MessageReadRequest>(r#"{"mode":"history","sessionId":"x"}"#)
+            .is_err()
+    );
+    assert!(serde_json::from_str::<MessageReadRequest>(r#"{"mode":"everything"}"#).is_err());
+}
