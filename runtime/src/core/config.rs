@@ -282,20 +282,41 @@ pub struct ConfigError {
     pub problems: Vec<String>,
 }
 
-/// Does a settings key name something secret?
+/// Does a settings key name something secret? Looks at the key's words (split at `_`, `-`,
+/// `.` and camelCase humps), so `api_key`, `apiKey`, `X-Api-Key`, `access_token` and
+/// `Authorization` are secret while `max_tokens` and `keep_alive` are not.
 pub fn is_secret_key(key: &str) -> bool {
-    const MARKERS: [&str; 8] = [
+    const WORDS: [&str; 12] = [
         "key",
+        "apikey",
         "token",
         "secret",
         "password",
         "passwd",
+        "passphrase",
         "authorization",
+        "auth",
         "credential",
+        "credentials",
         "cookie",
     ];
-    let key = key.to_ascii_lowercase();
-    MARKERS.iter().any(|marker| key.contains(marker))
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            words.push(std::mem::take(&mut word));
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            words.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    words.push(word);
+    words.iter().any(|w| WORDS.contains(&w.as_str()))
 }
 
 /// `value` with every secret-looking key's value replaced, recursively.
@@ -348,6 +369,25 @@ mod tests {
             Some("\"[redacted]\"")
         );
         assert_eq!(secret.expose(), "sk-live-1234");
+    }
+
+    #[test]
+    fn secret_keys_are_recognised_by_word() {
+        for key in [
+            "api_key",
+            "apiKey",
+            "X-Api-Key",
+            "access_token",
+            "Authorization",
+            "client_secret",
+            "password",
+            "aws.secretAccessKey",
+        ] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in ["max_tokens", "keep_alive", "monkey", "model", "tokenizer"] {
+            assert!(!is_secret_key(key), "{key}");
+        }
     }
 
     #[test]
