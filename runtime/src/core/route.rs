@@ -18,10 +18,10 @@ pub fn route_call<C: CallInfo>(
     registry: &SessionRegistry,
 ) -> Result<String, ToolError> {
     let route = call.route();
-    if call.is_follow_up() || route == Route::SessionHost {
-        if let Some(target) = call.session_target() {
-            return session_host(target, registry);
-        }
+    if (call.is_follow_up() || route == Route::SessionHost)
+        && let Some(target) = call.session_target()
+    {
+        return session_host(target, registry);
     }
     Ok(match route {
         Route::ThreadHost | Route::SessionHost => bound_host.to_owned(),
