@@ -347,23 +347,33 @@ pub fn detect_sync_drive(path: &Path) -> Option<SyncDrive> {
             _ => None,
         })
         .collect();
+    // Case-sensitive: the clients create these exact names; a lowercase `dropbox` is more
+    // likely a source folder than a sync root.
     for (i, n) in names.iter().enumerate() {
-        let lower = n.to_lowercase();
-        if lower == "dropbox" || lower.starts_with("dropbox (") || lower.starts_with("dropbox-") {
+        let n = n.as_str();
+        // macOS File Provider roots: ~/Library/CloudStorage/{Dropbox[-Team],
+        // OneDrive-Personal, GoogleDrive-<account>}.
+        let in_cloud_storage = i > 0 && names[i - 1] == "CloudStorage";
+        if n == "Dropbox"
+            || n.starts_with("Dropbox (")
+            || (in_cloud_storage && n.starts_with("Dropbox"))
+        {
             return Some(SyncDrive::Dropbox);
         }
-        if lower == "onedrive" || lower.starts_with("onedrive - ") || lower.starts_with("onedrive-")
+        if n == "OneDrive"
+            || n.starts_with("OneDrive - ")
+            || (in_cloud_storage && n.starts_with("OneDrive"))
         {
             return Some(SyncDrive::OneDrive);
         }
-        if n == "Mobile Documents" || lower == "icloud drive" || lower == "iclouddrive" {
+        if n == "Mobile Documents" || n == "iCloud Drive" || n == "iCloudDrive" {
             return Some(SyncDrive::ICloudDrive);
         }
-        if lower == "google drive" || lower.starts_with("googledrive-") {
+        if n == "Google Drive" || (in_cloud_storage && n.starts_with("GoogleDrive")) {
             return Some(SyncDrive::GoogleDrive);
         }
         // Google Drive for desktop on Windows mounts a drive letter holding "My Drive".
-        if (n == "My Drive" || n == "Shared drives") && i <= 1 {
+        if (n == "My Drive" || n == "Shared drives") && i == 0 {
             return Some(SyncDrive::GoogleDrive);
         }
     }
