@@ -1,0 +1,82 @@
+"""Shared fixtures for the Python suites: the built `toolsurface` binary and its output.
+
+The binary is TOOLSURFACE_BIN when set, else target/release/toolsurface, else
+target/debug/toolsurface. A missing binary is an error, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL_DEFS = ROOT / "tool-defs"
+
+
+def _locate_binary() -> Path:
+    env = os.environ.get("TOOLSURFACE_BIN")
+    if env:
+        path = Path(env)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise RuntimeError(f"TOOLSURFACE_BIN={env} is not an executable file")
+        return path
+    for profile in ("release", "debug"):
+        path = ROOT / "target" / profile / "toolsurface"
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    raise RuntimeError(
+        "no toolsurface binary: set TOOLSURFACE_BIN or run `cargo build -p toolsurface` "
+        f"(looked in {ROOT / 'target' / 'release'} and {ROOT / 'target' / 'debug'})"
+    )
+
+
+BIN = _locate_binary()
+
+
+def run_toolsurface(*args: str) -> str:
+    """Run the binary; fail the test with its stderr if it does not exit 0."""
+    proc = subprocess.run(
+        [str(BIN), *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"toolsurface {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}",
+            pytrace=False,
+        )
+    return proc.stdout
+
+
+@lru_cache(maxsize=None)
+def surfaces() -> tuple[tuple[str, str], ...]:
+    """Every role × family, from `toolsurface emit --list`."""
+    out = run_toolsurface("emit", "--list", str(TOOL_DEFS))
+    pairs = tuple(tuple(line.split(" ")) for line in out.splitlines() if line)
+    for pair in pairs:
+        assert len(pair) == 2, f"bad --list line: {pair}"
+    assert pairs, "toolsurface emit --list printed no surface"
+    return pairs  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=None)
+def emit_raw(role: str, family: str, dialect: str | None = None) -> str:
+    args = ["emit", "--role", role, "--family", family]
+    if dialect:
+        args += ["--dialect", dialect]
+    return run_toolsurface(*args, str(TOOL_DEFS))
+
+
+def emit(role: str, family: str, dialect: str | None = None) -> list[dict]:
+    """The published array, parsed (key order preserved)."""
+    tools = json.loads(emit_raw(role, family, dialect))
+    assert isinstance(tools, list)
+    return tools
+
+
+@pytest.fixture(scope="session")
+def toolsurface_bin() -> Path:
+    return BIN
