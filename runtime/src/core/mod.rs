@@ -22,7 +22,10 @@
 //! from a PTY reader thread), then `sender.send(WakeUp::exited(id, host, Some(code)))` or
 //! `WakeUp::matched(id, host, text)`. The host takes the single [`WakeReceiver`] once with
 //! [`Runtime::take_wake_receiver`] and starts a turn per event. A send fails only when the
-//! receiver is gone ([`WakeClosed`]), which watchers may ignore.
+//! receiver is gone ([`WakeClosed`]), which watchers may ignore. A `WakeSender` also
+//! implements the shell family's [`crate::shell::WakeSink`] contract, converting its
+//! `WakeUp` (watcher id, command, exit description kept): hand
+//! `Arc::new(runtime.wake_sender())` to the shell host.
 
 mod batch;
 mod config;

@@ -24,6 +24,12 @@ pub struct WakeUp {
     pub host: String,
     pub kind: WakeKind,
     pub at: SystemTime,
+    /// The watcher that fired, when the publisher has watcher ids.
+    pub watcher_id: Option<i64>,
+    /// The session's command, for the model-facing text.
+    pub command: Option<String>,
+    /// The publisher's own wording ("killed by SIGTERM"), preferred by `Display`.
+    pub detail: Option<String>,
 }
 
 impl WakeUp {
@@ -33,6 +39,9 @@ impl WakeUp {
             host: host.into(),
             kind: WakeKind::Exited { code },
             at: SystemTime::now(),
+            watcher_id: None,
+            command: None,
+            detail: None,
         }
     }
 
@@ -42,6 +51,9 @@ impl WakeUp {
             host: host.into(),
             kind: WakeKind::Matched { text: text.into() },
             at: SystemTime::now(),
+            watcher_id: None,
+            command: None,
+            detail: None,
         }
     }
 }
@@ -49,8 +61,15 @@ impl WakeUp {
 /// The model-facing sentence: "session 1001 on alpha exited with code 0".
 impl fmt::Display for WakeUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "session {} on {} ", self.session_id, self.host)?;
+        write!(f, "session {} on {}", self.session_id, self.host)?;
+        if let Some(command) = &self.command {
+            write!(f, " ({command})")?;
+        }
+        f.write_str(" ")?;
         match &self.kind {
+            WakeKind::Exited { .. } if self.detail.is_some() => {
+                f.write_str(self.detail.as_deref().unwrap_or_default())
+            }
             WakeKind::Exited { code: Some(code) } => write!(f, "exited with code {code}"),
             WakeKind::Exited { code: None } => f.write_str("was killed by a signal"),
             WakeKind::Matched { text } => write!(f, "matched: {text}"),
@@ -99,6 +118,41 @@ impl WakeReceiver {
     }
 }
 
+/// The shell family publishes through its [`crate::shell::WakeSink`] contract; a
+/// [`WakeSender`] is one.
+impl crate::shell::WakeSink for WakeSender {
+    fn wake(&self, wake: crate::shell::WakeUp) {
+        // A closed channel means nobody listens any more; the wake-up has no reader.
+        let _ = self.send(wake.into());
+    }
+}
+
+impl From<crate::shell::WakeUp> for WakeUp {
+    fn from(wake: crate::shell::WakeUp) -> Self {
+        let (kind, detail) = match wake.kind {
+            crate::shell::WakeKind::Matched { text } => (WakeKind::Matched { text }, None),
+            crate::shell::WakeKind::Exited {
+                exit_code,
+                description,
+            } => (
+                WakeKind::Exited {
+                    code: Some(exit_code),
+                },
+                Some(description),
+            ),
+        };
+        WakeUp {
+            session_id: wake.session_id,
+            host: wake.host,
+            kind,
+            at: SystemTime::now(),
+            watcher_id: Some(wake.watcher_id),
+            command: Some(wake.command),
+            detail,
+        }
+    }
+}
+
 /// A connected sender/receiver pair.
 pub fn wake_channel() -> (WakeSender, WakeReceiver) {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -125,5 +179,32 @@ mod tests {
         );
         drop(rx);
         assert!(tx.send(WakeUp::exited(1, "alpha", None)).is_err());
+    }
+
+    #[tokio::test]
+    async fn the_shell_families_wake_ups_arrive_converted() {
+        use crate::shell::WakeSink;
+        let (tx, mut rx) = wake_channel();
+        let sink: std::sync::Arc<dyn WakeSink> = std::sync::Arc::new(tx);
+        sink.wake(crate::shell::WakeUp {
+            host: "beta".into(),
+            session_id: 1001,
+            watcher_id: 7,
+            command: "make test".into(),
+            kind: crate::shell::WakeKind::Exited {
+                exit_code: 2,
+                description: "exited with code 2".into(),
+            },
+        });
+        let wake = rx.recv().await;
+        assert_eq!(
+            wake.as_ref().map(|w| w.kind.clone()),
+            Some(WakeKind::Exited { code: Some(2) })
+        );
+        assert_eq!(wake.as_ref().and_then(|w| w.watcher_id), Some(7));
+        assert_eq!(
+            wake.map(|w| w.to_string()).as_deref(),
+            Some("session 1001 on beta (make test) exited with code 2")
+        );
     }
 }
