@@ -1,1 +1,470 @@
-//! (module under construction)
+//! The file tools — read_file, write_file, file_edit, apply_patch — on this machine or, with
+//! `device`, on another one over OpenSSH, under one set of preconditions
+//! ([`precondition`]) that both backends share.
+//!
+//! Paths: a relative path is resolved against [`FileHostConfig::root`] locally and against
+//! the login folder (home) of the remote account with `device`; `~/` means that home too.
+//! Remote operations run as one `ssh` exec each over one multiplexed connection per device
+//! (`ControlMaster=auto`, `ControlPersist`, `ControlPath` in a private 0700 folder,
+//! `BatchMode=yes`); keys come only from the OpenSSH config (`ssh_config`, passed as `-F`),
+//! never `-i`, and nothing ever asks for a password, uses sudo or changes permissions.
+
+mod backend;
+mod device;
+mod local;
+mod patch;
+mod precondition;
+mod remote;
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+
+pub use device::{Device, DeviceError, validate_device};
+
+use crate::call::{CallContext, HandlerResult, ToolError};
+use local::LocalBackend;
+use precondition::{EditArgs, Memory, Scope, WriteArgs};
+use remote::{SshBackend, SshShared};
+
+/// `read_file path, offset?, limit?, device?`
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFile {
+    pub path: String,
+    /// 1-based line to start at.
+    pub offset: Option<u64>,
+    /// Most lines to return (default 2000).
+    pub limit: Option<u64>,
+    pub device: Option<String>,
+}
+
+/// `write_file path, content, expected_sha256?, overwrite?, create_only?, confirm_token?, device?`
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFile {
+    pub path: String,
+    pub content: String,
+    pub expected_sha256: Option<String>,
+    pub overwrite: Option<bool>,
+    pub create_only: Option<bool>,
+    pub confirm_token: Option<String>,
+    pub device: Option<String>,
+}
+
+/// `file_edit path, old_text, new_text, replace_all?, expected_sha256?, device?`
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEdit {
+    pub path: String,
+    pub old_text: String,
+    pub new_text: String,
+    pub replace_all: Option<bool>,
+    pub expected_sha256: Option<String>,
+    pub device: Option<String>,
+}
+
+/// `apply_patch patch, device?` — the `*** Begin Patch` format; an optional
+/// `*** Device: <device>` line right after `*** Begin Patch` names the device too.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyPatch {
+    pub patch: String,
+    pub device: Option<String>,
+}
+
+/// How a [`FileHost`] reaches files.
+#[derive(Clone, Debug)]
+pub struct FileHostConfig {
+    /// Relative local paths (and apply_patch paths) resolve against this folder.
+    pub root: PathBuf,
+    /// An OpenSSH client config, passed as `-F`; `None` uses the user's default config.
+    pub ssh_config: Option<PathBuf>,
+    /// The `ssh` program.
+    pub ssh_program: PathBuf,
+    /// A private (0700) folder for control sockets; `None` creates one under
+    /// `$XDG_RUNTIME_DIR` (or the temp folder) that lives as long as the host.
+    pub control_dir: Option<PathBuf>,
+    /// Where local staged copies go (created 0700); `None`: `<temp>/toolsurface-staged-<uid>`.
+    pub staging_dir: Option<PathBuf>,
+    /// `ControlPersist` seconds for the per-device master connection.
+    pub control_persist_secs: u32,
+    /// `ConnectTimeout` seconds.
+    pub connect_timeout_secs: u32,
+    /// Largest file read_file / file_edit / apply_patch will read.
+    pub max_read_bytes: u64,
+}
+
+impl FileHostConfig {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        FileHostConfig {
+            root: root.into(),
+            ssh_config: None,
+            ssh_program: PathBuf::from("ssh"),
+            control_dir: None,
+            staging_dir: None,
+            control_persist_secs: 300,
+            connect_timeout_secs: 15,
+            max_read_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
+/// A failure to set a [`FileHost`] up.
+#[derive(Debug, thiserror::Error)]
+#[error("file host setup: {0}")]
+pub struct FileHostError(String);
+
+/// The file tools of one host. Remembers, per conversation, which files were read.
+#[derive(Debug)]
+pub struct FileHost {
+    config: FileHostConfig,
+    staging_dir: PathBuf,
+    memory: Mutex<Memory>,
+    ssh: Arc<SshShared>,
+    _control_tmp: Option<tempfile::TempDir>,
+}
+
+fn current_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(0)
+}
+
+fn refuse_remote(field: &str) -> ToolError {
+    ToolError::Model(format!(
+        "{field} is not available with device: on a device the preconditions are \
+         expected_sha256 (a compare-and-swap against the remote file's sha256) or overwrite: true"
+    ))
+}
+
+/// Lexically normalises `.` and `..` (without touching the file system).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !path.is_absolute() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn check_path_text(path: &str) -> Result<(), ToolError> {
+    if path.trim().is_empty() {
+        return Err(ToolError::Model("path is empty".into()));
+    }
+    if path.contains('\0') {
+        return Err(ToolError::Model("path contains a NUL byte".into()));
+    }
+    if path.ends_with('/') {
+        return Err(ToolError::Model(format!(
+            "path {path:?} names a folder; give a file path"
+        )));
+    }
+    Ok(())
+}
+
+impl FileHost {
+    pub fn new(config: FileHostConfig) -> Result<Self, FileHostError> {
+        let (control_dir, control_tmp) = match &config.control_dir {
+            Some(dir) => {
+                remote::check_private_dir(dir).map_err(FileHostError)?;
+                (dir.clone(), None)
+            }
+            None => {
+                let base = std::env::var_os("XDG_RUNTIME_DIR")
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_dir())
+                    .unwrap_or_else(std::env::temp_dir);
+                let tmp = tempfile::Builder::new()
+                    .prefix("toolsurface-ssh-")
+                    .tempdir_in(base)
+                    .map_err(|e| FileHostError(format!("cannot create the control folder: {e}")))?;
+                (tmp.path().to_path_buf(), Some(tmp))
+            }
+        };
+        let staging_dir = config.staging_dir.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("toolsurface-staged-{}", current_uid()))
+        });
+        let ssh = Arc::new(SshShared::new(
+            config.ssh_program.clone(),
+            config.ssh_config.clone(),
+            control_dir,
+            config.control_persist_secs,
+            config.connect_timeout_secs,
+        ));
+        Ok(FileHost {
+            config,
+            staging_dir,
+            memory: Mutex::new(Memory::default()),
+            ssh,
+            _control_tmp: control_tmp,
+        })
+    }
+
+    pub fn config(&self) -> &FileHostConfig {
+        &self.config
+    }
+
+    /// The folder holding this host's ssh control sockets (`ControlPath=<dir>/%C`).
+    pub fn control_dir(&self) -> &Path {
+        &self.ssh.control_dir
+    }
+
+    /// How many `ssh` processes this host has started (one per remote operation).
+    pub fn ssh_spawn_count(&self) -> u64 {
+        self.ssh.spawns.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Drops what a conversation read and its pending confirm tokens.
+    pub fn forget_conversation(&self, conversation: &str) {
+        self.memory
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .forget_conversation(conversation);
+    }
+
+    /// Closes the master connections this host opened (they also end after
+    /// `control_persist_secs` idle, and when the host is dropped).
+    pub fn close(&self) {
+        self.ssh.close_all();
+    }
+
+    fn local(&self) -> LocalBackend {
+        LocalBackend {
+            staging_dir: self.staging_dir.clone(),
+            max_read_bytes: self.config.max_read_bytes,
+        }
+    }
+
+    fn remote(&self, device: Device, ctx: &CallContext) -> SshBackend {
+        SshBackend {
+            shared: self.ssh.clone(),
+            device,
+            max_read_bytes: self.config.max_read_bytes,
+            cancel: ctx.cancel.clone(),
+        }
+    }
+
+    fn scope<'a>(&'a self, conversation: &'a str, device: Option<&'a Device>) -> Scope<'a> {
+        Scope {
+            conversation,
+            memory: &self.memory,
+            device: device.map(Device::as_str),
+            tokens: device.is_none(),
+        }
+    }
+
+    fn device(device: Option<&str>) -> Result<Option<Device>, ToolError> {
+        device
+            .map(|d| validate_device(d).map_err(|e| ToolError::Model(e.to_string())))
+            .transpose()
+    }
+
+    /// A local path: relative to the root, normalised.
+    fn local_path(&self, path: &str) -> Result<String, ToolError> {
+        check_path_text(path)?;
+        let p = Path::new(path);
+        let full = if p.is_absolute() {
+            normalize(p)
+        } else {
+            normalize(&self.config.root.join(p))
+        };
+        Ok(full.to_string_lossy().into_owned())
+    }
+
+    /// A remote path: absolute, or `./`-prefixed relative to the login folder.
+    fn remote_path(path: &str) -> Result<String, ToolError> {
+        check_path_text(path)?;
+        let path = path.strip_prefix("~/").unwrap_or(path);
+        let p = Path::new(path);
+        let n = normalize(p);
+        let s = n.to_string_lossy();
+        if p.is_absolute() {
+            Ok(s.into_owned())
+        } else if s.is_empty() {
+            Err(ToolError::Model(format!("path {path:?} names a folder")))
+        } else {
+            Ok(format!("./{s}"))
+        }
+    }
+
+    fn resolve(&self, device: Option<&Device>, path: &str) -> Result<String, ToolError> {
+        match device {
+            Some(_) => Self::remote_path(path),
+            None => self.local_path(path),
+        }
+    }
+
+    /// read_file: content (numbered lines) and the whole file's sha256; the read is
+    /// remembered for `conversation`.
+    pub async fn read_file(
+        &self,
+        conversation: &str,
+        ctx: &CallContext,
+        req: ReadFile,
+    ) -> HandlerResult {
+        let device = Self::device(req.device.as_deref())?;
+        let path = self.resolve(device.as_ref(), &req.path)?;
+        let scope = self.scope(conversation, device.as_ref());
+        match &device {
+            Some(d) => {
+                precondition::read_file(
+                    &self.remote(d.clone(), ctx),
+                    &scope,
+                    &path,
+                    req.offset,
+                    req.limit,
+                )
+                .await
+            }
+            None => {
+                precondition::read_file(&self.local(), &scope, &path, req.offset, req.limit).await
+            }
+        }
+    }
+
+    /// write_file: creates a new file; replaces an existing one only if this conversation
+    /// read it (and it is unchanged), with `overwrite: true`, or when `expected_sha256`
+    /// matches; otherwise stages the content.
+    pub async fn write_file(
+        &self,
+        conversation: &str,
+        ctx: &CallContext,
+        req: WriteFile,
+    ) -> HandlerResult {
+        let device = Self::device(req.device.as_deref())?;
+        let create_only = req.create_only.unwrap_or(false);
+        let overwrite = req.overwrite.unwrap_or(false);
+        if device.is_some() {
+            if create_only {
+                return Err(refuse_remote("create_only"));
+            }
+            if req.confirm_token.is_some() {
+                return Err(refuse_remote("confirm_token"));
+            }
+        }
+        let expected = precondition::parse_expected(req.expected_sha256.as_deref())?;
+        let given = [
+            (expected.is_some(), "expected_sha256"),
+            (overwrite, "overwrite: true"),
+            (create_only, "create_only: true"),
+            (req.confirm_token.is_some(), "confirm_token"),
+        ];
+        let named: Vec<&str> = given.iter().filter(|g| g.0).map(|g| g.1).collect();
+        if named.len() > 1 {
+            return Err(ToolError::Model(format!(
+                "{} cannot be combined; give one precondition",
+                named.join(" and ")
+            )));
+        }
+        if ctx.rehearsal {
+            return Err(ToolError::Model(
+                "rehearsal: write_file does not run".into(),
+            ));
+        }
+        let path = self.resolve(device.as_ref(), &req.path)?;
+        let scope = self.scope(conversation, device.as_ref());
+        let args = WriteArgs {
+            content: &req.content,
+            expected,
+            overwrite,
+            create_only,
+            confirm_token: req.confirm_token.as_deref(),
+        };
+        match &device {
+            Some(d) => {
+                precondition::write_file(&self.remote(d.clone(), ctx), &scope, &path, args).await
+            }
+            None => precondition::write_file(&self.local(), &scope, &path, args).await,
+        }
+    }
+
+    /// file_edit: replaces a unique match of `old_text` (or every match with
+    /// `replace_all`); no prior read needed; reports old/new sha256 and a diff.
+    pub async fn file_edit(
+        &self,
+        conversation: &str,
+        ctx: &CallContext,
+        req: FileEdit,
+    ) -> HandlerResult {
+        let device = Self::device(req.device.as_deref())?;
+        let expected = precondition::parse_expected(req.expected_sha256.as_deref())?;
+        if ctx.rehearsal {
+            return Err(ToolError::Model("rehearsal: file_edit does not run".into()));
+        }
+        let path = self.resolve(device.as_ref(), &req.path)?;
+        let scope = self.scope(conversation, device.as_ref());
+        let args = EditArgs {
+            old_text: &req.old_text,
+            new_text: &req.new_text,
+            replace_all: req.replace_all.unwrap_or(false),
+            expected,
+        };
+        match &device {
+            Some(d) => {
+                precondition::file_edit(&self.remote(d.clone(), ctx), &scope, &path, args).await
+            }
+            None => precondition::file_edit(&self.local(), &scope, &path, args).await,
+        }
+    }
+
+    /// apply_patch: Add / Update (Move to) / Delete; every file is checked before any is
+    /// written, and all are written or none.
+    pub async fn apply_patch(
+        &self,
+        conversation: &str,
+        ctx: &CallContext,
+        req: ApplyPatch,
+    ) -> HandlerResult {
+        let parsed = patch::parse_patch(&req.patch).map_err(ToolError::Model)?;
+        let named = match (req.device.as_deref(), parsed.device.as_deref()) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(ToolError::Model(format!(
+                    "the device parameter ({a:?}) and the patch's `*** Device:` line ({b:?}) disagree"
+                )));
+            }
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        let device = Self::device(named)?;
+        if ctx.rehearsal {
+            return Err(ToolError::Model(
+                "rehearsal: apply_patch does not run".into(),
+            ));
+        }
+        let mut ops = parsed.ops;
+        for op in &mut ops {
+            match op {
+                patch::PatchOp::Add { path, .. } | patch::PatchOp::Delete { path } => {
+                    *path = self.resolve(device.as_ref(), path)?;
+                }
+                patch::PatchOp::Update { path, move_to, .. } => {
+                    *path = self.resolve(device.as_ref(), path)?;
+                    if let Some(dest) = move_to {
+                        *dest = self.resolve(device.as_ref(), dest)?;
+                    }
+                }
+            }
+        }
+        let scope = self.scope(conversation, device.as_ref());
+        match &device {
+            Some(d) => precondition::apply_patch(&self.remote(d.clone(), ctx), &scope, &ops).await,
+            None => precondition::apply_patch(&self.local(), &scope, &ops).await,
+        }
+    }
+}
+
+impl Drop for FileHost {
+    fn drop(&mut self) {
+        self.ssh.close_all();
+    }
+}
