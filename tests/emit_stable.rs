@@ -173,3 +173,37 @@ fn usage_errors_exit_2() {
         assert!(!out.stderr.is_empty(), "{args:?} said nothing");
     }
 }
+
+#[test]
+fn skill_activation_appends_after_the_resident_bytes() {
+    let ir = library_ir();
+    let Some(s) = ir.surfaces.iter().find(|s| !s.skills.is_empty()) else {
+        panic!("no role in tool-defs offers a skill");
+    };
+    let lib = emit::surface(&ir, &s.role, &s.family, None).unwrap();
+    let skill = &lib.skills[0];
+    let out = run(
+        &[
+            "--role",
+            &s.role,
+            "--family",
+            &s.family,
+            "--with-skill",
+            &skill.name,
+        ],
+        2,
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(out, lib.with_skills(&[&skill.name]).unwrap());
+    assert!(out.starts_with(&lib.bytes[..lib.bytes.len() - 1]));
+    assert!(out.len() > lib.bytes.len());
+    // A skill's tool can be printed alone too.
+    let tool = &skill.tools[0];
+    let one = run(
+        &[
+            "--role", &s.role, "--family", &s.family, "--tool", &tool.name,
+        ],
+        0,
+    );
+    assert_eq!(String::from_utf8(one).unwrap(), tool.json);
+}

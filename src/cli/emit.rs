@@ -27,14 +27,17 @@ pub struct Args {
     /// Render in another dialect than the family's own (the MCP server uses `mcp`).
     #[arg(long, value_parser = parse_dialect)]
     pub dialect: Option<Dialect>,
-    /// Print only this tool's JSON.
-    #[arg(long)]
+    /// Print only this tool's JSON (a resident tool, or one of a skill the role offers).
+    #[arg(long, conflicts_with = "with_skill")]
     pub tool: Option<String>,
+    /// Print the array after activating this skill (repeatable; activation order).
+    #[arg(long, value_name = "SKILL")]
+    pub with_skill: Vec<String>,
     /// Indent for reading (not the published bytes).
     #[arg(long)]
     pub pretty: bool,
     /// Print every surface as `role family` lines, in lock order, and exit.
-    #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "pretty"])]
+    #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "with_skill", "pretty"])]
     pub list: bool,
     /// Definitions folder.
     #[arg(default_value = "tool-defs")]
@@ -74,9 +77,29 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             return Ok(Status::Invalid);
         }
     };
+    let activated;
     let bytes = match args.tool.as_deref() {
-        None => emitted.bytes.as_str(),
-        Some(name) => match emitted.tool(name) {
+        None if args.with_skill.is_empty() => emitted.bytes.as_str(),
+        None => {
+            let skills: Vec<&str> = args.with_skill.iter().map(String::as_str).collect();
+            match emitted.with_skills(&skills) {
+                Ok(b) => {
+                    activated = b;
+                    activated.as_str()
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(Status::Usage);
+                }
+            }
+        }
+        Some(name) => match emitted.tool(name).or_else(|| {
+            emitted
+                .skills
+                .iter()
+                .flat_map(|s| &s.tools)
+                .find(|t| t.name == name)
+        }) {
             Some(t) => t.json.as_str(),
             None => {
                 let names: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
