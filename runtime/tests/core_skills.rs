@@ -36,6 +36,15 @@ fn activation_appends_and_keeps_the_resident_prefix() {
     assert!(after.bytes.starts_with(resident));
     assert_eq!(rt.active_skills(), ["ops"]);
     assert_eq!(after.scope.skills, ["ops"]);
+    let output = activation.to_output();
+    assert_eq!(
+        output.text,
+        "activated skill ops: 2 new tools (fleet_status, deploy), available from your next step"
+    );
+    assert_eq!(
+        output.structured.unwrap()["diverges_at"],
+        serde_json::json!(before.bytes.len() - 1)
+    );
 }
 
 #[test]
@@ -65,6 +74,10 @@ fn activating_an_active_skill_changes_nothing() {
     assert_eq!(again.surface_sha256, first.surface_sha256);
     assert_eq!(again.previous_sha256, first.surface_sha256);
     assert_eq!(rt.active_skills(), ["ops"]);
+    assert_eq!(
+        again.to_output().text,
+        "skill ops is already active; nothing changed"
+    );
 }
 
 #[test]

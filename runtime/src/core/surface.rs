@@ -107,6 +107,38 @@ pub struct Activation {
     pub already_active: bool,
 }
 
+impl Activation {
+    /// The `activate_skill` result for the model (text) and the host (structured: hashes
+    /// and the divergence offset).
+    pub fn to_output(&self) -> crate::call::ToolOutput {
+        let text = if self.already_active {
+            format!("skill {} is already active; nothing changed", self.skill)
+        } else if self.new_tools.is_empty() {
+            format!("activated skill {}; it adds no new tools", self.skill)
+        } else {
+            format!(
+                "activated skill {}: {} new tool{} ({}), available from your next step",
+                self.skill,
+                self.new_tools.len(),
+                if self.new_tools.len() == 1 { "" } else { "s" },
+                self.new_tools.join(", ")
+            )
+        };
+        crate::call::ToolOutput {
+            text,
+            structured: Some(serde_json::json!({
+                "skill": self.skill,
+                "new_tools": self.new_tools,
+                "surface_sha256": self.surface_sha256,
+                "previous_sha256": self.previous_sha256,
+                "diverges_at": self.diverges_at,
+                "prefix_intact": self.prefix_intact,
+                "already_active": self.already_active,
+            })),
+        }
+    }
+}
+
 /// Lowercase hex sha256.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
