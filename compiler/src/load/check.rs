@@ -20,12 +20,14 @@ pub struct Index<'a> {
     pub retired: BTreeMap<&'a str, &'a str>,
     pub skills: BTreeSet<&'a str>,
     pub roles: BTreeSet<&'a str>,
+    /// surface.yaml was read (the family and trait vocabularies are meaningful).
+    pub vocabulary_known: bool,
 }
 
 impl<'a> Index<'a> {
     pub fn new(defs: &'a Defs) -> Index<'a> {
         let mut tools = BTreeMap::new();
-        for t in &defs.tools {
+        for t in tools_in_precedence(defs) {
             tools.entry(t.name.as_str()).or_insert(t);
         }
         let (families, traits) = match &defs.surface {
@@ -47,6 +49,7 @@ impl<'a> Index<'a> {
                 .collect(),
             skills: defs.skills.iter().map(|s| s.name.as_str()).collect(),
             roles: defs.roles.iter().map(|r| r.name.as_str()).collect(),
+            vocabulary_known: defs.surface.is_some(),
         }
     }
 }
@@ -126,10 +129,17 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
     }
 }
 
+/// Tools whose file is named after them first (they are "the" definition when a name is
+/// defined twice), then the others; each group in path order.
+fn tools_in_precedence(defs: &Defs) -> impl Iterator<Item = &ToolDef> {
+    let matching = defs.tools.iter().filter(|t| t.name.v == t.stem);
+    matching.chain(defs.tools.iter().filter(|t| t.name.v != t.stem))
+}
+
 /// Tool names are unique; tool, alias and retired names share one namespace.
 fn check_tool_names(defs: &Defs, sources: &Sources, d: &mut Diags) {
     let mut first: BTreeMap<&str, &ToolDef> = BTreeMap::new();
-    for t in &defs.tools {
+    for t in tools_in_precedence(defs) {
         match first.get(t.name.as_str()) {
             Some(prev) => d.push(
                 Diagnostic::error(
@@ -264,7 +274,7 @@ fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
 fn check_family_ref(f: &Sp<String>, idx: &Index<'_>, d: &mut Diags) {
     match idx.families.get(f.as_str()) {
         None => {
-            if !idx.families.is_empty() {
+            if idx.vocabulary_known {
                 d.push(
                     Diagnostic::error(
                         "unknown-family",
@@ -309,6 +319,9 @@ fn check_field_ref(
 ) -> bool {
     if fields.contains_key(name.as_str()) {
         return true;
+    }
+    if tool.broken_fields.contains(&name.v) {
+        return false;
     }
     let hint = diag::did_you_mean(&name.v, fields.keys().copied())
         .unwrap_or_else(|| format!("declare it under `fields:` of tool `{}`", tool.name.v));
@@ -415,6 +428,9 @@ fn check_action<'t>(
 }
 
 fn check_trait_value(name: &Sp<String>, value: &Node, idx: &Index<'_>, d: &mut Diags) {
+    if !idx.vocabulary_known {
+        return; // surface.yaml is missing or broken; already reported
+    }
     let Some(decl) = idx.traits.get(name.as_str()) else {
         d.push(
             Diagnostic::error(

@@ -274,7 +274,7 @@ fn surfaces_skeleton(ir: &Ir) -> Vec<SurfaceInstance> {
         for family in &ir.families {
             let in_family = |name: &&String| {
                 ir.tool(name)
-                    .is_some_and(|t| t.families.iter().any(|f| *f == family.name))
+                    .is_some_and(|t| t.families.contains(&family.name))
             };
             let tools = role
                 .tools

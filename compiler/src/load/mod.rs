@@ -100,11 +100,11 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
         if TOP_LEVEL.contains(&path) {
             continue;
         }
-        if let Some(grammar) = path.strip_prefix("grammars/") {
-            if !grammar.contains('/') {
-                defs.grammars.push((path.to_owned(), file.text.clone()));
-                continue;
-            }
+        if let Some(grammar) = path.strip_prefix("grammars/")
+            && !grammar.contains('/')
+        {
+            defs.grammars.push((path.to_owned(), file.text.clone()));
+            continue;
         }
         match split(path) {
             Some(("tools", stem)) => match yaml::parse(id, &file.text, d) {

@@ -90,6 +90,9 @@ pub struct ToolDef {
     pub traits: Vec<(Sp<String>, Node)>,
     pub selector: Option<SelectorDef>,
     pub fields: Vec<Field>,
+    /// Fields whose declaration was reported as broken; references to them are not
+    /// reported again.
+    pub broken_fields: BTreeSet<String>,
     /// Actions of a selector tool; for a plain tool exactly one, named `None`.
     pub actions: Vec<ActionDef>,
     pub freeform: Option<FreeformDef>,
@@ -549,9 +552,14 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("description")
         .and_then(|n| read::template(n, "description", d))
         .unwrap_or_else(|| empty_template(name.span));
-    let families = t
-        .get("families")
-        .map(|n| read::string_list(n, "families", d));
+    // A mistyped list is reported once, not again as "declared for no family".
+    let families = t.get("families").and_then(|n| match n.value {
+        Value::Seq(_) => Some(read::string_list(n, "families", d)),
+        _ => {
+            d.push(read::wrong_type(n, "families", "a list of families"));
+            None
+        }
+    });
     let route = match t.get("route").and_then(|n| read::string(n, "route", d)) {
         None => Route::default(),
         Some(r) => match r.v.as_str() {
@@ -601,17 +609,21 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         })
     });
     let mut fields = Vec::new();
+    let mut broken_fields = BTreeSet::new();
     if let Some(node) = t.get("fields") {
         for (fname, fnode) in read::entries(node, "fields", d) {
             read::check_name(&fname, "field", d);
             let what = format!("field `{}`", fname.v);
-            if let Some((ty, description)) = read_type(fnode, &what, true, d) {
-                fields.push(Field {
+            match read_type(fnode, &what, true, d) {
+                Some((ty, description)) => fields.push(Field {
                     description: description.unwrap_or_else(|| empty_template(fname.span)),
                     name: fname.v,
                     ty,
                     span: fname.span,
-                });
+                }),
+                None => {
+                    broken_fields.insert(fname.v);
+                }
             }
         }
     }
@@ -731,6 +743,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         traits,
         selector,
         fields,
+        broken_fields,
         actions,
         freeform,
     })
@@ -959,7 +972,8 @@ pub fn read_type(
                 && let Err(e) = regex::Regex::new(&p.v)
             {
                 let msg = e.to_string();
-                let last = msg.lines().last().unwrap_or("").trim().to_owned();
+                let last = msg.lines().last().unwrap_or("").trim();
+                let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
                 d.push(Diagnostic::error(
                     "bad-pattern",
                     Some(p.span),

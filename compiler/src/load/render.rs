@@ -4,6 +4,7 @@
 //! it. One Environment, each template compiled once; text without `{` skips the engine.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use minijinja::{Environment, ErrorKind, UndefinedBehavior};
@@ -48,6 +49,54 @@ struct ToolTemplates<'e> {
     fields: Vec<(String, Slot<'e>)>,
 }
 
+/// Gathers render diagnostics: the same problem found while rendering several role ×
+/// family surfaces is reported once, naming the surfaces.
+#[derive(Default)]
+struct Collector {
+    found: Vec<(Diagnostic, Vec<(String, String)>)>,
+    index: BTreeMap<(Option<Span>, &'static str, String), usize>,
+}
+
+impl Collector {
+    fn add(&mut self, diag: Diagnostic, at: Option<&(String, String)>) {
+        self.add_keyed(diag.message.clone(), diag, at);
+    }
+
+    /// Like `add`, with the identity of the problem given apart from its message (so
+    /// a message may carry per-surface numbers; the first one is kept).
+    fn add_keyed(&mut self, key: String, diag: Diagnostic, at: Option<&(String, String)>) {
+        let key = (diag.span, diag.code, key);
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.found.push((diag, Vec::new()));
+            self.found.len() - 1
+        });
+        if let (Some(at), Some((_, list))) = (at, self.found.get_mut(i)) {
+            list.push(at.clone());
+        }
+    }
+
+    fn finish(self, d: &mut Vec<Diagnostic>) {
+        for (mut diag, at) in self.found {
+            let names: Vec<String> = at.iter().map(|(r, f)| format!("{r} × {f}")).collect();
+            match names.len() {
+                0 => {}
+                1..=3 => {
+                    let _ = write!(diag.message, " (in {})", names.join(", "));
+                }
+                n => {
+                    let _ = write!(
+                        diag.message,
+                        " (in {} and {} more surfaces)",
+                        names[..2].join(", "),
+                        n - 2
+                    );
+                }
+            }
+            d.push(diag);
+        }
+    }
+}
+
 fn has_syntax(s: &str) -> bool {
     s.contains("{{") || s.contains("{%") || s.contains("{#")
 }
@@ -83,10 +132,7 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
             } else if s.all_tools.contains(&name) {
                 (
                     "template-absent-tool",
-                    format!(
-                        "tool(\"{name}\"): `{name}` is not in the surface of role `{}` for family `{}`",
-                        s.role, s.family
-                    ),
+                    format!("tool(\"{name}\"): `{name}` is not in this surface"),
                     Some(format!(
                         "add `{name}` to the role, or guard the sentence with {{% if family == ... %}}"
                     )),
@@ -117,26 +163,11 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
 
     let tools = std::mem::take(&mut ir.tools);
     let mut surfaces = std::mem::take(&mut ir.surfaces);
-    let mut reported: BTreeSet<(Span, String)> = BTreeSet::new();
-    let mut report = |diag: Diagnostic, d: &mut Vec<Diagnostic>| {
-        let key = (
-            diag.span
-                .unwrap_or(Span::file_start(crate::diag::FileId(0))),
-            diag.message.clone(),
-        );
-        if reported.insert(key) {
-            d.push(diag);
-        }
-    };
+    let mut out = Collector::default();
     {
         let compiled: BTreeMap<&str, ToolTemplates<'_>> = tools
             .iter()
-            .map(|t| {
-                (
-                    t.name.as_str(),
-                    compile_tool(&env, t, sources, &mut |x| report(x, d)),
-                )
-            })
+            .map(|t| (t.name.as_str(), compile_tool(&env, t, sources, &mut out)))
             .collect();
         let limits = ir.limits;
         for surface in &mut surfaces {
@@ -152,7 +183,8 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
                 s.family.clone_from(&surface.family);
                 s.names.clone_from(&resident);
             }
-            let mut render_list = |list: &mut Vec<RenderedTool>, d: &mut Vec<Diagnostic>| {
+            let at = (surface.role.clone(), surface.family.clone());
+            let render_list = |list: &mut Vec<RenderedTool>, out: &mut Collector| {
                 for rt in list.iter_mut() {
                     if let Some(tt) = compiled.get(rt.name.as_str()) {
                         *rt = render_tool(
@@ -162,59 +194,58 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
                             &state,
                             sources,
                             limits.max_description_chars,
-                            &surface.role,
-                            &surface.family,
-                            &mut |x| report(x, d),
+                            &at,
+                            out,
                         );
                     }
                 }
             };
-            render_list(&mut surface.tools, d);
+            render_list(&mut surface.tools, &mut out);
             for skill in &mut surface.skills {
                 {
                     let mut s = lock(&state);
                     s.names = resident.clone();
                     s.names.extend(skill.tools.iter().map(|t| t.name.clone()));
                 }
-                render_list(&mut skill.tools, d);
-            }
-            {
-                let mut s = lock(&state);
-                s.names = resident;
+                render_list(&mut skill.tools, &mut out);
             }
             // Tool counts.
             let role_span = ir.role(&surface.role).map(|r| r.span);
+            let with_skills =
+                surface.tools.len() + surface.skills.iter().map(|s| s.tools.len()).sum::<usize>();
             if surface.tools.len() > limits.max_tools {
-                d.push(
+                out.add(
                     Diagnostic::error(
                         "too-many-tools",
                         role_span,
                         format!(
-                            "role `{}` publishes {} tools for family `{}`; the limit is {}",
+                            "role `{}` publishes {} resident tools; the limit is {}",
                             surface.role,
                             surface.tools.len(),
-                            surface.family,
                             limits.max_tools
                         ),
                     )
-                    .with_hint("move rarely used tools into a skill, or merge tools that act on the same object"),
+                    .with_hint(
+                        "move rarely used tools into a skill, or merge tools that act on the same object",
+                    ),
+                    Some(&at),
                 );
-            } else {
-                let with_skills = surface.tools.len()
-                    + surface.skills.iter().map(|s| s.tools.len()).sum::<usize>();
-                if with_skills > limits.max_tools {
-                    d.push(Diagnostic::error(
+            } else if with_skills > limits.max_tools {
+                out.add(
+                    Diagnostic::error(
                         "too-many-tools",
                         role_span,
                         format!(
-                            "role `{}` reaches {with_skills} tools for family `{}` with every skill active; the limit is {}",
-                            surface.role, surface.family, limits.max_tools
+                            "role `{}` reaches {with_skills} tools with every skill active; the limit is {}",
+                            surface.role, limits.max_tools
                         ),
-                    ));
-                }
+                    ),
+                    Some(&at),
+                );
             }
         }
     }
+    out.finish(d);
     ir.tools = tools;
     ir.surfaces = surfaces;
 }
@@ -223,21 +254,24 @@ fn compile_tool<'e>(
     env: &'e Environment<'e>,
     tool: &'e Tool,
     sources: &Sources,
-    report: &mut dyn FnMut(Diagnostic),
+    out: &mut Collector,
 ) -> ToolTemplates<'e> {
     let mut slot = |what: String, template: &'e Template| {
         let tpl = if has_syntax(&template.source) {
             match env.template_from_str(&template.source) {
                 Ok(t) => Tpl::Compiled(t),
                 Err(err) => {
-                    report(template_diag(
-                        template,
-                        &err,
-                        sources,
-                        "template-syntax",
-                        format!("{what}: {}", err_text(&err, &template.source)),
+                    out.add(
+                        template_diag(
+                            template,
+                            &err,
+                            sources,
+                            "template-syntax",
+                            format!("{what}: {}", err_text(&err, &template.source)),
+                            None,
+                        ),
                         None,
-                    ));
+                    );
                     Tpl::Broken
                 }
             }
@@ -324,9 +358,8 @@ fn render_tool(
     state: &Mutex<Surface>,
     sources: &Sources,
     max_chars: usize,
-    role: &str,
-    family: &str,
-    report: &mut dyn FnMut(Diagnostic),
+    at: &(String, String),
+    out: &mut Collector,
 ) -> RenderedTool {
     let mut one = |slot: &Slot<'_>| -> String {
         let text = match &slot.tpl {
@@ -350,28 +383,29 @@ fn render_tool(
                             &err,
                             sources,
                             "template-error",
-                            format!(
-                                "{} (role `{role}`, family `{family}`): {}",
-                                slot.what,
-                                err_text(&err, &slot.template.source)
-                            ),
+                            format!("{}: {}", slot.what, err_text(&err, &slot.template.source)),
                             undefined_hint(&err),
                         ),
                     };
-                    report(diag);
+                    out.add(diag, Some(at));
                     return String::new();
                 }
             },
         };
         let chars = text.chars().count();
         if chars > max_chars {
-            report(
+            out.add_keyed(
+                slot.what.clone(),
                 Diagnostic::error(
                     "description-too-long",
                     Some(slot.template.span),
-                    format!("{} renders to {chars} characters (role `{role}`, family `{family}`); the limit is {max_chars}", slot.what),
+                    format!(
+                        "{} renders to {chars} characters; the limit is {max_chars}",
+                        slot.what
+                    ),
                 )
                 .with_hint("shorten it; providers reject longer descriptions"),
+                Some(at),
             );
         }
         text
@@ -397,8 +431,7 @@ fn undefined_hint(err: &minijinja::Error) -> Option<String> {
 
 /// The error's own words, naming the failing expression when minijinja knows it.
 fn err_text(err: &minijinja::Error, source: &str) -> String {
-    let expr = err
-        .range()
+    let expr = expr_range(err, source)
         .and_then(|r| source.get(r))
         .map(str::trim)
         .filter(|s| !s.is_empty());
@@ -408,6 +441,23 @@ fn err_text(err: &minijinja::Error, source: &str) -> String {
         (_, Some(e), None) => format!("{} in `{e}`", err.kind()),
         (_, None, None) => err.kind().to_string(),
     }
+}
+
+/// The failing expression's byte range, widened to the start of an attribute chain
+/// (minijinja points at `.name` in `dialect.name`).
+fn expr_range(err: &minijinja::Error, src: &str) -> Option<std::ops::Range<usize>> {
+    let r = err
+        .range()
+        .filter(|r| r.start <= r.end && r.end <= src.len())?;
+    let before = src.get(..r.start)?;
+    let start = before
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .last()
+        .map(|(i, _)| i)
+        .unwrap_or(r.start);
+    Some(start..r.end)
 }
 
 /// Map an error inside a template to its place in the YAML file: block scalars keep one
@@ -423,7 +473,7 @@ fn template_diag(
 ) -> Diagnostic {
     let mut span = template.span;
     let src = &template.source;
-    let (tline, tcol, len) = match err.range().filter(|r| r.start <= src.len()) {
+    let (tline, tcol, len) = match expr_range(err, src) {
         Some(r) => {
             let before = src.get(..r.start).unwrap_or("");
             let tline = before.matches('\n').count();

@@ -144,7 +144,7 @@ fn convert(file: FileId, raw: Spanned<Raw>, diags: &mut Vec<Diagnostic>) -> Node
         Raw::Float(f) => Value::Float(f),
         Raw::Str(s) => {
             // Keys and plain scalars: highlight the text itself.
-            if loc.span().len() == 0 {
+            if loc.span().is_empty() {
                 span.len = u32::try_from(s.chars().count()).unwrap_or(u32::MAX).max(1);
             }
             Value::Str(s)
@@ -154,7 +154,14 @@ fn convert(file: FileId, raw: Spanned<Raw>, diags: &mut Vec<Diagnostic>) -> Node
             let mut out: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
             for (k, v) in entries {
                 let key = convert(file, k, diags);
-                let value = convert(file, v, diags);
+                let mut value = convert(file, v, diags);
+                // A block collection under a key: point at the key (its first entry
+                // would be a confusing place for "missing `name`").
+                if matches!(value.value, Value::Map(_) | Value::Seq(_))
+                    && value.span.line > key.span.line
+                {
+                    value.span = key.span;
+                }
                 if let Some((first, _)) = out.iter().find(|(prev, _)| prev.value == key.value) {
                     diags.push(
                         Diagnostic::error(
