@@ -14,7 +14,6 @@ pub mod cli;
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
 /// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of
 /// the compiler). A host with its own definitions gets the same items from `surface!`.
-#[allow(clippy::all, clippy::pedantic, missing_docs)]
 pub mod standard {
     include!(concat!(env!("OUT_DIR"), "/standard.rs"));
 }

@@ -403,7 +403,7 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 pub fn as_int(v: &Val) -> Option<i64> {
     match *v {
         Val::Int(n) => Some(n),
-        Val::Float(f) if f.fract() == 0.0 && f >= -9.007_199_254_740_992e15 && f <= 9.007_199_254_740_992e15 => {
+        Val::Float(f) if f.fract() == 0.0 && (-9.007_199_254_740_992e15..=9.007_199_254_740_992e15).contains(&f) => {
             Some(f as i64)
         }
         _ => None,

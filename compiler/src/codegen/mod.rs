@@ -256,28 +256,27 @@ impl<'a> Gen<'a> {
             let vars: Vec<Ident> = unique_pascal(values).iter().map(|v| ident(v)).collect();
             let n = values.len();
             let doc = format!(" Trait `{}`: {}", t.name, t.doc);
-            let def = values
-                .iter()
-                .position(|v| v == default)
-                .map(|i| &vars[i])
-                .into_iter();
+            let def_ix = values.iter().position(|v| v == default);
+            let attrs = (0..vars.len()).map(|i| {
+                if Some(i) == def_ix {
+                    quote!(#[default])
+                } else {
+                    quote!()
+                }
+            });
             let rt = rt();
             let serde_crate = "::toolsurface::__private::serde";
             out.extend(quote! {
                 #[doc = #doc]
-                #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, #rt::serde::Serialize)]
+                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, #rt::serde::Serialize)]
                 #[serde(crate = #serde_crate)]
-                pub enum #ty { #( #[serde(rename = #values)] #vars, )* }
+                pub enum #ty { #( #attrs #[serde(rename = #values)] #vars, )* }
 
                 impl #ty {
                     pub const ALL: [#ty; #n] = [#(#ty::#vars),*];
                     pub fn as_str(self) -> &'static str {
                         match self { #(#ty::#vars => #values,)* }
                     }
-                }
-
-                impl ::core::default::Default for #ty {
-                    fn default() -> Self { #(#ty::#def)* }
                 }
             });
         }

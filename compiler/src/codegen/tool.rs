@@ -292,7 +292,7 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 })
                 .collect();
             let d = derives(false);
-            let fields = props.iter().map(|f| struct_field(f));
+            let fields = props.iter().map(struct_field);
             cx.defs.push(quote! {
                 #d
                 pub struct #name { #( #fields, )* }
@@ -325,7 +325,7 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
 fn struct_field(f: &WalkField) -> TokenStream {
     let id = &f.ident;
     let t = f.ty.rust();
-    let rename = (id.to_string() != f.name).then(|| {
+    let rename = (*id != f.name).then(|| {
         let n = &f.name;
         quote!(#[serde(rename = #n)])
     });
@@ -364,7 +364,7 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
         RType::Num { min, max, expected } => {
             let e = err(expected);
             let guard = match (min, max) {
-                (Some(a), Some(b)) => quote!(if n >= #a && n <= #b),
+                (Some(a), Some(b)) => quote!(if (#a..=#b).contains(&n)),
                 (Some(a), None) => quote!(if n >= #a),
                 (None, Some(b)) => quote!(if n <= #b),
                 (None, None) => quote!(),
