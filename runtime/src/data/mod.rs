@@ -1,6 +1,8 @@
 //! The `sqlite` skill's `sql_query`: one read-only query against a SQLite database file.
 //! The database is opened with `SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`, so any
 //! statement that would write is refused by SQLite itself; the refusal is reported plainly.
+//! Statements SQLite marks as writing (`sqlite3_stmt_readonly`) are refused before they
+//! run, so no side effect precedes the refusal.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -228,6 +230,16 @@ fn run_query(
     timeout: Duration,
 ) -> Result<QueryResult, ToolError> {
     let mut stmt = conn.prepare(sql).map_err(|e| explain(e, timeout))?;
+    // The read-only connection refuses every write when it is attempted; checking
+    // sqlite3_stmt_readonly first also keeps side effects that happen before that refusal
+    // (VACUUM INTO creates its empty target file, then fails) from ever starting.
+    if !stmt.readonly() {
+        return Err(model(
+            "sql_query: refused — the database is opened read-only and this statement would \
+             write; only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only PRAGMAs) \
+             are allowed",
+        ));
+    }
     let columns: Vec<String> = stmt
         .column_names()
         .into_iter()
