@@ -1,10 +1,448 @@
-//! `toolsurface explain`.
+//! `toolsurface explain`: everything the definitions say about one tool, in one place —
+//! object, families, route, each action's fields (types and bounds), constraints, traits,
+//! and the aliases and retired names that lead to it. Also answers for an alias or a
+//! retired name, so "what happens when a model calls X?" has one command.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use toolsurface_compiler::diag::did_you_mean;
+use toolsurface_compiler::ir::{Action, Ir, RenderedTool, Tool, TraitValue, Type};
 
 use super::Status;
+use super::check::compile_dir;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(
+    long_about = "Show a tool's object, families, route, actions with their required and \
+                  optional fields (types and constraints), action constraints, traits, and \
+                  the aliases and retired names that lead to it. TOOL may also be an alias or \
+                  a retired name. With --role, descriptions are shown as rendered for that \
+                  role (and --family, default: the role's first family publishing the tool); \
+                  without it, as written (templates).",
+    after_help = "Examples:\n  toolsurface explain shell_session\n  toolsurface explain \
+                  shell_poll\n  toolsurface explain read_file --role side_chat --family gemini\n\n\
+                  Exit codes: 0 found, 1 invalid definitions, 2 unknown tool/role/family."
+)]
+pub struct Args {
+    /// Tool, alias or retired name.
+    pub tool: String,
+    /// Render descriptions for this role.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// Render descriptions for this family (needs --role).
+    #[arg(long, requires = "role")]
+    pub family: Option<String>,
+    /// Definitions folder.
+    #[arg(default_value = "tool-defs")]
+    pub dir: PathBuf,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface explain` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let (_sources, ir) = match compile_dir(&args.dir)? {
+        Ok(compiled) => compiled,
+        Err(status) => return Ok(status),
+    };
+    match explain(&ir, &args) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(Status::Clean)
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            Ok(Status::Usage)
+        }
+    }
+}
+
+/// The explanation text, or a message for the user (unknown name, role or family).
+pub fn explain(ir: &Ir, args: &Args) -> Result<String, String> {
+    let mut out = String::new();
+    let name = args.tool.as_str();
+    let tool = if let Some(t) = ir.tool(name) {
+        t
+    } else if let Some(alias) = ir.alias(name) {
+        let _ = writeln!(
+            out,
+            "{name} is an alias of {}{}\n",
+            alias.tool,
+            alias_effect(alias)
+        );
+        ir.tool(&alias.tool)
+            .ok_or_else(|| format!("alias `{name}` targets missing tool `{}`", alias.tool))?
+    } else if let Some(r) = ir.retired(name) {
+        let _ = writeln!(out, "{name} is retired. A model calling it is told:\n");
+        for line in r.message.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+        if !r.replaced_by.is_empty() {
+            let _ = writeln!(out, "\nreplaced by: {}", r.replaced_by.join(", "));
+        }
+        return Ok(out);
+    } else {
+        let names = ir
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(ir.aliases.iter().map(|a| a.name.as_str()))
+            .chain(ir.retired.iter().map(|r| r.name.as_str()));
+        let hint = did_you_mean(name, names)
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
+        return Err(format!("unknown tool `{name}`{hint}"));
+    };
+    let rendered = match &args.role {
+        None => None,
+        Some(role) => Some(rendered_for(ir, tool, role, args.family.as_deref())?),
+    };
+    describe_tool(ir, tool, rendered.as_ref(), &mut out);
+    Ok(out)
+}
+
+fn alias_effect(alias: &toolsurface_compiler::ir::Alias) -> String {
+    let mut parts = Vec::new();
+    if !alias.set.is_empty() {
+        let set: Vec<String> = alias.set.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        parts.push(format!("sets {{{}}}", set.join(", ")));
+    }
+    if !alias.rename.is_empty() {
+        let ren: Vec<String> = alias
+            .rename
+            .iter()
+            .map(|(k, v)| format!("{k} -> {v}"))
+            .collect();
+        parts.push(format!("renames {}", ren.join(", ")));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
+}
+
+/// The tool's descriptions as rendered for `role` (and `family`, or the first family of
+/// the role that publishes the tool), with a label naming the surface.
+fn rendered_for(
+    ir: &Ir,
+    tool: &Tool,
+    role: &str,
+    family: Option<&str>,
+) -> Result<(String, RenderedTool), String> {
+    let Some(r) = ir.role(role) else {
+        let hint = did_you_mean(role, ir.roles.iter().map(|r| r.name.as_str()))
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
+        return Err(format!("unknown role `{role}`{hint}"));
+    };
+    if let Some(f) = family
+        && ir.family(f).is_none()
+    {
+        let hint = did_you_mean(f, ir.families.iter().map(|f| f.name.as_str()))
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
+        return Err(format!("unknown family `{f}`{hint}"));
+    }
+    let find = |s: &toolsurface_compiler::ir::SurfaceInstance| {
+        s.tools
+            .iter()
+            .chain(s.skills.iter().flat_map(|k| k.tools.iter()))
+            .find(|t| t.name == tool.name)
+            .cloned()
+    };
+    let found = ir
+        .surfaces
+        .iter()
+        .filter(|s| s.role == r.name && family.is_none_or(|f| s.family == f))
+        .find_map(|s| find(s).map(|t| (format!("role {} × family {}", s.role, s.family), t)));
+    found.ok_or_else(|| match family {
+        Some(f) => format!(
+            "`{}` is not published for role `{role}` in family `{f}`",
+            tool.name
+        ),
+        None => format!(
+            "`{}` is not offered to role `{role}` (resident or by a skill)",
+            tool.name
+        ),
+    })
+}
+
+fn describe_tool(
+    ir: &Ir,
+    tool: &Tool,
+    rendered: Option<&(String, RenderedTool)>,
+    out: &mut String,
+) {
+    let text = |template: &str, rendered: Option<&str>| -> String {
+        rendered
+            .map(str::to_owned)
+            .unwrap_or_else(|| template.trim_end().to_owned())
+    };
+    let r = rendered.map(|(_, t)| t);
+    let _ = writeln!(out, "{}  (object: {})", tool.name, tool.object);
+    let _ = writeln!(out, "  families: {}", tool.families.join(", "));
+    let _ = write!(out, "  route:    {}", tool.route.as_str());
+    if let Some(s) = &tool.session {
+        let _ = write!(out, " (session: {}", s.id);
+        if let Some(h) = &s.host {
+            let _ = write!(out, ", host: {h}");
+        }
+        out.push(')');
+    }
+    out.push('\n');
+    let resident: Vec<&str> = ir
+        .roles
+        .iter()
+        .filter(|r| r.tools.contains(&tool.name))
+        .map(|r| r.name.as_str())
+        .collect();
+    let _ = writeln!(
+        out,
+        "  resident: {}",
+        if resident.is_empty() {
+            "(no role)".to_owned()
+        } else {
+            resident.join(", ")
+        }
+    );
+    let skills: Vec<&str> = ir
+        .skills
+        .iter()
+        .filter(|s| s.tools.contains(&tool.name))
+        .map(|s| s.name.as_str())
+        .collect();
+    if !skills.is_empty() {
+        let _ = writeln!(out, "  skills:   {}", skills.join(", "));
+    }
+    if let Some(ff) = &tool.freeform {
+        let _ = writeln!(
+            out,
+            "  freeform: {} grammar over field `{}` for {}",
+            ff.syntax,
+            ff.field,
+            ff.families.join(", ")
+        );
+    }
+    match rendered {
+        Some((label, _)) => {
+            let _ = writeln!(out, "\ndescription ({label}):");
+        }
+        None => {
+            let _ = writeln!(out, "\ndescription (as written; pass --role to render):");
+        }
+    }
+    indent(
+        out,
+        &text(&tool.description.source, r.map(|r| r.description.as_str())),
+        "  ",
+    );
+
+    let field_text = |name: &str, template: &str| -> String {
+        let rendered = r
+            .and_then(|r| r.fields.iter().find(|(n, _)| n == name))
+            .map(|(_, d)| d.as_str());
+        text(template, rendered)
+    };
+    if let Some(sel) = &tool.selector {
+        let _ = writeln!(
+            out,
+            "\nselector `{}`: {}",
+            sel.name,
+            text(&sel.description.source, r.map(|r| r.selector.as_str()))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{}:",
+        if tool.is_plain() { "fields" } else { "actions" }
+    );
+    for action in &tool.actions {
+        if let Some(name) = &action.name {
+            let rendered = r
+                .and_then(|r| r.actions.iter().find(|(n, _)| n.as_deref() == Some(name)))
+                .map(|(_, d)| d.as_str());
+            let desc = text(&action.description.source, rendered);
+            let _ = writeln!(
+                out,
+                "  {name}{}",
+                if desc.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {desc}")
+                }
+            );
+        }
+        let pad = if action.name.is_some() { "    " } else { "  " };
+        describe_action(ir, tool, action, pad, &field_text, out);
+    }
+    let aliases: Vec<String> = ir
+        .aliases
+        .iter()
+        .filter(|a| a.tool == tool.name)
+        .map(|a| format!("  {}{}", a.name, alias_effect(a)))
+        .collect();
+    if !aliases.is_empty() {
+        let _ = writeln!(out, "\naliases leading here:");
+        for a in aliases {
+            let _ = writeln!(out, "{a}");
+        }
+    }
+    let retired: Vec<&str> = ir
+        .retired
+        .iter()
+        .filter(|r| r.replaced_by.contains(&tool.name))
+        .map(|r| r.name.as_str())
+        .collect();
+    if !retired.is_empty() {
+        let _ = writeln!(out, "\nretired names pointing here: {}", retired.join(", "));
+    }
+}
+
+fn describe_action(
+    ir: &Ir,
+    tool: &Tool,
+    action: &Action,
+    pad: &str,
+    field_text: &dyn Fn(&str, &str) -> String,
+    out: &mut String,
+) {
+    if action.required.is_empty() && action.optional.is_empty() {
+        let _ = writeln!(out, "{pad}(no fields)");
+    }
+    for (list, label) in [
+        (&action.required, "required"),
+        (&action.optional, "optional"),
+    ] {
+        for name in list {
+            let Some(field) = tool.field(name) else {
+                continue;
+            };
+            let desc = field_text(name, &field.description.source);
+            let _ = writeln!(out, "{pad}{name} ({label}): {}", type_text(&field.ty));
+            if !desc.is_empty() {
+                indent(out, &desc, &format!("{pad}    "));
+            }
+            nested_text(&field.ty, name, &format!("{pad}    "), field_text, out);
+        }
+    }
+    for group in &action.exactly_one_of {
+        let _ = writeln!(out, "{pad}exactly one of: {}", group.join(" | "));
+    }
+    for f in &action.forbidden_with {
+        let _ = writeln!(
+            out,
+            "{pad}refused: `{}` with `{}` — {}",
+            f.field, f.with, f.message
+        );
+    }
+    let traits: Vec<String> = ir
+        .traits
+        .iter()
+        .filter_map(|decl| match action.traits.get(&decl.name)? {
+            TraitValue::Bool(true) => Some(decl.name.clone()),
+            TraitValue::Bool(false) => None,
+            TraitValue::Enum(v) => Some(format!("{}={v}", decl.name)),
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "{pad}traits: {}",
+        if traits.is_empty() {
+            "(none)".to_owned()
+        } else {
+            traits.join(", ")
+        }
+    );
+}
+
+fn nested_text(
+    ty: &Type,
+    path: &str,
+    pad: &str,
+    field_text: &dyn Fn(&str, &str) -> String,
+    out: &mut String,
+) {
+    match ty {
+        Type::Object { properties } => {
+            for p in properties {
+                let sub = format!("{path}.{}", p.name);
+                let req = if p.required { "required" } else { "optional" };
+                let _ = writeln!(out, "{pad}.{} ({req}): {}", p.name, type_text(&p.ty));
+                let desc = field_text(&sub, &p.description.source);
+                if !desc.is_empty() {
+                    indent(out, &desc, &format!("{pad}    "));
+                }
+                nested_text(&p.ty, &sub, &format!("{pad}  "), field_text, out);
+            }
+        }
+        Type::Array { items, .. } => nested_text(items, path, pad, field_text, out),
+        _ => {}
+    }
+}
+
+/// `integer, 1..=300`, `string, max 4096 chars, pattern ^a$`, `array of string, 1..=32 items`.
+pub fn type_text(ty: &Type) -> String {
+    fn range<T: std::fmt::Display>(lo: &Option<T>, hi: &Option<T>, unit: &str) -> Option<String> {
+        match (lo, hi) {
+            (None, None) => None,
+            (Some(a), None) => Some(format!(">= {a}{unit}")),
+            (None, Some(b)) => Some(format!("<= {b}{unit}")),
+            (Some(a), Some(b)) => Some(format!("{a}..={b}{unit}")),
+        }
+    }
+    let (base, extra): (String, Vec<String>) = match ty {
+        Type::String {
+            min_length,
+            max_length,
+            pattern,
+        } => (
+            "string".into(),
+            range(min_length, max_length, " chars")
+                .into_iter()
+                .chain(pattern.as_ref().map(|p| format!("pattern {p}")))
+                .collect(),
+        ),
+        Type::Integer { minimum, maximum } => (
+            "integer".into(),
+            range(minimum, maximum, "").into_iter().collect(),
+        ),
+        Type::Number { minimum, maximum } => (
+            "number".into(),
+            range(minimum, maximum, "").into_iter().collect(),
+        ),
+        Type::Boolean => ("boolean".into(), Vec::new()),
+        Type::Enum { values } => (format!("one of {}", values.join(" | ")), Vec::new()),
+        Type::Array {
+            items,
+            min_items,
+            max_items,
+        } => (
+            match type_text(items) {
+                t if t.contains(',') => format!("array of ({t})"),
+                t => format!("array of {t}"),
+            },
+            range(min_items, max_items, " items").into_iter().collect(),
+        ),
+        Type::Object { properties } => (
+            format!("object ({} properties, no others)", properties.len()),
+            Vec::new(),
+        ),
+    };
+    if extra.is_empty() {
+        base
+    } else {
+        format!("{base}, {}", extra.join(", "))
+    }
+}
+
+fn indent(out: &mut String, text: &str, pad: &str) {
+    for line in text.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "{pad}{line}");
+        }
+    }
 }
