@@ -240,11 +240,7 @@ fn run_query(
              are allowed",
         ));
     }
-    let columns: Vec<String> = stmt
-        .column_names()
-        .into_iter()
-        .map(str::to_string)
-        .collect();
+    let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
     let n = columns.len();
     let mut rows_out = Vec::new();
     let mut truncated = false;
