@@ -80,7 +80,7 @@ impl fmt::Display for WakeUp {
 /// The receiving side is gone; the event was not delivered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("wake-up for session {} not delivered: nobody is listening", .0.session_id)]
-pub struct WakeClosed(pub WakeUp);
+pub struct WakeClosed(pub Box<WakeUp>);
 
 /// Publishes wake-ups. Cheap to clone; usable from any thread, sync or async (sending never
 /// blocks). Hold one per watcher.
@@ -91,7 +91,7 @@ pub struct WakeSender {
 
 impl WakeSender {
     pub fn send(&self, wake: WakeUp) -> Result<(), WakeClosed> {
-        self.tx.send(wake).map_err(|e| WakeClosed(e.0))
+        self.tx.send(wake).map_err(|e| WakeClosed(Box::new(e.0)))
     }
 
     /// Whether anybody can still receive.
