@@ -1,10 +1,227 @@
-//! `toolsurface messages`.
+//! `toolsurface messages`: the message store behind `message_read`. `import` loads a JSONL
+//! transcript (format: `toolsurface_runtime::messages::import`, and
+//! `examples/transcripts/README.md`); `read` runs `message_read` itself and prints its text.
+//!
+//! The store defaults to `.toolsurface/messages.sqlite3` under the current directory
+//! (created by `import`); `--db PATH` picks another file.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::{Subcommand, ValueEnum};
+use toolsurface_runtime::call::ToolError;
+use toolsurface_runtime::messages::{
+    HistoryView, ImportError, MessageReadMode, MessageReadRequest, PayloadField,
+    SqliteMessageStore, import_jsonl, message_read,
+};
 
 use super::Status;
 
-#[derive(clap::Args, Debug)]
-pub struct Args {}
+/// The store used when `--db` is not given, relative to the current directory.
+pub const DEFAULT_DB: &str = ".toolsurface/messages.sqlite3";
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface messages` is not built yet")
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "The store defaults to .toolsurface/messages.sqlite3 in the current \
+                        directory. Try: toolsurface messages import \
+                        examples/transcripts/sample.jsonl && toolsurface messages read \
+                        --mode history --session-id sess-review"
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: MessagesCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MessagesCommand {
+    /// Import a JSONL transcript (one message per line) in one transaction.
+    Import(ImportArgs),
+    /// Run message_read against the store and print what the model would see.
+    Read(ReadArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The transcript: one JSON object per line with id, session_id, channel?, role, at,
+    /// content, tool_result?, reasoning?, tool_calls?, turn?.
+    pub file: PathBuf,
+    /// The store [default: .toolsurface/messages.sqlite3]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModeArg {
+    History,
+    Context,
+    Payload,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ViewArg {
+    Transcript,
+    Turns,
+    Audit,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FieldArg {
+    Content,
+    #[value(name = "tool_result")]
+    ToolResult,
+    Reasoning,
+    #[value(name = "tool_calls")]
+    ToolCalls,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReadArgs {
+    /// history (a session or channel), context (around a message) or payload (one large
+    /// field of one message, paged)
+    #[arg(long, value_enum)]
+    pub mode: ModeArg,
+    /// history: the session to read
+    #[arg(long)]
+    pub session_id: Option<String>,
+    /// history: the channel to read
+    #[arg(long)]
+    pub channel: Option<String>,
+    /// history: transcript, turns or audit
+    #[arg(long, value_enum)]
+    pub view: Option<ViewArg>,
+    /// history: newest N messages (turns view: turns); payload: characters per page
+    #[arg(long)]
+    pub limit: Option<u64>,
+    /// context, payload: the message
+    #[arg(long)]
+    pub message_id: Option<String>,
+    /// context: messages before (default 3)
+    #[arg(long)]
+    pub before: Option<u64>,
+    /// context: messages after (default 3)
+    #[arg(long)]
+    pub after: Option<u64>,
+    /// payload: content, tool_result, reasoning or tool_calls
+    #[arg(long, value_enum)]
+    pub field: Option<FieldArg>,
+    /// payload: first character to return (see "next offset" in the previous page)
+    #[arg(long)]
+    pub offset: Option<u64>,
+    /// Print the structured result (JSON) instead of the text
+    #[arg(long)]
+    pub json: bool,
+    /// The store [default: .toolsurface/messages.sqlite3]
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    match args.command {
+        MessagesCommand::Import(a) => import(a),
+        MessagesCommand::Read(a) => read(a),
+    }
+}
+
+fn db_path(db: Option<PathBuf>) -> PathBuf {
+    db.unwrap_or_else(|| PathBuf::from(DEFAULT_DB))
+}
+
+fn import(a: ImportArgs) -> anyhow::Result<Status> {
+    let file = std::fs::File::open(&a.file)
+        .with_context(|| format!("cannot open {}", a.file.display()))?;
+    let db = db_path(a.db);
+    if let Some(parent) = db.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let store = SqliteMessageStore::open(&db)
+        .with_context(|| format!("cannot open the message store {}", db.display()))?;
+    match import_jsonl(&store, std::io::BufReader::new(file)) {
+        Ok(r) => {
+            println!(
+                "imported {} message{} into {} ({} new, {} already stored unchanged)",
+                r.messages,
+                if r.messages == 1 { "" } else { "s" },
+                db.display(),
+                r.inserted,
+                r.unchanged
+            );
+            println!("sessions: {}", list(&r.sessions));
+            println!("channels: {}", list(&r.channels));
+            Ok(Status::Clean)
+        }
+        Err(e @ ImportError::Invalid { .. }) => {
+            eprintln!("{}: {e}", a.file.display());
+            Ok(Status::Invalid)
+        }
+        Err(e) => Err(e).with_context(|| format!("importing {}", a.file.display())),
+    }
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "(none)".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn open_existing(db: &Path) -> anyhow::Result<SqliteMessageStore> {
+    if !db.is_file() {
+        anyhow::bail!(
+            "no message store at {}; import a transcript first: toolsurface messages import \
+             FILE.jsonl{}",
+            db.display(),
+            if db == Path::new(DEFAULT_DB) {
+                String::new()
+            } else {
+                format!(" --db {}", db.display())
+            }
+        );
+    }
+    SqliteMessageStore::open(db)
+        .with_context(|| format!("cannot open the message store {}", db.display()))
+}
+
+fn read(a: ReadArgs) -> anyhow::Result<Status> {
+    let store = open_existing(&db_path(a.db.clone()))?;
+    let req = MessageReadRequest {
+        mode: match a.mode {
+            ModeArg::History => MessageReadMode::History,
+            ModeArg::Context => MessageReadMode::Context,
+            ModeArg::Payload => MessageReadMode::Payload,
+        },
+        session_id: a.session_id,
+        channel: a.channel,
+        view: a.view.map(|v| match v {
+            ViewArg::Transcript => HistoryView::Transcript,
+            ViewArg::Turns => HistoryView::Turns,
+            ViewArg::Audit => HistoryView::Audit,
+        }),
+        limit: a.limit,
+        message_id: a.message_id,
+        before: a.before,
+        after: a.after,
+        field: a.field.map(|f| match f {
+            FieldArg::Content => PayloadField::Content,
+            FieldArg::ToolResult => PayloadField::ToolResult,
+            FieldArg::Reasoning => PayloadField::Reasoning,
+            FieldArg::ToolCalls => PayloadField::ToolCalls,
+        }),
+        offset: a.offset,
+    };
+    match message_read(&store, &req) {
+        Ok(out) => {
+            match (a.json, out.structured) {
+                (true, Some(v)) => println!("{}", serde_json::to_string_pretty(&v)?),
+                _ => println!("{}", out.text),
+            }
+            Ok(Status::Clean)
+        }
+        Err(ToolError::Model(m)) => {
+            eprintln!("message_read: {m}");
+            Ok(Status::Invalid)
+        }
+        Err(ToolError::Fatal(m)) => anyhow::bail!("message_read: {m}"),
+    }
 }
