@@ -10,6 +10,9 @@ use quote::quote;
 /// per-tool modules, `Call` with `Call::parse` and the trait tables, `Handlers`,
 /// `published()`. Every definitions file is `include_str!`ed, so editing one rebuilds.
 ///
+/// A path may start with `$NAME/` to resolve against an environment variable instead, e.g.
+/// definitions a build script wrote: `surface!("$OUT_DIR/defs")`.
+///
 /// ```ignore
 /// mod surface { toolsurface::surface!("tool-defs"); }
 /// ```
@@ -25,20 +28,16 @@ pub fn surface(input: TokenStream) -> TokenStream {
 fn expand(lit: &syn::LitStr) -> Result<proc_macro2::TokenStream, proc_macro2::TokenStream> {
     let span = lit.span();
     let error = |msg: String| syn::Error::new(span, msg).to_compile_error();
-    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(std::path::PathBuf::from)
-        .ok_or_else(|| error("CARGO_MANIFEST_DIR is not set".to_owned()))?;
     let rel = lit.value();
-    let root = manifest.join(&rel);
+    let root = resolve(&rel).map_err(error)?;
     if !root.is_dir() {
         return Err(error(format!(
-            "surface!: {} is not a definitions folder (resolved to {})",
-            rel,
-            root.display()
+            "surface!: {rel} is not a definitions folder (paths are relative to \
+             CARGO_MANIFEST_DIR, or to $NAME when written `$NAME/…`)"
         )));
     }
     let mut sources = toolsurface_compiler::read_dir(&root)
-        .map_err(|e| error(format!("surface!: cannot read {}: {e}", root.display())))?;
+        .map_err(|e| error(format!("surface!: cannot read {rel}: {e}")))?;
     sources.root = rel.clone();
     let compiled = toolsurface_compiler::compile(&sources);
     let includes = sources.files.iter().map(|f| {
@@ -67,4 +66,17 @@ fn expand(lit: &syn::LitStr) -> Result<proc_macro2::TokenStream, proc_macro2::To
         #(#includes)*
         #tokens
     })
+}
+
+/// `path` against `CARGO_MANIFEST_DIR`, or against `$NAME` when it starts with `$NAME/`.
+fn resolve(path: &str) -> Result<std::path::PathBuf, String> {
+    let (var, rest) = match path.strip_prefix('$') {
+        Some(r) => match r.split_once('/') {
+            Some((var, rest)) => (var, rest),
+            None => (r, ""),
+        },
+        None => ("CARGO_MANIFEST_DIR", path),
+    };
+    let base = std::env::var_os(var).ok_or_else(|| format!("surface!: ${var} is not set"))?;
+    Ok(std::path::PathBuf::from(base).join(rest))
 }
