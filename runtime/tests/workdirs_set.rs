@@ -348,3 +348,33 @@ fn a_removed_folder_that_no_longer_exists_can_be_removed() {
     .unwrap();
     assert!(w.declared().is_empty());
 }
+
+#[test]
+fn a_failed_baseline_leaves_the_folder_as_it_was() {
+    let (_d, root) = tmp();
+    let proj = root.join("proj");
+    fs::create_dir_all(proj.join("sub")).unwrap();
+    fs::write(proj.join("a.txt"), "a\n").unwrap();
+    // An embedded repository without commits makes `git add --all` fail.
+    git(&proj.join("sub"), &["init", "-q"]);
+    let mut w = Workdirs::new(&root);
+    let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    assert!(
+        !proj.join(".git").exists(),
+        "the half-made repository is removed"
+    );
+    assert!(
+        proj.join("sub/.git").is_dir(),
+        "the embedded one is untouched"
+    );
+    let d = &w.declared()[0];
+    assert_eq!(d.kind, WorkdirKind::Plain);
+    assert!(!d.initialized);
+    let why = d.not_initialized_because.as_deref().unwrap();
+    assert!(why.starts_with("git add (baseline) failed:"), "{why}");
+    assert!(
+        out.text.contains("plain folder; not git-inited: git add"),
+        "{}",
+        out.text
+    );
+}

@@ -410,7 +410,7 @@ fn history(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult 
     let structured;
     match view {
         HistoryView::Transcript | HistoryView::Audit => {
-            let limit = clamp(req.limit, HISTORY_DEFAULT_MESSAGES, HISTORY_MAX_MESSAGES);
+            let limit = clamp(req.limit, HISTORY_DEFAULT_MESSAGES, HISTORY_MAX_MESSAGES).max(1);
             let msgs = store.history(scope, Some(limit)).map_err(store_err)?;
             let older = total.saturating_sub(msgs.len());
             text.push_str(&format!(
@@ -447,7 +447,7 @@ fn history(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult 
             });
         }
         HistoryView::Turns => {
-            let limit = clamp(req.limit, HISTORY_DEFAULT_TURNS, HISTORY_MAX_TURNS);
+            let limit = clamp(req.limit, HISTORY_DEFAULT_TURNS, HISTORY_MAX_TURNS).max(1);
             let msgs = store.history(scope, None).map_err(store_err)?;
             let turns = group_turns(&msgs);
             let skip = turns.len().saturating_sub(limit);

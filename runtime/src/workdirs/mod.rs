@@ -207,7 +207,7 @@ impl Workdirs {
                     notes.push(format!("{} was already declared", p.display()));
                     w
                 }
-                _ => prepare(p)?,
+                _ => prepare(p),
             };
             prepared.push(w);
         }
@@ -403,17 +403,17 @@ fn git(dir: &Path) -> Command {
     c
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<(), ToolError> {
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     let out = cmd
         .output()
-        .map_err(|e| ToolError::Model(format!("set_workdirs: could not run git ({what}): {e}")))?;
+        .map_err(|e| format!("could not run git ({what}): {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(ToolError::Model(format!(
-            "set_workdirs: {what} failed: {}",
+        Err(format!(
+            "{what} failed: {}",
             String::from_utf8_lossy(&out.stderr).trim()
-        )))
+        ))
     }
 }
 
@@ -469,7 +469,7 @@ fn refuse_init(path: &Path, sync: Option<SyncDrive>) -> Option<String> {
 }
 
 /// Classifies `path` (canonical, a directory) and git-inits it if it is a plain folder.
-fn prepare(path: &Path) -> Result<Workdir, ToolError> {
+fn prepare(path: &Path) -> Workdir {
     let sync_drive = detect_sync_drive(path);
     let mut w = Workdir {
         path: path.to_path_buf(),
@@ -489,18 +489,27 @@ fn prepare(path: &Path) -> Result<Workdir, ToolError> {
             if let Some(why) = refuse_init(path, sync_drive) {
                 w.not_initialized_because = Some(why);
             } else {
-                init_with_baseline(path)?;
-                w.kind = WorkdirKind::Git {
-                    root: path.to_path_buf(),
-                };
-                w.initialized = true;
+                match init_with_baseline(path) {
+                    Ok(()) => {
+                        w.kind = WorkdirKind::Git {
+                            root: path.to_path_buf(),
+                        };
+                        w.initialized = true;
+                    }
+                    Err(why) => {
+                        // The folder had no repository before: remove the half-made one so
+                        // the folder is as it was, and declare it as a plain folder.
+                        let _ = std::fs::remove_dir_all(path.join(".git"));
+                        w.not_initialized_because = Some(why);
+                    }
+                }
             }
         }
     }
-    Ok(w)
+    w
 }
 
-fn init_with_baseline(path: &Path) -> Result<(), ToolError> {
+fn init_with_baseline(path: &Path) -> Result<(), String> {
     run(
         git(path).args(["-c", "init.defaultBranch=main", "init", "--quiet"]),
         "git init",
