@@ -60,6 +60,15 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
 
     let mut w = Workdirs::new(&root);
     let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    assert!(
+        out.text.ends_with(&format!(
+            "declared working folders (1): {}\n(the declared set can be read again with \
+             introspect target=workdirs)",
+            proj.display()
+        )),
+        "{}",
+        out.text
+    );
     assert!(proj.join(".git").is_dir());
     assert_eq!(git(&proj, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert_eq!(
@@ -325,7 +334,7 @@ fn set_add_remove_and_clear() {
     assert_eq!(names(&w), vec!["c"]);
     let out = w.set_workdirs(&r(&[], None)).unwrap();
     assert!(w.declared().is_empty());
-    assert!(out.text.contains("no working folders declared"));
+    assert_eq!(out.text, "cleared: no working folders declared");
     assert_eq!(w.describe(), "no working folders declared");
     assert!(model_err(w.set_workdirs(&r(&[], Some(WorkdirsMode::Add)))).contains("dirs is empty"));
 }

@@ -278,14 +278,21 @@ impl Workdirs {
         let mut text = String::new();
         let mut folders = Vec::new();
         if prepared.is_empty() {
-            text.push_str("cleared: no working folders declared");
+            return ToolOutput {
+                text: "cleared: no working folders declared".into(),
+                structured: Some(json!({ "folders": [], "declared": self.declared })),
+            };
         }
         for w in prepared {
             text.push_str(&format!("## {} — {}\n", w.path.display(), w.describe()));
             let agents = read_agents_md(w);
             match &agents {
                 Some((path, body, cut)) => {
-                    text.push_str(&format!("AGENTS.md ({}):\n{body}", path.display()));
+                    text.push_str(&format!(
+                        "AGENTS.md ({}):\n{}",
+                        path.display(),
+                        body.trim_end()
+                    ));
                     if *cut {
                         text.push_str(&format!("\n[… cut at {AGENTS_MD_MAX_BYTES} bytes]"));
                     }
@@ -304,7 +311,20 @@ impl Workdirs {
         for n in notes {
             text.push_str(&format!("note: {n}\n"));
         }
-        text.push_str(&self.describe());
+        let paths: Vec<String> = self
+            .declared
+            .iter()
+            .map(|w| w.path.display().to_string())
+            .collect();
+        text.push_str(&format!(
+            "declared working folders ({}): {}",
+            paths.len(),
+            if paths.is_empty() {
+                "(none)".to_string()
+            } else {
+                paths.join(", ")
+            }
+        ));
         text.push_str("\n(the declared set can be read again with introspect target=workdirs)");
         ToolOutput {
             text,
