@@ -138,3 +138,44 @@ fn add_fact_validates_its_input() {
     assert!(s.add_fact("x", "", "2026-11-30T00:00:00Z").is_err());
     assert_eq!(s.count().unwrap(), 0);
 }
+
+#[test]
+fn cjk_text_is_found_inside_unspaced_runs() {
+    let s = SqliteFactStore::open_in_memory().unwrap();
+    s.add_fact(
+        "message_read 把三个消息读取工具合成一个,用 mode 区分。",
+        "tool-consolidation.zh.md §4.2",
+        "2026-11-13T22:36:05+08:00",
+    )
+    .unwrap();
+    s.add_fact(
+        "set_workdirs 在 378 个线程里调用了 384 次。",
+        "tool-consolidation.zh.md §7",
+        "2026-11-13T22:36:05+08:00",
+    )
+    .unwrap();
+    s.add_fact(
+        "读取配置文件之前先检查权限。",
+        "notes",
+        "2026-11-14T08:00:00Z",
+    )
+    .unwrap();
+    let (_, answers) = search(&s, "消息读取", None);
+    assert_eq!(answers[0]["source"], "tool-consolidation.zh.md §4.2");
+    // "读取" alone matches both facts containing it; "线程" only the second.
+    let (_, answers) = search(&s, "读取", None);
+    assert_eq!(answers.len(), 2);
+    let (_, answers) = search(&s, "线程", None);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(
+        answers[0]["text"],
+        "set_workdirs 在 378 个线程里调用了 384 次。"
+    );
+    // A CJK phrase is matched as a phrase: these characters appear, but not adjacent.
+    let (_, answers) = search(&s, "读消", None);
+    assert!(answers.is_empty(), "{answers:?}");
+    assert_eq!(
+        fts_query("v2版本 ok"),
+        Some("\"v2\" OR \"版 本\" OR \"ok\"".into())
+    );
+}

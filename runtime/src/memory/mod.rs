@@ -1,5 +1,6 @@
 //! The facts store behind `search_memory`: short facts with provenance (source, `at`),
-//! searched by full text (SQLite FTS5, porter-stemmed, ranked by bm25).
+//! searched by full text (SQLite FTS5, porter-stemmed, ranked by bm25). CJK text is indexed
+//! character by character, so unspaced Chinese/Japanese/Korean runs are found as phrases.
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -54,14 +55,45 @@ pub trait FactStore: Send + Sync {
     fn count(&self) -> Result<usize, MemoryError>;
 }
 
+/// `terms` is what FTS5 indexes: the text with every CJK character set apart (see
+/// [`index_text`]); `text` is the fact as written.
 const SCHEMA: &str = "
 CREATE VIRTUAL TABLE IF NOT EXISTS facts USING fts5(
-    text,
+    terms,
+    text UNINDEXED,
     source UNINDEXED,
     at UNINDEXED,
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
+
+/// Han, kana and hangul: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // hangul syllables
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0x20000..=0x2FA1F) // CJK extensions B–F, compatibility supplement
+}
+
+/// The text FTS5 indexes: each CJK character becomes its own token (the unicode61
+/// tokenizer would otherwise make a whole unspaced run one token, so `消息读取` could never
+/// be found inside `三个消息读取工具`). Queries match CJK runs as phrases of characters.
+pub fn index_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    for c in text.chars() {
+        if is_cjk(c) {
+            out.push(' ');
+            out.push(c);
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// The default facts store: one SQLite file (or memory) with an FTS5 table `facts`.
 pub struct SqliteFactStore {
@@ -100,15 +132,35 @@ impl SqliteFactStore {
 }
 
 /// The words of a free-text query, each quoted for FTS5 and joined with OR, so that
-/// punctuation never becomes query syntax and partial matches still rank.
+/// punctuation never becomes query syntax and partial matches still rank. A run of CJK
+/// characters becomes a phrase of its characters (they are indexed one by one).
 /// `None` when the query has no word characters.
 pub fn fts_query(query: &str) -> Option<String> {
-    let words: Vec<String> = query
+    let mut terms: Vec<String> = Vec::new();
+    for word in query
         .split(|c: char| !c.is_alphanumeric() && c != '_')
         .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{w}\""))
-        .collect();
-    (!words.is_empty()).then(|| words.join(" OR "))
+    {
+        // Split a mixed word ("v2版本") into its CJK and non-CJK runs.
+        let mut run = String::new();
+        let mut run_cjk = false;
+        for c in word.chars() {
+            let cjk = is_cjk(c);
+            if !run.is_empty() && cjk != run_cjk {
+                terms.push(std::mem::take(&mut run));
+            }
+            if cjk && !run.is_empty() {
+                run.push(' ');
+            }
+            run.push(c);
+            run_cjk = cjk;
+        }
+        if !run.is_empty() {
+            terms.push(run);
+        }
+    }
+    let quoted: Vec<String> = terms.iter().map(|t| format!("\"{t}\"")).collect();
+    (!quoted.is_empty()).then(|| quoted.join(" OR "))
 }
 
 impl FactStore for SqliteFactStore {
@@ -126,8 +178,8 @@ impl FactStore for SqliteFactStore {
         parse_rfc3339(at).map_err(MemoryError::Invalid)?;
         let conn = self.lock()?;
         conn.execute(
-            "INSERT INTO facts(text, source, at) VALUES (?1, ?2, ?3)",
-            params![text, source, at],
+            "INSERT INTO facts(terms, text, source, at) VALUES (?1, ?2, ?3, ?4)",
+            params![index_text(text), text, source, at],
         )?;
         Ok(conn.last_insert_rowid())
     }
