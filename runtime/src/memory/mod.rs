@@ -55,6 +55,8 @@ pub trait FactStore: Send + Sync {
     fn count(&self) -> Result<usize, MemoryError>;
 }
 
+const SCHEMA_VERSION: i64 = 1;
+
 /// `terms` is what FTS5 indexes: the text with every CJK character set apart (see
 /// [`index_text`]); `text` is the fact as written.
 const SCHEMA: &str = "
@@ -118,7 +120,14 @@ impl SqliteFactStore {
 
     fn init(conn: Connection) -> Result<Self, MemoryError> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(MemoryError::Other(format!(
+                "schema version {version} is newer than this build understands ({SCHEMA_VERSION})"
+            )));
+        }
         conn.execute_batch(SCHEMA)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(SqliteFactStore {
             conn: Mutex::new(conn),
         })
