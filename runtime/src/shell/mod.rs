@@ -8,9 +8,11 @@
 //!
 //! # Processes
 //!
-//! - A command runs as `bash -lc <command>` (`sh -c` when there is no bash), in its own
+//! - A command runs as `bash -c <command>` (`sh -c` when there is no bash), in its own
 //!   session and process group (setsid), so `kill` reaches everything it started with one
-//!   `killpg`.
+//!   `killpg`. Not a login shell by default: the runtime's environment is inherited anyway,
+//!   and profiles can be slow or block (a `pyenv rehash` lock in ~/.bashrc stalled every
+//!   `bash -lc` here for 60 s); [`ShellConfig::login_shell`] turns on `bash -lc`.
 //! - `tty: true` runs it on a pseudo-terminal (portable-pty; 80×24, `TERM=xterm-256color`,
 //!   ONLCR off so lines end in `\n`): prompts, `read -p`, line editing, `ctrl-c` through
 //!   the line discipline and `resize` work. **`tty` defaults to false**: plain pipes
@@ -249,6 +251,8 @@ pub struct ShellConfig {
     pub reap_orphans: bool,
     /// The shell; default: bash if found, else /bin/sh.
     pub shell: Option<PathBuf>,
+    /// Run bash as a login shell (`bash -lc`) (false).
+    pub login_shell: bool,
 }
 
 impl Default for ShellConfig {
@@ -260,6 +264,7 @@ impl Default for ShellConfig {
             terminal_size: (80, 24),
             reap_orphans: true,
             shell: None,
+            login_shell: false,
         }
     }
 }
@@ -680,6 +685,7 @@ impl ShellHost {
             buffer_cap: self.inner.config.buffer_capacity,
             wake: Arc::clone(&self.inner.wake),
             watchers,
+            login: self.inner.config.login_shell,
         });
         let s = match spawned {
             Ok(s) => s,

@@ -175,6 +175,8 @@ pub struct Spawn<'a> {
     pub wake: Arc<dyn WakeSink>,
     /// Watchers armed before any output can arrive.
     pub watchers: Vec<Watcher>,
+    /// `-lc` for bash instead of `-c`.
+    pub login: bool,
 }
 
 /// The environment every command gets (on top of the runtime's own).
@@ -343,6 +345,11 @@ impl Session {
         // The child is dead and reaped: now the writer and the terminal may go.
         {
             let mut io = self.lock_io();
+            // portable-pty's writer sends "\n" + EOF when dropped; with echo on, that
+            // newline would show up as output the process never printed.
+            if let Some(fd) = io.master.as_ref().and_then(|m| m.as_raw_fd()) {
+                clear_oflag_lflag(fd, 0, libc::ECHO | libc::ECHONL);
+            }
             io.writer = None;
             io.master = None;
         }
@@ -536,7 +543,7 @@ fn spawn_pty(s: &Spawn<'_>) -> io::Result<Spawned> {
         .ok_or_else(|| io::Error::other("no pty fd"))?;
     disable_onlcr(master_fd);
     let mut cb = CommandBuilder::new(s.shell.as_os_str());
-    cb.arg(login_flag(s.shell));
+    cb.arg(login_flag(s.shell, s.login));
     cb.arg(s.command);
     cb.cwd(s.dir.as_os_str());
     for (k, v) in model_env(true) {
@@ -589,7 +596,7 @@ fn kill_and_reap(mut child: Child) {
 fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
     let (reader, writer) = io::pipe()?;
     let mut cmd = Command::new(s.shell);
-    cmd.arg(login_flag(s.shell))
+    cmd.arg(login_flag(s.shell, s.login))
         .arg(s.command)
         .current_dir(s.dir)
         .stdin(Stdio::piped())
@@ -621,8 +628,8 @@ fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
     Ok((child, OwnedFd::from(reader), stdin, None))
 }
 
-fn login_flag(shell: &Path) -> &'static str {
-    if shell.file_name().is_some_and(|n| n == "bash") {
+fn login_flag(shell: &Path, login: bool) -> &'static str {
+    if login && shell.file_name().is_some_and(|n| n == "bash") {
         "-lc"
     } else {
         "-c"
@@ -631,11 +638,17 @@ fn login_flag(shell: &Path) -> &'static str {
 
 /// Clears ONLCR so the terminal does not turn "\n" into "\r\n" in the output.
 fn disable_onlcr(fd: i32) {
+    clear_oflag_lflag(fd, libc::ONLCR, 0);
+}
+
+/// Clears terminal output and local mode flags on a pty master.
+fn clear_oflag_lflag(fd: i32, oflag: libc::tcflag_t, lflag: libc::tcflag_t) {
     // SAFETY: zeroed termios is a valid out-parameter for tcgetattr.
     let mut t: libc::termios = unsafe { std::mem::zeroed() };
     // SAFETY: `fd` is the open master of a pty; `t` is a valid pointer.
     if unsafe { libc::tcgetattr(fd, &mut t) } == 0 {
-        t.c_oflag &= !libc::ONLCR;
+        t.c_oflag &= !oflag;
+        t.c_lflag &= !lflag;
         // SAFETY: same fd, pointer to the termios we just read and modified.
         unsafe { libc::tcsetattr(fd, libc::TCSANOW, &t) };
     }
