@@ -6,7 +6,9 @@ use std::path::Path;
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use toolsurface_runtime::call::ToolError;
-use toolsurface_runtime::data::{SqlQueryRequest, open_read_only, sql_query};
+use toolsurface_runtime::data::{
+    SqlQueryRequest, open_read_only, sql_query, sql_query_with_timeout,
+};
 
 fn shop(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("shop.sqlite3");
@@ -225,4 +227,21 @@ fn statements_without_rows_render_plainly() {
     shop(d.path());
     let out = sql_query(d.path(), &q("SELECT id FROM orders WHERE id > 100", None)).unwrap();
     assert_eq!(out.text, "id\n--\n(0 rows)");
+}
+
+#[test]
+fn a_runaway_query_is_interrupted() {
+    let d = tempfile::tempdir().unwrap();
+    shop(d.path());
+    // Never ends on its own: an unbounded recursive CTE.
+    let req = q(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
+        None,
+    );
+    match sql_query_with_timeout(d.path(), &req, std::time::Duration::from_millis(200)) {
+        Err(ToolError::Model(m)) => {
+            assert_eq!(m, "sql_query: interrupted after 200ms; narrow the query")
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -193,7 +193,17 @@ pub fn query(
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
         if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(timeout) {
-            handle.interrupt();
+            // sqlite3_interrupt only stops statements running at the time; repeat until
+            // the query has ended, in case it had not started stepping yet.
+            loop {
+                handle.interrupt();
+                if !matches!(
+                    done_rx.recv_timeout(Duration::from_millis(50)),
+                    Err(mpsc::RecvTimeoutError::Timeout)
+                ) {
+                    break;
+                }
+            }
         }
     });
     let result = run_query(&conn, &req.sql, limit, timeout);
@@ -209,12 +219,9 @@ fn explain(e: rusqlite::Error, timeout: Duration) -> ToolError {
              write ({e}); only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only \
              PRAGMAs) are allowed"
         )),
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
-            model(format!(
-                "sql_query: interrupted after {} s; narrow the query",
-                timeout.as_secs()
-            ))
-        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => model(
+            format!("sql_query: interrupted after {timeout:?}; narrow the query",),
+        ),
         rusqlite::Error::MultipleStatement => {
             model("sql_query: give exactly one statement (found more than one)")
         }
