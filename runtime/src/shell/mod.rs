@@ -612,6 +612,7 @@ impl ShellHost {
             "output": r.text,
             "offset": from,
             "next_offset": r.next_offset,
+            "total_bytes": st.buf.total(),
             "dropped_bytes": r.dropped,
             "truncated_bytes": r.truncated,
         });
