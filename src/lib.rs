@@ -10,6 +10,7 @@ pub use toolsurface_macros::surface;
 pub use toolsurface_runtime as runtime;
 
 pub mod cli;
+pub mod host;
 
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
 /// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of
