@@ -1,0 +1,230 @@
+//! StandardHost and the published surface: the array is the generated one, byte for byte,
+//! whatever the turn kind; skill activation appends after a byte-identical resident prefix;
+//! introspect reports what the catalog publishes; aliases and retired names go through
+//! handle_batch like a model would send them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod host_support;
+
+use host_support::Fixture;
+use host_support::ok;
+use host_support::structured;
+use toolsurface::runtime::core::Outcome;
+use toolsurface::runtime::core::Turn;
+use toolsurface::runtime::core::TurnKind;
+use toolsurface::runtime::core::sha256_hex;
+use toolsurface::standard;
+use toolsurface::standard::Family;
+use toolsurface::standard::Role;
+use toolsurface::standard::Skill;
+
+#[tokio::test]
+async fn every_turn_kind_publishes_the_generated_array() {
+    for role in Role::ALL {
+        for family in Family::ALL {
+            let fx = Fixture::new(role, family);
+            let expected = standard::published(role, family);
+            for kind in TurnKind::ALL {
+                let surface = fx.host.surface(&Turn::new(kind)).unwrap();
+                assert_eq!(
+                    surface.bytes.as_ref(),
+                    expected,
+                    "{role} × {family} in a {kind:?} turn"
+                );
+                assert_eq!(surface.sha256, standard::published_sha256(role, family));
+            }
+            // The array is borrowed static bytes, not a copy.
+            let surface = fx.host.surface(&Turn::normal()).unwrap();
+            assert!(matches!(surface.bytes, std::borrow::Cow::Borrowed(_)));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rehearsal_batch_leaves_the_array_alone() {
+    let fx = Fixture::new(Role::SideChat, Family::Anthropic);
+    let before = fx.host.surface(&Turn::normal()).unwrap();
+    let rehearsal = Turn::rehearsal();
+    let results = fx
+        .run(
+            &rehearsal,
+            &[
+                ("r1", "introspect", r#"{"target":"tools"}"#),
+                ("r2", "write_file", r#"{"path":"x.txt","content":"x"}"#),
+            ],
+        )
+        .await;
+    ok(&results[0]);
+    assert!(results[1].is_error);
+    for kind in TurnKind::ALL {
+        assert_eq!(fx.host.surface(&Turn::new(kind)).unwrap(), before);
+    }
+}
+
+#[tokio::test]
+async fn activating_a_skill_appends_after_a_byte_identical_prefix() {
+    for family in Family::ALL {
+        let fx = Fixture::new(Role::Main, family);
+        let resident = standard::published(Role::Main, family);
+
+        // Before activation, the skill's tool is not offered.
+        let refused = fx
+            .one("sql_query", r#"{"database":"x.db","sql":"select 1"}"#)
+            .await;
+        assert!(refused.is_error);
+        assert_eq!(refused.outcome, Outcome::Refused);
+        assert!(refused.text.contains("sqlite"), "{}", refused.text);
+
+        let activated = ok(&fx.one("activate_skill", r#"{"name":"sqlite"}"#).await).clone();
+        let facts = structured(&activated);
+        assert_eq!(facts["prefix_intact"], true, "{family}");
+        assert_eq!(facts["already_active"], false);
+        assert_eq!(facts["new_tools"], serde_json::json!(["sql_query"]));
+        assert_eq!(
+            facts["previous_sha256"],
+            standard::published_sha256(Role::Main, family)
+        );
+        // The array every turn kind now publishes is the one activation reported.
+        let after = fx.host.surface(&Turn::normal()).unwrap();
+        assert_eq!(facts["surface_sha256"], after.sha256.as_str());
+        assert_eq!(after.sha256, sha256_hex(after.bytes.as_bytes()));
+        assert_ne!(after.sha256, standard::published_sha256(Role::Main, family));
+        let body = resident.strip_suffix(']').unwrap();
+        assert!(after.bytes.starts_with(body), "resident prefix kept ({family})");
+        assert_eq!(facts["diverges_at"], body.len());
+        assert!(after.bytes[body.len()..].starts_with(','));
+        assert!(after.bytes[body.len()..].contains("\"sql_query\""));
+        for kind in TurnKind::ALL {
+            assert_eq!(fx.host.surface(&Turn::new(kind)).unwrap(), after);
+        }
+        assert_eq!(fx.host.active_skills(), vec![Skill::Sqlite]);
+
+        // Activating again changes nothing.
+        let again = ok(&fx.one("activate_skill", r#"{"name":"sqlite"}"#).await).clone();
+        assert_eq!(structured(&again)["already_active"], true);
+        assert_eq!(fx.host.surface(&Turn::normal()).unwrap(), after);
+    }
+}
+
+#[tokio::test]
+async fn skill_tools_run_after_activation_against_a_real_database() {
+    let fx = Fixture::new(Role::Main, Family::Chat);
+    let db = fx.path("data.db");
+    let status = std::process::Command::new("sqlite3")
+        .arg(&db)
+        .arg("create table t(name text); insert into t values ('ada'), ('grace');")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    ok(&fx.one("activate_skill", r#"{"name":"sqlite"}"#).await);
+    let result = fx
+        .one(
+            "sql_query",
+            r#"{"database":"data.db","sql":"select name from t order by name"}"#,
+        )
+        .await;
+    ok(&result);
+    assert_eq!(
+        structured(&result)["rows"],
+        serde_json::json!([["ada"], ["grace"]])
+    );
+    // Writing is refused by the skill's tool itself.
+    let write = fx
+        .one(
+            "sql_query",
+            r#"{"database":"data.db","sql":"insert into t values ('eve')"}"#,
+        )
+        .await;
+    assert!(write.is_error, "{}", write.text);
+}
+
+#[tokio::test]
+async fn unknown_skills_are_a_model_error_with_a_hint() {
+    let fx = Fixture::new(Role::Main, Family::Chat);
+    let result = fx.one("activate_skill", r#"{"name":"sqlit"}"#).await;
+    assert!(result.is_error);
+    assert!(result.text.contains("did you mean sqlite"), "{}", result.text);
+    assert!(fx.host.active_skills().is_empty());
+}
+
+#[tokio::test]
+async fn introspect_lists_the_published_tools_and_skills() {
+    let fx = Fixture::new(Role::Main, Family::Responses);
+    let tools = ok(&fx.one("introspect", r#"{"target":"tools"}"#).await).clone();
+    let listed: Vec<String> = structured(&tools)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    let published: serde_json::Value =
+        serde_json::from_str(standard::published(Role::Main, Family::Responses)).unwrap();
+    let names: Vec<String> = published
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, names, "published order");
+    assert!(!listed.contains(&"sql_query".to_owned()));
+
+    let skills = ok(&fx.one("introspect", r#"{"target":"skills"}"#).await).clone();
+    let skill = &structured(&skills)["skills"][0];
+    assert_eq!(skill["name"], "sqlite");
+    assert_eq!(skill["tools"], serde_json::json!(["sql_query"]));
+    assert_eq!(skill["active"], false);
+    assert!(!skill["description"].as_str().unwrap().is_empty());
+
+    // A role without skills says so.
+    let side = Fixture::new(Role::SideChat, Family::Chat);
+    let none = ok(&side.one("introspect", r#"{"target":"skills"}"#).await).clone();
+    assert_eq!(structured(&none)["skills"], serde_json::json!([]));
+}
+
+#[tokio::test]
+async fn introspect_llm_reports_configured_providers_redacted() {
+    use toolsurface::runtime::core::LlmProviderConfig;
+    use toolsurface::runtime::core::Secret;
+    let fx = Fixture::with(Role::SideChat, Family::Chat, |c| {
+        let mut provider = LlmProviderConfig::new("openai", "https://api.example/v1");
+        provider.models = vec!["gpt-5".into()];
+        provider.api_key = Some(Secret::new("sk-never-shown"));
+        c.with_llm(provider)
+    });
+    for target in ["llm", "llm:openai", "models"] {
+        let result = ok(&fx
+            .one("introspect", &format!(r#"{{"target":"{target}"}}"#))
+            .await)
+        .clone();
+        let all = format!("{} {}", result.text, structured(&result));
+        assert!(!all.contains("sk-never-shown"), "{target}: {all}");
+        assert!(all.contains("gpt-5"), "{target}: {all}");
+    }
+    // The alias of the case study lands on the same target.
+    let aliased = ok(&fx.one("llm_config_inspect", "{}").await).clone();
+    assert!(aliased.text.contains("https://api.example/v1"), "{}", aliased.text);
+}
+
+#[tokio::test]
+async fn retired_and_unknown_names_answer_in_place() {
+    let fx = Fixture::new(Role::SideChat, Family::Chat);
+    let results = fx
+        .run(
+            &Turn::normal(),
+            &[
+                ("c1", "get_current_time", "{}"),
+                ("c2", "introspect", r#"{"target":"hosts"}"#),
+                ("c3", "shel", r#"{"command":"true"}"#),
+                ("c4", "list_dir", r#"{"path":"."}"#),
+            ],
+        )
+        .await;
+    assert!(results[0].is_error);
+    assert_eq!(results[0].outcome, Outcome::Refused);
+    assert!(results[0].text.contains("date"), "{}", results[0].text);
+    ok(&results[1]);
+    assert!(results[2].is_error);
+    assert!(results[2].text.contains("did you mean shell"), "{}", results[2].text);
+    assert!(results[3].is_error);
+    assert_eq!(results[3].outcome, Outcome::Refused);
+}
