@@ -80,6 +80,7 @@ impl Emitted {
 /// Why a surface could not be emitted. The compiler's checks make most of these unreachable
 /// for a valid [`Ir`]; they are asserted again here because the bytes are the boundary.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EmitError {
     #[error("unknown role `{0}`")]
     UnknownRole(String),
