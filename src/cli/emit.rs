@@ -2,12 +2,10 @@
 //! sends it (or one tool of it), or list every role × family for scripts.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context;
-use toolsurface_compiler::diag::render_all;
 use toolsurface_compiler::emit;
-use toolsurface_compiler::ir::{Dialect, Ir};
+use toolsurface_compiler::ir::Dialect;
 
 use super::Status;
 
@@ -52,8 +50,9 @@ fn parse_dialect(s: &str) -> Result<Dialect, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let Some(ir) = compile_and_report(&args.dir)? else {
-        return Ok(Status::Invalid);
+    let ir = match super::check::compile_dir(&args.dir)? {
+        Ok((_sources, ir)) => ir,
+        Err(status) => return Ok(status),
     };
     let mut stdout = std::io::stdout().lock();
     if args.list {
@@ -121,25 +120,4 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     }
     stdout.flush()?;
     Ok(Status::Clean)
-}
-
-/// Read and compile `dir`, printing every diagnostic to stderr; `None` when it has errors.
-/// (A private copy: `check.rs` has no shared compile-and-report helper yet.)
-fn compile_and_report(dir: &Path) -> anyhow::Result<Option<Ir>> {
-    let sources = toolsurface_compiler::read_dir(dir)
-        .with_context(|| format!("reading definitions from {}", dir.display()))?;
-    let compiled = toolsurface_compiler::compile(&sources);
-    if !compiled.diagnostics.is_empty() {
-        eprint!("{}", render_all(&compiled.diagnostics, &sources));
-    }
-    if compiled.has_errors() {
-        return Ok(None);
-    }
-    match compiled.ir {
-        Some(ir) => Ok(Some(ir)),
-        None => anyhow::bail!(
-            "{}: the compiler produced no IR and no error",
-            dir.display()
-        ),
-    }
 }
