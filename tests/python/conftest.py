@@ -1,7 +1,8 @@
 """Shared fixtures for the Python suites: the built `toolsurface` binary and its output.
 
-The binary is TOOLSURFACE_BIN when set, else target/release/toolsurface, else
-target/debug/toolsurface. A missing binary is an error, never a skip.
+The binary is TOOLSURFACE_BIN when set, else target/release/toolsurface or
+target/debug/toolsurface (release preferred, unless the debug one was built more recently).
+A missing binary is an error, never a skip.
 """
 
 from __future__ import annotations
@@ -25,10 +26,14 @@ def _locate_binary() -> Path:
         if not (path.is_file() and os.access(path, os.X_OK)):
             raise RuntimeError(f"TOOLSURFACE_BIN={env} is not an executable file")
         return path
-    for profile in ("release", "debug"):
-        path = ROOT / "target" / profile / "toolsurface"
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
+    built = [
+        path
+        for path in (ROOT / "target" / p / "toolsurface" for p in ("release", "debug"))
+        if path.is_file() and os.access(path, os.X_OK)
+    ]
+    if built:
+        # release first; but a stale release binary must not shadow a fresher debug build.
+        return max(built, key=lambda p: p.stat().st_mtime)
     raise RuntimeError(
         "no toolsurface binary: set TOOLSURFACE_BIN or run `cargo build -p toolsurface` "
         f"(looked in {ROOT / 'target' / 'release'} and {ROOT / 'target' / 'debug'})"

@@ -12,6 +12,8 @@ dialect and in `mcp`.
   Schema.model_validate; Schema.from_json_schema of the same tool's JSON Schema yields the
   same Schema.
 - mcp: Tool.model_validate (nothing dropped) and SEP-986 tool-name validation.
+- lark: every Responses `custom` tool's grammar compiles, and the apply_patch grammar takes
+  a patch with and without its `*** Device:` line and refuses an option-like device.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import warnings
 
 import anthropic
 import pytest
+from lark import Lark
+from lark.exceptions import LarkError
 from agents.strict_schema import ensure_strict_json_schema
 from anthropic.types import ToolParam
 from google.genai import types as gtypes
@@ -333,3 +337,45 @@ def test_mcp_annotations_follow_traits():
     if "introspect" in tools:
         assert tools["introspect"]["openWorldHint"] is False
     assert tools, "no mcp tools"
+
+
+# --- lark (Responses custom tools) --------------------------------------------------------
+
+
+def _custom_tools() -> dict[str, str]:
+    """Every custom tool's grammar by tool name (identical across surfaces)."""
+    grammars: dict[str, str] = {}
+    for role, family, tool in all_tools():
+        if dialect_of(tool) == "openai-responses" and tool["type"] == "custom":
+            assert tool["format"]["type"] == "grammar"
+            assert tool["format"]["syntax"] == "lark"
+            prev = grammars.setdefault(tool["name"], tool["format"]["definition"])
+            assert prev == tool["format"]["definition"], f"{role} × {family} {tool['name']}"
+    return grammars
+
+
+def test_custom_tool_grammars_compile_with_lark():
+    grammars = _custom_tools()
+    assert grammars, "no custom (grammar) tool in any responses surface"
+    for name, definition in grammars.items():
+        Lark(definition, start="start", parser="earley")  # raises on a bad grammar
+        assert definition.endswith("\n"), name
+
+
+def test_apply_patch_grammar_takes_the_device_line():
+    grammars = _custom_tools()
+    assert "apply_patch" in grammars
+    parser = Lark(grammars["apply_patch"], start="start", parser="earley")
+    body = "*** Update File: src/a.txt\n@@ fn main\n-old\n+new\n context\n*** End Patch\n"
+    parser.parse("*** Begin Patch\n" + body)
+    parser.parse("*** Begin Patch\n*** Device: deploy@build-01\n" + body)
+    parser.parse("*** Begin Patch\n*** Device: [fe80::1%eth0]\n" + body)
+    parser.parse("*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch\n")
+    for bad in (
+        "*** Begin Patch\n*** Device: -oProxyCommand=x\n" + body,
+        "*** Begin Patch\n*** Device: host;rm\n" + body,
+        "*** Begin Patch\n*** End Patch\n",
+        "*** Update File: a\n*** End Patch\n",
+    ):
+        with pytest.raises(LarkError):
+            parser.parse(bad)
