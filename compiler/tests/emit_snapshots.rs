@@ -1,7 +1,8 @@
 //! Snapshots of every standard surface (../tool-defs), each role × family in its own dialect
 //! and in `mcp`: the sha256 of the exact published bytes, then the bytes indented for review.
 //! Refresh with `INSTA_UPDATE=always cargo test -p toolsurface-compiler --test emit_snapshots`
-//! (or `cargo insta review`) after a deliberate change.
+//! (or `cargo insta review`) after a deliberate change. Snapshots live in
+//! `tests/snapshots/emit/`; a snapshot no surface produces any more fails the test (delete it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
@@ -101,12 +102,30 @@ fn every_standard_surface() {
     let mut settings = insta::Settings::clone_current();
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
+    settings.set_snapshot_path("snapshots/emit");
+    let mut expected: Vec<String> = vec!["index.snap".to_owned()];
+    expected.extend(to_snapshot.iter().map(|(name, _)| format!("{name}.snap")));
     settings.bind(|| {
         insta::assert_snapshot!("index", index);
         for (name, e) in to_snapshot {
             insta::assert_snapshot!(name, document(e));
         }
     });
+    // No stale snapshot of a surface that no longer exists (or became a duplicate).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/emit");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".snap"))
+        .collect();
+    on_disk.sort();
+    expected.sort();
+    assert_eq!(
+        on_disk,
+        expected,
+        "stale or missing snapshots in {}",
+        dir.display()
+    );
 }
 
 #[test]
