@@ -446,3 +446,107 @@ fn indent(out: &mut String, text: &str, pad: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn ir() -> Ir {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/data/good");
+        let sources = toolsurface_compiler::read_dir(&dir).unwrap();
+        toolsurface_compiler::compile(&sources).ir.unwrap()
+    }
+
+    fn args(tool: &str, role: Option<&str>, family: Option<&str>) -> Args {
+        Args {
+            tool: tool.into(),
+            role: role.map(Into::into),
+            family: family.map(Into::into),
+            dir: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn selector_tool_lists_actions_fields_traits_and_aliases() {
+        let text = explain(&ir(), &args("shell_session", None, None)).unwrap();
+        assert!(
+            text.starts_with("shell_session  (object: shell session)\n"),
+            "{text}"
+        );
+        assert!(text.contains("  route:    session_host (session: session_id, host: host_id)"));
+        assert!(
+            text.contains("  poll — Read new output.\n    session_id (required): integer, >= 1\n")
+        );
+        assert!(
+            text.contains("    keys (optional): array of one of enter | ctrl_c, <= 16 items\n")
+        );
+        assert!(text.contains("    traits: follow_up, result_on_interrupt, cost=follow\n"));
+        assert!(text.contains("  list — List sessions.\n    (no fields)\n"));
+        assert!(text.contains("aliases leading here:\n  shell_kill (sets {action: \"kill\"})\n"));
+        // Without --role, templates are shown as written.
+        assert!(text.contains("{{ shell_tool() }}"));
+    }
+
+    #[test]
+    fn role_and_family_render_descriptions() {
+        let text = explain(
+            &ir(),
+            &args("shell_session", Some("main"), Some("responses")),
+        )
+        .unwrap();
+        assert!(text.contains("description (role main × family responses):\n  Manage background sessions started by exec_command.\n"), "{text}");
+        assert!(text.contains("        Session id returned by exec_command\n"));
+    }
+
+    #[test]
+    fn plain_tool_nested_object_and_constraints() {
+        let text = explain(&ir(), &args("read_file", None, None)).unwrap();
+        assert!(
+            text.contains("fields:\n  path (required): string, <= 4096 chars\n"),
+            "{text}"
+        );
+        assert!(text.contains("    .start (required): integer\n"));
+        assert!(text.contains("    .end (optional): integer\n"));
+        assert!(text.contains("aliases leading here:\n  ssh_read_file (renames host -> device)\n"));
+    }
+
+    #[test]
+    fn alias_and_retired_names() {
+        let ir = ir();
+        let alias = explain(&ir, &args("shell_poll", None, None)).unwrap();
+        assert!(alias.starts_with(
+            "shell_poll is an alias of shell_session (sets {action: \"poll\"})\n\nshell_session"
+        ));
+        let retired = explain(&ir, &args("get_current_time", None, None)).unwrap();
+        assert!(retired.contains("is retired"), "{retired}");
+        assert!(retired.contains("replaced by: shell\n"));
+    }
+
+    #[test]
+    fn unknown_names_get_suggestions() {
+        let ir = ir();
+        assert_eq!(
+            explain(&ir, &args("shel", None, None)).unwrap_err(),
+            "unknown tool `shel` (did you mean shell?)"
+        );
+        assert_eq!(
+            explain(&ir, &args("shell", Some("mian"), None)).unwrap_err(),
+            "unknown role `mian` (did you mean main?)"
+        );
+        assert_eq!(
+            explain(&ir, &args("shell", Some("main"), Some("responses"))).unwrap_err(),
+            "`shell` is not published for role `main` in family `responses`"
+        );
+    }
+
+    #[test]
+    fn skill_tools_render_for_roles_offering_the_skill() {
+        let text = explain(&ir(), &args("sql_query", Some("side_chat"), None)).unwrap();
+        assert!(
+            text.contains("Run a read-only SQL query (side_chat/chat). Read files with read_file."),
+            "{text}"
+        );
+        assert!(text.contains("  resident: (no role)\n  skills:   data\n"));
+    }
+}

@@ -610,27 +610,34 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
     for role in &defs.roles {
         let context = format!("role `{}`", role.name.v);
         let (tools, skills) = resolve_role(role.name.as_str(), &by_name);
-        let mut seen: BTreeMap<&str, &Sp<String>> = BTreeMap::new();
-        for t in &tools {
-            if let Some(prev) = seen.insert(t.as_str(), t) {
-                let inherited = !role.tools.iter().any(|x| std::ptr::eq(x, prev));
-                let where_ = if inherited {
-                    "inherited through `extends`"
-                } else {
-                    "listed earlier"
-                };
-                // Report on this role's own entry only.
-                if role.tools.iter().any(|x| std::ptr::eq(x, *t)) {
-                    d.push(
-                        Diagnostic::error(
-                            "duplicate-name",
-                            Some(t.span),
-                            format!("{context} lists tool `{}` twice", t.v),
-                        )
-                        .with_hint(format!("it is already {where_} (line {})", prev.span.line)),
-                    );
-                }
+        // This role's own entries are the tail of the resolved list.
+        let own_from = tools.len().saturating_sub(role.tools.len());
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            let Some(&first) = seen.get(t.as_str()) else {
+                seen.insert(t.as_str(), i);
+                continue;
+            };
+            if i < own_from {
+                continue; // reported on the role that lists it
             }
+            let where_ = if first < own_from {
+                "inherited through `extends`"
+            } else {
+                "listed earlier"
+            };
+            let at = tools
+                .get(first)
+                .map(|p| format!("{}:{}", p.span.line, p.span.col))
+                .unwrap_or_default();
+            d.push(
+                Diagnostic::error(
+                    "duplicate-name",
+                    Some(t.span),
+                    format!("{context} lists tool `{}` twice", t.v),
+                )
+                .with_hint(format!("it is already {where_} (at {at}); remove this entry")),
+            );
         }
         let skill_tools: BTreeMap<&str, &str> = skills
             .iter()

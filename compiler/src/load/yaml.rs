@@ -152,6 +152,8 @@ fn convert(file: FileId, raw: Spanned<Raw>, diags: &mut Vec<Diagnostic>) -> Node
         Raw::Seq(items) => Value::Seq(items.into_iter().map(|n| convert(file, n, diags)).collect()),
         Raw::Map(entries) => {
             let mut out: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
+            // String keys -> first line, so large mappings stay linear.
+            let mut lines: std::collections::BTreeMap<String, u32> = Default::default();
             for (k, v) in entries {
                 let key = convert(file, k, diags);
                 let mut value = convert(file, v, diags);
@@ -162,7 +164,14 @@ fn convert(file: FileId, raw: Spanned<Raw>, diags: &mut Vec<Diagnostic>) -> Node
                 {
                     value.span = key.span;
                 }
-                if let Some((first, _)) = out.iter().find(|(prev, _)| prev.value == key.value) {
+                let first_line = match &key.value {
+                    Value::Str(s) => lines.get(s).copied(),
+                    other => out
+                        .iter()
+                        .find(|(prev, _)| prev.value == *other)
+                        .map(|(prev, _)| prev.span.line),
+                };
+                if let Some(first_line) = first_line {
                     diags.push(
                         Diagnostic::error(
                             "duplicate-key",
@@ -172,10 +181,13 @@ fn convert(file: FileId, raw: Spanned<Raw>, diags: &mut Vec<Diagnostic>) -> Node
                         .with_hint(format!(
                             "`{}` is already set on line {}; keep one of them",
                             key_text(&key),
-                            first.span.line
+                            first_line
                         )),
                     );
                     continue;
+                }
+                if let Value::Str(s) = &key.value {
+                    lines.insert(s.clone(), key.span.line);
                 }
                 out.push((key, value));
             }
