@@ -1,1 +1,470 @@
-//! The surface diff.
+//! The surface diff: what changed between two surfaces (each given as a [`Lock`], built from
+//! definitions or read from a lock file), with two verdicts per finding — compatibility (does
+//! every call an old transcript could hold still parse?) and cache effect (which published
+//! arrays change, where they first diverge, bytes and tokens before → after) — plus the
+//! consolidation ledger (what was retired, what merged into what, net tools per role).
+//!
+//! Works from lock data alone, so `diff` can compare two locks; a [`Locator`] built from the
+//! "to" definitions adds the YAML line responsible to each finding.
+
+mod compat;
+mod ledger;
+pub mod render;
+
+use std::collections::BTreeMap;
+
+use crate::diag::{Sources, Span};
+use crate::ir::Ir;
+use crate::lock::{Lock, LockedSurface};
+
+pub use ledger::{Ledger, Merge};
+
+/// Does every call an old transcript could hold still parse?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    Compatible,
+    /// Could not be decided (e.g. one regex replaced by another); treated as breaking by
+    /// `check`, `diff` and `lock`.
+    Unknown,
+    Breaking,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Compatible => "compatible",
+            Verdict::Unknown => "unknown",
+            Verdict::Breaking => "breaking",
+        }
+    }
+}
+
+/// A place in the definitions (display path, 1-based line and column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Where tools, fields, actions, aliases, retired names and roles are written.
+#[derive(Clone, Debug, Default)]
+pub struct Locator {
+    at: BTreeMap<String, Location>,
+}
+
+impl Locator {
+    pub fn new(ir: &Ir, sources: &Sources) -> Locator {
+        let mut at = BTreeMap::new();
+        let mut put = |key: String, span: Span| {
+            at.insert(
+                key,
+                Location {
+                    file: sources.display_path(span.file),
+                    line: span.line,
+                    col: span.col,
+                },
+            );
+        };
+        for t in &ir.tools {
+            put(format!("tool:{}", t.name), t.span);
+            put(format!("description:{}", t.name), t.description.span);
+            for f in &t.fields {
+                put(format!("field:{}/{}", t.name, f.name), f.span);
+            }
+            for a in &t.actions {
+                if let Some(n) = &a.name {
+                    put(format!("action:{}/{n}", t.name), a.span);
+                }
+            }
+        }
+        for a in &ir.aliases {
+            put(format!("alias:{}", a.name), a.span);
+        }
+        for r in &ir.retired {
+            put(format!("retired:{}", r.name), r.span);
+        }
+        for r in &ir.roles {
+            put(format!("role:{}", r.name), r.span);
+        }
+        Locator { at }
+    }
+
+    fn get(&self, key: &str) -> Option<Location> {
+        self.at.get(key).cloned()
+    }
+}
+
+/// One change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// `rule/role/tool[/action]/field[/…]`: stable across runs.
+    pub id: String,
+    pub rule: &'static str,
+    pub verdict: Verdict,
+    pub role: String,
+    pub message: String,
+    /// Families of the role where it applies.
+    pub families: Vec<String>,
+    /// `role/family` arrays whose bytes it changes.
+    pub surfaces: Vec<String>,
+    /// The YAML line responsible, when the "to" side has definitions.
+    pub location: Option<Location>,
+    /// Tool whose bytes carry the change (for the cache effect).
+    tool: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceStatus {
+    Unchanged,
+    Changed,
+    Added,
+    Removed,
+}
+
+impl SurfaceStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SurfaceStatus::Unchanged => "unchanged",
+            SurfaceStatus::Changed => "changed",
+            SurfaceStatus::Added => "added",
+            SurfaceStatus::Removed => "removed",
+        }
+    }
+}
+
+/// The cache effect on one role × family array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SurfaceChange {
+    pub role: String,
+    pub family: String,
+    pub status: SurfaceStatus,
+    pub before: Option<Side>,
+    pub after: Option<Side>,
+    /// First tool index where the arrays diverge (0-based).
+    pub first_tool: Option<usize>,
+    /// First byte offset where the arrays diverge.
+    pub first_byte: Option<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub sha256: String,
+    pub tools: usize,
+    pub bytes: usize,
+    pub tokens: usize,
+}
+
+/// Restrict the diff to one role and/or family.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub role: Option<String>,
+    pub family: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Diff {
+    /// Display names of the two sides.
+    pub from: String,
+    pub to: String,
+    pub findings: Vec<Finding>,
+    pub surfaces: Vec<SurfaceChange>,
+    pub ledgers: Vec<Ledger>,
+}
+
+impl Diff {
+    /// The worst verdict, `None` when nothing changed.
+    pub fn worst(&self) -> Option<Verdict> {
+        self.findings.iter().map(|f| f.verdict).max()
+    }
+
+    pub fn count(&self, v: Verdict) -> usize {
+        self.findings.iter().filter(|f| f.verdict == v).count()
+    }
+
+    /// Whether a breaking or unknown finding is present (what `lock` refuses by default).
+    pub fn is_breaking(&self) -> bool {
+        self.worst() >= Some(Verdict::Unknown)
+    }
+}
+
+/// Compare surface `a` (old) with `b` (new). `loc` locates findings in `b`'s definitions.
+pub fn diff(
+    a: &Lock,
+    b: &Lock,
+    loc: Option<&Locator>,
+    opts: &Options,
+    from: &str,
+    to: &str,
+) -> Diff {
+    let keep_role = |r: &str| opts.role.as_deref().is_none_or(|x| x == r);
+    let keep_family = |f: &str| opts.family.as_deref().is_none_or(|x| x == f);
+    let mut out = Findings::default();
+
+    // Roles and families that appeared or disappeared.
+    let (roles_a, roles_b) = (a.roles(), b.roles());
+    for r in roles_a.iter().filter(|r| keep_role(r)) {
+        if !roles_b.contains(r) {
+            out.push(
+                Finding::new(
+                    "role-removed",
+                    vec![r.to_string()],
+                    Verdict::Breaking,
+                    r,
+                    format!("role {r} no longer exists: none of its calls parse"),
+                ),
+                None,
+            );
+        }
+    }
+    for r in roles_b.iter().filter(|r| keep_role(r)) {
+        if !roles_a.contains(r) {
+            out.push(
+                Finding::new(
+                    "role-added",
+                    vec![r.to_string()],
+                    Verdict::Compatible,
+                    r,
+                    format!("new role {r}"),
+                )
+                .at(loc, &format!("role:{r}")),
+                None,
+            );
+        }
+    }
+    for sa in a
+        .surfaces
+        .iter()
+        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
+    {
+        if roles_b.contains(&sa.role.as_str()) && b.surface(&sa.role, &sa.family).is_none() {
+            out.push(
+                Finding::new(
+                    "surface-removed",
+                    vec![sa.role.clone(), sa.family.clone()],
+                    Verdict::Breaking,
+                    &sa.role,
+                    format!(
+                        "{} no longer publishes family {}: calls from its conversations on that family no longer parse",
+                        sa.role, sa.family
+                    ),
+                )
+                .at(loc, &format!("role:{}", sa.role)),
+                Some(&sa.family),
+            );
+        }
+    }
+    for sb in b
+        .surfaces
+        .iter()
+        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
+    {
+        if roles_a.contains(&sb.role.as_str()) && a.surface(&sb.role, &sb.family).is_none() {
+            out.push(
+                Finding::new(
+                    "surface-added",
+                    vec![sb.role.clone(), sb.family.clone()],
+                    Verdict::Compatible,
+                    &sb.role,
+                    format!("{} now publishes family {}", sb.role, sb.family),
+                )
+                .at(loc, &format!("role:{}", sb.role)),
+                Some(&sb.family),
+            );
+        }
+    }
+
+    // Surfaces present on both sides: every name an old call may use.
+    for sa in a
+        .surfaces
+        .iter()
+        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
+    {
+        let Some(sb) = b.surface(&sa.role, &sa.family) else {
+            continue;
+        };
+        compat::surface(a, b, sa, sb, loc, &mut out);
+    }
+
+    // Cache effects.
+    let mut surfaces = Vec::new();
+    let mut keys: Vec<(&str, &str)> = b
+        .surfaces
+        .iter()
+        .map(|s| (s.role.as_str(), s.family.as_str()))
+        .collect();
+    for s in &a.surfaces {
+        if !keys.contains(&(s.role.as_str(), s.family.as_str())) {
+            keys.push((&s.role, &s.family));
+        }
+    }
+    for (role, family) in keys {
+        if !keep_role(role) || !keep_family(family) {
+            continue;
+        }
+        surfaces.push(cache_effect(
+            role,
+            family,
+            a.surface(role, family),
+            b.surface(role, family),
+        ));
+    }
+
+    let mut findings = out.finish();
+    // Which arrays each finding changes.
+    for f in &mut findings {
+        f.surfaces = f
+            .families
+            .iter()
+            .filter(|fam| {
+                let (sa, sb) = (a.surface(&f.role, fam), b.surface(&f.role, fam));
+                match (&f.tool, sa, sb) {
+                    (Some(t), Some(sa), Some(sb)) => {
+                        sa.tool(t).map(|x| &x.sha256) != sb.tool(t).map(|x| &x.sha256)
+                    }
+                    (_, Some(sa), Some(sb)) => sa.sha256 != sb.sha256,
+                    _ => true,
+                }
+            })
+            .map(|fam| format!("{}/{fam}", f.role))
+            .collect();
+    }
+    let ledgers = a
+        .roles()
+        .into_iter()
+        .filter(|r| keep_role(r) && roles_b.contains(r))
+        .filter_map(|r| ledger::ledger(a, b, r, &keep_family))
+        .collect();
+    Diff {
+        from: from.to_owned(),
+        to: to.to_owned(),
+        findings,
+        surfaces,
+        ledgers,
+    }
+}
+
+fn side(s: &LockedSurface) -> Side {
+    Side {
+        sha256: s.sha256.clone(),
+        tools: s.tools.len(),
+        bytes: s.bytes,
+        tokens: s.tokens,
+    }
+}
+
+fn cache_effect(
+    role: &str,
+    family: &str,
+    a: Option<&LockedSurface>,
+    b: Option<&LockedSurface>,
+) -> SurfaceChange {
+    let (status, first_tool, first_byte) = match (a, b) {
+        (Some(a), Some(b)) if a.sha256 == b.sha256 => (SurfaceStatus::Unchanged, None, None),
+        (Some(a), Some(b)) => {
+            let n = a.tools.len().max(b.tools.len());
+            let tool = (0..n).find(|&i| {
+                a.tools.get(i).map(|t| &t.sha256) != b.tools.get(i).map(|t| &t.sha256)
+                    || a.tools.get(i).map(|t| &t.name) != b.tools.get(i).map(|t| &t.name)
+            });
+            let (x, y) = (a.array(), b.array());
+            let byte = x
+                .bytes()
+                .zip(y.bytes())
+                .position(|(p, q)| p != q)
+                .unwrap_or(x.len().min(y.len()));
+            (SurfaceStatus::Changed, tool, Some(byte))
+        }
+        (None, Some(_)) => (SurfaceStatus::Added, None, None),
+        _ => (SurfaceStatus::Removed, None, None),
+    };
+    SurfaceChange {
+        role: role.to_owned(),
+        family: family.to_owned(),
+        status,
+        before: a.map(side),
+        after: b.map(side),
+        first_tool,
+        first_byte,
+    }
+}
+
+impl Finding {
+    fn new(
+        rule: &'static str,
+        path: Vec<String>,
+        verdict: Verdict,
+        role: &str,
+        message: String,
+    ) -> Finding {
+        let mut id = String::from(rule);
+        for p in path {
+            id.push('/');
+            id.push_str(&p);
+        }
+        Finding {
+            id,
+            rule,
+            verdict,
+            role: role.to_owned(),
+            message,
+            families: Vec::new(),
+            surfaces: Vec::new(),
+            location: None,
+            tool: None,
+        }
+    }
+
+    fn at(mut self, loc: Option<&Locator>, key: &str) -> Finding {
+        if self.location.is_none() {
+            self.location = loc.and_then(|l| l.get(key));
+        }
+        self
+    }
+
+    fn or_at(self, loc: Option<&Locator>, key: &str) -> Finding {
+        self.at(loc, key)
+    }
+
+    fn tool(mut self, tool: &str) -> Finding {
+        self.tool = Some(tool.to_owned());
+        self
+    }
+}
+
+/// Findings keyed by id; the same finding seen on several families is merged.
+#[derive(Default)]
+struct Findings {
+    order: Vec<String>,
+    by_id: BTreeMap<String, Finding>,
+}
+
+impl Findings {
+    fn push(&mut self, f: Finding, family: Option<&str>) {
+        let e = self.by_id.entry(f.id.clone()).or_insert_with(|| {
+            self.order.push(f.id.clone());
+            f
+        });
+        if let Some(fam) = family
+            && !e.families.iter().any(|x| x == fam)
+        {
+            e.families.push(fam.to_owned());
+        }
+    }
+
+    fn has_tool(&self, role: &str, tool: &str) -> bool {
+        self.by_id.values().any(|f| {
+            f.role == role && f.tool.as_deref() == Some(tool) && f.rule != "trait-changed"
+        })
+    }
+
+    fn finish(mut self) -> Vec<Finding> {
+        self.order
+            .iter()
+            .filter_map(|id| self.by_id.remove(id))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1015 @@
+//! Compatibility: for every name an old call may use on one role × family, whether the call
+//! still parses on the new surface (directly, through an alias, or as a retired name), down
+//! to actions, fields, bounds and enum values.
+
+use std::collections::BTreeMap;
+
+use super::{Finding, Findings, Locator, Verdict};
+use crate::lock::{ActionShape, Lock, LockedAlias, LockedSurface, ToolShape, TypeShape};
+
+pub(super) fn surface(
+    a: &Lock,
+    b: &Lock,
+    sa: &LockedSurface,
+    sb: &LockedSurface,
+    loc: Option<&Locator>,
+    out: &mut Findings,
+) {
+    let role = sa.role.as_str();
+    let fam = Some(sa.family.as_str());
+    for t in sa.offered() {
+        let name = t.name.as_str();
+        if let Some(tb) = sb.tool(name) {
+            let (Some(x), Some(y)) = (a.shape(name), b.shape(name)) else {
+                continue;
+            };
+            let mut cx = Cx {
+                role,
+                old: name,
+                new: name,
+                alias: None,
+                loc,
+                out: &mut *out,
+                fam,
+            };
+            cx.call(x, y);
+            cx.traits(x, y);
+            if t.sha256 != tb.sha256 {
+                bytes(role, name, &t.json, &tb.json, loc, out, fam);
+            }
+            continue;
+        }
+        let path = vec![role.to_owned(), name.to_owned()];
+        if b.shape(name).is_some() {
+            out.push(
+                Finding::new(
+                    "tool-removed",
+                    path,
+                    Verdict::Breaking,
+                    role,
+                    format!("{name}: {role} no longer offers it on this family, so old calls to it no longer parse"),
+                )
+                .at(loc, &format!("role:{role}"))
+                .tool(name),
+                fam,
+            );
+        } else if let Some(al) = b.alias(name) {
+            if !sb.offers(&al.tool) {
+                out.push(
+                    Finding::new(
+                        "tool-removed",
+                        path,
+                        Verdict::Breaking,
+                        role,
+                        format!(
+                            "{name}: aliased to {}, which {role} does not offer here",
+                            al.tool
+                        ),
+                    )
+                    .at(loc, &format!("alias:{name}"))
+                    .tool(name),
+                    fam,
+                );
+                continue;
+            }
+            out.push(
+                Finding::new(
+                    "tool-merged",
+                    path,
+                    Verdict::Compatible,
+                    role,
+                    format!("{name}: merged into {}", alias_text(al)),
+                )
+                .at(loc, &format!("alias:{name}"))
+                .tool(name),
+                fam,
+            );
+            let (Some(x), Some(y)) = (a.shape(name), b.shape(&al.tool)) else {
+                continue;
+            };
+            let mut cx = Cx {
+                role,
+                old: name,
+                new: &al.tool,
+                alias: Some(al),
+                loc,
+                out: &mut *out,
+                fam,
+            };
+            cx.call(x, y);
+        } else if let Some(r) = b.retired(name) {
+            out.push(
+                Finding::new(
+                    "tool-retired",
+                    path,
+                    Verdict::Compatible,
+                    role,
+                    format!("{name}: retired: {}", r.message),
+                )
+                .at(loc, &format!("retired:{name}"))
+                .tool(name),
+                fam,
+            );
+        } else {
+            out.push(
+                Finding::new(
+                    "tool-removed",
+                    path,
+                    Verdict::Breaking,
+                    role,
+                    format!("{name}: removed with no alias or retired entry; old calls to it no longer parse (add it to aliases.yaml or retired.yaml)"),
+                )
+                .at(loc, &format!("role:{role}"))
+                .tool(name),
+                fam,
+            );
+        }
+    }
+    for t in sb.offered() {
+        if !sa.offers(&t.name) {
+            out.push(
+                Finding::new(
+                    "tool-added",
+                    vec![role.to_owned(), t.name.clone()],
+                    Verdict::Compatible,
+                    role,
+                    format!("{}: newly offered", t.name),
+                )
+                .at(loc, &format!("role:{role}"))
+                .tool(&t.name),
+                fam,
+            );
+        }
+    }
+    // Old aliases whose target the old surface offered.
+    for al in a.aliases.iter().filter(|al| sa.offers(&al.tool)) {
+        let n = &al.name;
+        let path = vec![role.to_owned(), n.clone()];
+        if let Some(bl) = b.alias(n) {
+            if bl != al {
+                out.push(
+                    Finding::new(
+                        "alias-changed",
+                        path,
+                        Verdict::Unknown,
+                        role,
+                        format!(
+                            "alias {n}: was {}, now {}",
+                            alias_text(al),
+                            alias_text(bl)
+                        ),
+                    )
+                    .at(loc, &format!("alias:{n}")),
+                    fam,
+                );
+            }
+        } else if sb.offers(n) {
+            out.push(
+                Finding::new(
+                    "alias-replaced",
+                    path,
+                    Verdict::Unknown,
+                    role,
+                    format!("alias {n} ({}) is now a tool of its own", alias_text(al)),
+                )
+                .at(loc, &format!("tool:{n}")),
+                fam,
+            );
+        } else if let Some(r) = b.retired(n) {
+            out.push(
+                Finding::new(
+                    "alias-retired",
+                    path,
+                    Verdict::Compatible,
+                    role,
+                    format!("alias {n}: retired: {}", r.message),
+                )
+                .at(loc, &format!("retired:{n}")),
+                fam,
+            );
+        } else if !b.shapes.iter().any(|s| &s.name == n) {
+            out.push(
+                Finding::new(
+                    "alias-removed",
+                    path,
+                    Verdict::Breaking,
+                    role,
+                    format!(
+                        "alias {n} (→ {}) removed with no retired entry; old calls using it no longer parse",
+                        al.tool
+                    ),
+                )
+                .at(loc, &format!("role:{role}")),
+                fam,
+            );
+        }
+    }
+    // Published order of the tools both sides offer.
+    let common_a: Vec<&str> = sa
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|n| sb.tools.iter().any(|t| t.name == *n))
+        .collect();
+    let common_b: Vec<&str> = sb
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .filter(|n| sa.tools.iter().any(|t| t.name == *n))
+        .collect();
+    if common_a != common_b {
+        out.push(
+            Finding::new(
+                "order-changed",
+                vec![role.to_owned()],
+                Verdict::Compatible,
+                role,
+                format!("{role}: tools reordered: {}", common_b.join(", ")),
+            )
+            .at(loc, &format!("role:{role}")),
+            fam,
+        );
+    }
+}
+
+/// `introspect {target: llm}`, `read_file (host → device)`.
+pub(super) fn alias_text(al: &LockedAlias) -> String {
+    let mut s = al.tool.clone();
+    if !al.set.is_empty() {
+        let args: Vec<String> = al
+            .set
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(x) => format!("{k}: {x}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect();
+        s.push_str(&format!(" {{{}}}", args.join(", ")));
+    }
+    if !al.rename.is_empty() {
+        let r: Vec<String> = al
+            .rename
+            .iter()
+            .map(|(k, v)| format!("{k} → {v}"))
+            .collect();
+        s.push_str(&format!(" ({})", r.join(", ")));
+    }
+    s
+}
+
+/// Bytes of a tool changed: descriptions, grammar, or anything else not explained by a
+/// structural finding.
+fn bytes(
+    role: &str,
+    name: &str,
+    old: &str,
+    new: &str,
+    loc: Option<&Locator>,
+    out: &mut Findings,
+    fam: Option<&str>,
+) {
+    let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap_or_default();
+    let (x, y) = (parse(old), parse(new));
+    let mut dx = Vec::new();
+    let mut dy = Vec::new();
+    collect(&x, "description", &mut dx);
+    collect(&y, "description", &mut dy);
+    let mut explained = false;
+    if dx != dy {
+        explained = true;
+        out.push(
+            Finding::new(
+                "description-changed",
+                vec![role.to_owned(), name.to_owned()],
+                Verdict::Compatible,
+                role,
+                format!("{name}: description text changed (every old call still parses; the prompt cache does not)"),
+            )
+            .at(loc, &format!("description:{name}"))
+            .tool(name),
+            fam,
+        );
+    }
+    let (mut gx, mut gy) = (Vec::new(), Vec::new());
+    collect(&x, "definition", &mut gx);
+    collect(&y, "definition", &mut gy);
+    if gx != gy {
+        explained = true;
+        out.push(
+            Finding::new(
+                "grammar-changed",
+                vec![role.to_owned(), name.to_owned()],
+                Verdict::Unknown,
+                role,
+                format!("{name}: the freeform grammar changed (whether it accepts every old input cannot be decided)"),
+            )
+            .at(loc, &format!("tool:{name}"))
+            .tool(name),
+            fam,
+        );
+    }
+    if !explained && !out.has_tool(role, name) {
+        out.push(
+            Finding::new(
+                "bytes-changed",
+                vec![role.to_owned(), name.to_owned()],
+                Verdict::Compatible,
+                role,
+                format!("{name}: published bytes changed (schema spelling)"),
+            )
+            .at(loc, &format!("tool:{name}"))
+            .tool(name),
+            fam,
+        );
+    }
+}
+
+fn collect<'v>(v: &'v serde_json::Value, key: &str, out: &mut Vec<&'v str>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                if k == key
+                    && let Some(s) = x.as_str()
+                {
+                    out.push(s);
+                }
+                collect(x, key, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|x| collect(x, key, out)),
+        _ => {}
+    }
+}
+
+/// One old tool compared with its new home (itself, or an alias target).
+struct Cx<'a> {
+    role: &'a str,
+    /// The old tool name (the logical path of findings).
+    old: &'a str,
+    /// The tool the old calls land on.
+    new: &'a str,
+    alias: Option<&'a LockedAlias>,
+    loc: Option<&'a Locator>,
+    out: &'a mut Findings,
+    fam: Option<&'a str>,
+}
+
+impl Cx<'_> {
+    fn path(&self, rest: &[&str]) -> Vec<String> {
+        let mut p = vec![self.role.to_owned(), self.old.to_owned()];
+        p.extend(rest.iter().map(|s| (*s).to_owned()));
+        p
+    }
+
+    fn push(&mut self, f: Finding, key: &str) {
+        let key2 = format!("tool:{}", self.new);
+        let f = f.at(self.loc, key).or_at(self.loc, &key2).tool(self.old);
+        self.out.push(f, self.fam);
+    }
+
+    fn finding(&self, rule: &'static str, rest: &[&str], v: Verdict, msg: String) -> Finding {
+        Finding::new(rule, self.path(rest), v, self.role, msg)
+    }
+
+    fn renamed<'s>(&'s self, f: &'s str) -> &'s str {
+        self.alias
+            .and_then(|a| a.rename.get(f))
+            .map_or(f, String::as_str)
+    }
+
+    fn set(&self) -> Option<&BTreeMap<String, serde_json::Value>> {
+        self.alias.map(|a| &a.set)
+    }
+
+    fn via(&self) -> String {
+        match self.alias {
+            Some(a) => format!(" (merged into {})", alias_text(a)),
+            None => String::new(),
+        }
+    }
+
+    /// Every old action against the new action it lands on.
+    fn call(&mut self, x: &ToolShape, y: &ToolShape) {
+        let old = self.old;
+        let fixed = |sel: &str| {
+            self.set()
+                .and_then(|s| s.get(sel))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let mut pairs: Vec<(&ActionShape, Option<&ActionShape>)> = Vec::new();
+        match (&x.selector, &y.selector) {
+            (Some(sx), Some(sy)) => {
+                if let Some(v) = fixed(sy) {
+                    let na = y.action(Some(&v));
+                    pairs.extend(x.actions.iter().map(|a| (a, na)));
+                } else if self.renamed(sx) != sy.as_str() {
+                    let f = self.finding(
+                        "selector-renamed",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: selector {sx} renamed to {sy}; old calls name {sx}"),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return;
+                } else {
+                    for a in &x.actions {
+                        pairs.push((a, y.action(a.name.as_deref())));
+                    }
+                    if self.alias.is_none() {
+                        for b in &y.actions {
+                            let Some(n) = b.name.as_deref() else { continue };
+                            if x.action(Some(n)).is_none() {
+                                let f = self.finding(
+                                    "action-added",
+                                    &[n],
+                                    Verdict::Compatible,
+                                    format!("{old}: new action {n}"),
+                                );
+                                self.push(f, &format!("action:{}/{n}", self.new));
+                            }
+                        }
+                    }
+                }
+            }
+            (Some(sx), None) => {
+                let f = self.finding(
+                    "selector-removed",
+                    &[],
+                    Verdict::Breaking,
+                    format!("{old}: the {sx} selector is gone; old calls carry it{}", self.via()),
+                );
+                self.push(f, &format!("tool:{}", self.new));
+                return;
+            }
+            (None, Some(sy)) => match fixed(sy) {
+                Some(v) => pairs.extend(x.actions.iter().map(|a| (a, y.action(Some(&v))))),
+                None => {
+                    let f = self.finding(
+                        "selector-added",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: now needs {sy}; old calls carry none{}", self.via()),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return;
+                }
+            },
+            (None, None) => pairs.extend(x.actions.iter().map(|a| (a, y.action(None)))),
+        }
+        for (oa, na) in pairs {
+            let an = oa.name.as_deref();
+            let Some(na) = na else {
+                let n = an.unwrap_or("-");
+                let f = self.finding(
+                    "action-removed",
+                    &[n],
+                    Verdict::Breaking,
+                    format!("{old}: action {n} removed{}", self.via()),
+                );
+                self.push(f, &format!("tool:{}", self.new));
+                continue;
+            };
+            self.action(x, y, oa, na);
+        }
+    }
+
+    fn action(&mut self, x: &ToolShape, y: &ToolShape, oa: &ActionShape, na: &ActionShape) {
+        let old = self.old;
+        let an: Vec<&str> = oa.name.as_deref().into_iter().collect();
+        let with = |rest: &[&str]| -> Vec<String> {
+            an.iter().chain(rest).map(|s| (*s).to_owned()).collect()
+        };
+        let label = match oa.name.as_deref() {
+            Some(n) => format!("{old} {n}"),
+            None => old.to_owned(),
+        };
+        let new_action_key = match na.name.as_deref() {
+            Some(n) => format!("action:{}/{n}", self.new),
+            None => format!("tool:{}", self.new),
+        };
+        let set_keys: Vec<String> = self
+            .set()
+            .map(|s| s.keys().cloned().collect())
+            .unwrap_or_default();
+        for f in oa.required.iter().chain(&oa.optional) {
+            let g = self.renamed(f).to_owned();
+            if set_keys.contains(&g) {
+                continue;
+            }
+            if !na.uses(&g) {
+                let p = with(&[f]);
+                let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                let fnd = self.finding(
+                    "field-removed",
+                    &p,
+                    Verdict::Breaking,
+                    format!("{label}: field {f} is no longer accepted{}", self.via()),
+                );
+                self.push(fnd, &new_action_key);
+                continue;
+            }
+            if let (Some(tx), Some(ty)) = (x.field(f), y.field(&g)) {
+                let mut changes = Vec::new();
+                types(tx, ty, f, &mut changes);
+                for c in changes {
+                    let segs: Vec<&str> = c.path.split('/').collect();
+                    let fnd = self.finding(
+                        c.rule,
+                        &segs,
+                        c.verdict,
+                        format!("{old}.{}: {}{}", c.path.replace('/', "."), c.message, self.via()),
+                    );
+                    self.push(fnd, &format!("field:{}/{g}", self.new));
+                }
+            }
+        }
+        for r in &na.required {
+            if set_keys.contains(r) {
+                continue;
+            }
+            let covered = oa
+                .required
+                .iter()
+                .any(|f| self.renamed(f) == r.as_str());
+            if !covered {
+                let was = oa.optional.iter().any(|f| self.renamed(f) == r.as_str());
+                let p = with(&[r]);
+                let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                let fnd = self.finding(
+                    "required-added",
+                    &p,
+                    Verdict::Breaking,
+                    format!(
+                        "{label}: {r} is now required{}{}",
+                        if was { " (was optional)" } else { "" },
+                        self.via()
+                    ),
+                );
+                self.push(fnd, &format!("field:{}/{r}", self.new));
+            }
+        }
+        if self.alias.is_none() {
+            for f in na.optional.iter().filter(|f| !oa.uses(f)) {
+                let p = with(&[f]);
+                let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                let fnd = self.finding(
+                    "field-added",
+                    &p,
+                    Verdict::Compatible,
+                    format!("{label}: new optional field {f}"),
+                );
+                self.push(fnd, &format!("field:{}/{f}", self.new));
+            }
+        }
+        let old_groups: Vec<Vec<String>> = oa
+            .exactly_one_of
+            .iter()
+            .map(|g| g.iter().map(|f| self.renamed(f).to_owned()).collect())
+            .collect();
+        for g in &na.exactly_one_of {
+            if old_groups.contains(g) {
+                continue;
+            }
+            let used: Vec<&String> = oa
+                .required
+                .iter()
+                .chain(&oa.optional)
+                .filter(|f| g.contains(&self.renamed(f).to_owned()))
+                .collect();
+            let safe = used.len() == 1 && used.iter().all(|f| oa.requires(f));
+            if !safe {
+                let tag = format!("exactly_one_of:{}", g.join(","));
+                let p = with(&[&tag]);
+                let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                let fnd = self.finding(
+                    "constraint-added",
+                    &p,
+                    Verdict::Breaking,
+                    format!(
+                        "{label}: exactly one of {} is now required; old calls could send none or several{}",
+                        g.join(", "),
+                        self.via()
+                    ),
+                );
+                self.push(fnd, &new_action_key);
+            }
+        }
+        for (f, w) in &na.forbidden_with {
+            let old_uses = |n: &str| {
+                oa.required
+                    .iter()
+                    .chain(&oa.optional)
+                    .any(|o| self.renamed(o) == n)
+            };
+            let before = oa
+                .forbidden_with
+                .iter()
+                .any(|(p, q)| self.renamed(p) == f.as_str() && self.renamed(q) == w.as_str());
+            if !before && old_uses(f) && old_uses(w) {
+                let tag = format!("forbidden_with:{f}+{w}");
+                let p = with(&[&tag]);
+                let p: Vec<&str> = p.iter().map(String::as_str).collect();
+                let fnd = self.finding(
+                    "constraint-added",
+                    &p,
+                    Verdict::Breaking,
+                    format!("{label}: {f} may no longer be combined with {w}{}", self.via()),
+                );
+                self.push(fnd, &new_action_key);
+            }
+        }
+    }
+
+    /// Trait and route changes on the same tool: not published, but behaviour changes.
+    fn traits(&mut self, x: &ToolShape, y: &ToolShape) {
+        let old = self.old;
+        if x.route != y.route {
+            let f = self.finding(
+                "route-changed",
+                &[],
+                Verdict::Compatible,
+                format!("{old}: route {} → {}", x.route, y.route),
+            );
+            self.push(f, &format!("tool:{old}"));
+        }
+        for oa in &x.actions {
+            let Some(na) = y.action(oa.name.as_deref()) else {
+                continue;
+            };
+            for (k, v) in &na.traits {
+                let before = oa.traits.get(k);
+                if before == Some(v) {
+                    continue;
+                }
+                let mut p: Vec<&str> = oa.name.as_deref().into_iter().collect();
+                p.push(k);
+                let shown = |v: Option<&serde_json::Value>| match v {
+                    Some(serde_json::Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => "unset".to_owned(),
+                };
+                let f = self.finding(
+                    "trait-changed",
+                    &p,
+                    Verdict::Compatible,
+                    format!(
+                        "{old}{}: trait {k} {} → {}",
+                        oa.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+                        shown(before),
+                        shown(Some(v))
+                    ),
+                );
+                let key = match oa.name.as_deref() {
+                    Some(n) => format!("action:{old}/{n}"),
+                    None => format!("tool:{old}"),
+                };
+                self.push(f, &key);
+            }
+        }
+    }
+}
+
+struct Change {
+    rule: &'static str,
+    /// `field[/bound]` or `field.prop/…`, `/`-separated id segments.
+    path: String,
+    verdict: Verdict,
+    message: String,
+}
+
+fn kind(t: &TypeShape) -> &'static str {
+    match t {
+        TypeShape::String { .. } => "string",
+        TypeShape::Integer { .. } => "integer",
+        TypeShape::Number { .. } => "number",
+        TypeShape::Boolean => "boolean",
+        TypeShape::Enum { .. } => "enum",
+        TypeShape::Array { .. } => "array",
+        TypeShape::Object { .. } => "object",
+    }
+}
+
+fn push(out: &mut Vec<Change>, rule: &'static str, path: String, v: Verdict, message: String) {
+    out.push(Change {
+        rule,
+        path,
+        verdict: v,
+        message,
+    });
+}
+
+fn show<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "none".to_owned(), |v| v.to_string())
+}
+
+/// A lower bound: narrowed when it rises (or appears), widened when it falls (or goes).
+fn lower<T: PartialOrd + Copy + std::fmt::Display>(
+    old: Option<T>,
+    new: Option<T>,
+    at: &str,
+    name: &str,
+    out: &mut Vec<Change>,
+) {
+    let narrowed = match (old, new) {
+        (None, Some(_)) => true,
+        (Some(o), Some(n)) => n > o,
+        _ => false,
+    };
+    let widened = match (old, new) {
+        (Some(_), None) => true,
+        (Some(o), Some(n)) => n < o,
+        _ => false,
+    };
+    bound(narrowed, widened, old, new, at, name, out);
+}
+
+/// An upper bound: narrowed when it falls (or appears).
+fn upper<T: PartialOrd + Copy + std::fmt::Display>(
+    old: Option<T>,
+    new: Option<T>,
+    at: &str,
+    name: &str,
+    out: &mut Vec<Change>,
+) {
+    let narrowed = match (old, new) {
+        (None, Some(_)) => true,
+        (Some(o), Some(n)) => n < o,
+        _ => false,
+    };
+    let widened = match (old, new) {
+        (Some(_), None) => true,
+        (Some(o), Some(n)) => n > o,
+        _ => false,
+    };
+    bound(narrowed, widened, old, new, at, name, out);
+}
+
+fn bound<T: std::fmt::Display>(
+    narrowed: bool,
+    widened: bool,
+    old: Option<T>,
+    new: Option<T>,
+    at: &str,
+    name: &str,
+    out: &mut Vec<Change>,
+) {
+    let msg = format!("{name} {} → {}", show(old), show(new));
+    if narrowed {
+        push(out, "bound-narrowed", format!("{at}/{name}"), Verdict::Breaking, msg);
+    } else if widened {
+        push(out, "bound-widened", format!("{at}/{name}"), Verdict::Compatible, msg);
+    }
+}
+
+/// The literals of a pattern that is a plain alternation (`^(?:a|b|c)$`), if it is one.
+fn literals(p: &str) -> Option<Vec<String>> {
+    let s = p.strip_prefix('^')?.strip_suffix('$')?;
+    let s = s
+        .strip_prefix("(?:")
+        .or_else(|| s.strip_prefix('('))
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or(s);
+    let meta = |c: char| "\\.^$|?*+()[]{}".contains(c);
+    let alts: Vec<String> = s.split('|').map(str::to_owned).collect();
+    alts.iter()
+        .all(|a| !a.chars().any(meta))
+        .then_some(alts)
+}
+
+/// Whether a string satisfies a string type's constraints (`None`: cannot tell).
+fn accepts(t: &TypeShape, s: &str) -> Option<bool> {
+    let TypeShape::String {
+        min_length,
+        max_length,
+        pattern,
+    } = t
+    else {
+        return None;
+    };
+    let n = s.chars().count() as u64;
+    if min_length.is_some_and(|m| n < m) || max_length.is_some_and(|m| n > m) {
+        return Some(false);
+    }
+    match pattern {
+        None => Some(true),
+        Some(p) => regex::Regex::new(p).ok().map(|r| r.is_match(s)),
+    }
+}
+
+fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
+    use TypeShape as T;
+    match (old, new) {
+        (
+            T::String {
+                min_length: a0,
+                max_length: a1,
+                pattern: ap,
+            },
+            T::String {
+                min_length: b0,
+                max_length: b1,
+                pattern: bp,
+            },
+        ) => {
+            lower(*a0, *b0, at, "min_length", out);
+            upper(*a1, *b1, at, "max_length", out);
+            match (ap, bp) {
+                (None, Some(q)) => push(
+                    out,
+                    "pattern-added",
+                    format!("{at}/pattern"),
+                    Verdict::Breaking,
+                    format!("now must match {q}"),
+                ),
+                (Some(_), None) => push(
+                    out,
+                    "pattern-removed",
+                    format!("{at}/pattern"),
+                    Verdict::Compatible,
+                    "no longer restricted by a pattern".to_owned(),
+                ),
+                (Some(p), Some(q)) if p != q => {
+                    let (v, msg) = match literals(p) {
+                        Some(lits) => {
+                            let rejected: Vec<&String> = lits
+                                .iter()
+                                .filter(|l| accepts(new, l) != Some(true))
+                                .collect();
+                            if rejected.is_empty() {
+                                (
+                                    Verdict::Compatible,
+                                    format!("pattern {p} → {q} (every old value still matches)"),
+                                )
+                            } else {
+                                let r: Vec<&str> = rejected.iter().map(|s| s.as_str()).collect();
+                                (
+                                    Verdict::Breaking,
+                                    format!("pattern {p} → {q} no longer accepts {}", r.join(", ")),
+                                )
+                            }
+                        }
+                        None => (
+                            Verdict::Unknown,
+                            format!("pattern {p} → {q} (cannot decide whether it accepts every old value)"),
+                        ),
+                    };
+                    push(out, "pattern-changed", format!("{at}/pattern"), v, msg);
+                }
+                _ => {}
+            }
+        }
+        (T::Integer { minimum: a0, maximum: a1 }, T::Integer { minimum: b0, maximum: b1 }) => {
+            lower(*a0, *b0, at, "minimum", out);
+            upper(*a1, *b1, at, "maximum", out);
+        }
+        (T::Number { minimum: a0, maximum: a1 }, T::Number { minimum: b0, maximum: b1 }) => {
+            lower(*a0, *b0, at, "minimum", out);
+            upper(*a1, *b1, at, "maximum", out);
+        }
+        (T::Integer { minimum: a0, maximum: a1 }, T::Number { minimum: b0, maximum: b1 }) => {
+            push(
+                out,
+                "type-widened",
+                at.to_owned(),
+                Verdict::Compatible,
+                "integer → number".to_owned(),
+            );
+            lower(a0.map(|v| v as f64), *b0, at, "minimum", out);
+            upper(a1.map(|v| v as f64), *b1, at, "maximum", out);
+        }
+        (T::Number { .. }, T::Integer { .. }) => push(
+            out,
+            "type-narrowed",
+            at.to_owned(),
+            Verdict::Breaking,
+            "number → integer: fractional values are refused".to_owned(),
+        ),
+        (T::Boolean, T::Boolean) => {}
+        (T::Enum { values: a }, T::Enum { values: b }) => {
+            for v in a.iter().filter(|v| !b.contains(v)) {
+                push(
+                    out,
+                    "enum-value-removed",
+                    format!("{at}/{v}"),
+                    Verdict::Breaking,
+                    format!("enum value {v} removed"),
+                );
+            }
+            for v in b.iter().filter(|v| !a.contains(v)) {
+                push(
+                    out,
+                    "enum-value-added",
+                    format!("{at}/{v}"),
+                    Verdict::Compatible,
+                    format!("enum value {v} added"),
+                );
+            }
+        }
+        (T::Enum { values }, T::String { .. }) => {
+            let rejected: Vec<&str> = values
+                .iter()
+                .filter(|v| accepts(new, v) != Some(true))
+                .map(String::as_str)
+                .collect();
+            if rejected.is_empty() {
+                push(
+                    out,
+                    "type-widened",
+                    at.to_owned(),
+                    Verdict::Compatible,
+                    "enum → string (every old value still accepted)".to_owned(),
+                );
+            } else {
+                push(
+                    out,
+                    "type-narrowed",
+                    at.to_owned(),
+                    Verdict::Breaking,
+                    format!("enum → string refusing {}", rejected.join(", ")),
+                );
+            }
+        }
+        (T::String { .. }, T::Enum { values }) => push(
+            out,
+            "type-narrowed",
+            at.to_owned(),
+            Verdict::Breaking,
+            format!("string → enum of {}", values.join(", ")),
+        ),
+        (
+            T::Array {
+                items: ai,
+                min_items: a0,
+                max_items: a1,
+            },
+            T::Array {
+                items: bi,
+                min_items: b0,
+                max_items: b1,
+            },
+        ) => {
+            lower(*a0, *b0, at, "min_items", out);
+            upper(*a1, *b1, at, "max_items", out);
+            types(ai, bi, &format!("{at}[]"), out);
+        }
+        (T::Object { properties: a }, T::Object { properties: b }) => {
+            for p in a {
+                let sub = format!("{at}.{}", p.name);
+                match b.iter().find(|q| q.name == p.name) {
+                    None => push(
+                        out,
+                        "field-removed",
+                        sub,
+                        Verdict::Breaking,
+                        "property removed".to_owned(),
+                    ),
+                    Some(q) => {
+                        if q.required && !p.required {
+                            push(
+                                out,
+                                "required-added",
+                                sub.clone(),
+                                Verdict::Breaking,
+                                "property now required".to_owned(),
+                            );
+                        }
+                        types(&p.schema, &q.schema, &sub, out);
+                    }
+                }
+            }
+            for q in b.iter().filter(|q| !a.iter().any(|p| p.name == q.name)) {
+                let sub = format!("{at}.{}", q.name);
+                if q.required {
+                    push(
+                        out,
+                        "required-added",
+                        sub,
+                        Verdict::Breaking,
+                        "new required property".to_owned(),
+                    );
+                } else {
+                    push(
+                        out,
+                        "field-added",
+                        sub,
+                        Verdict::Compatible,
+                        "new optional property".to_owned(),
+                    );
+                }
+            }
+        }
+        (a, b) => push(
+            out,
+            "type-changed",
+            at.to_owned(),
+            Verdict::Breaking,
+            format!("{} → {}", kind(a), kind(b)),
+        ),
+    }
+}
+
+#[cfg(test)]
+pub(super) fn literal_alternation(p: &str) -> Option<Vec<String>> {
+    literals(p)
+}
