@@ -218,6 +218,45 @@ mod tests {
     }
 
     #[test]
+    fn every_ascii_and_sample_unicode_char_escapes_like_serde_json() {
+        let samples = (0u32..0x80)
+            .chain([0xa0, 0x2028, 0x2029, 0xfeff, 0xfffd, 0x1f600, 0x10ffff])
+            .filter_map(char::from_u32);
+        for c in samples {
+            let s = format!("a{c}b");
+            let mut ours = String::new();
+            write_string(&s, &mut ours);
+            assert_eq!(
+                ours,
+                serde_json::to_string(&s).unwrap_or_default(),
+                "U+{:04X}",
+                c as u32
+            );
+            let back: String = serde_json::from_str(&ours).unwrap_or_default();
+            assert_eq!(back, s);
+        }
+    }
+
+    #[test]
+    fn numbers_round_trip_to_the_same_value() {
+        for n in [
+            0.1,
+            1.5,
+            -3.75,
+            1e-300,
+            123456.789,
+            2f64.powi(53),
+            2f64.powi(60),
+            -1e15,
+        ] {
+            let text = num(n);
+            assert!(!text.contains('e') && !text.contains("inf"), "{text}");
+            let back: f64 = text.parse().unwrap_or(f64::NAN);
+            assert_eq!(back, n, "{text}");
+        }
+    }
+
+    #[test]
     fn objects_keep_push_order_and_are_compact() {
         let j = Json::obj()
             .with("z", Json::Int(1))
