@@ -391,6 +391,13 @@ impl ShellHost {
         self.sessions().get(&session_id).map(|s| s.pid)
     }
 
+    /// Writes bytes to a session's terminal (or stdin) without reading or waiting: for the
+    /// core and for measurements. `poll`/`write_stdin` are the model-facing ways to type.
+    pub fn send_input(&self, session_id: i64, bytes: &[u8]) -> Result<(), ToolError> {
+        let s = self.session(session_id)?;
+        write_or_err(&s, bytes)
+    }
+
     fn sessions(&self) -> MutexGuard<'_, HashMap<i64, Arc<Session>>> {
         self.inner
             .sessions
@@ -814,7 +821,7 @@ impl ShellHost {
         let started = Instant::now();
         let mut scan_pos = s.lock().cursor;
         let mut matched: Option<String> = None;
-        let end = wait_for(&s, ctx, started + timeout, |st| {
+        let end = wait_for(&s, ctx, started + timeout, scanner.is_some(), |st| {
             if let Some(sc) = scanner.as_mut() {
                 for seg in st.buf.read(scan_pos, st.buf.total()) {
                     if let Segment::Bytes(b) = seg
@@ -833,7 +840,7 @@ impl ShellHost {
         .await;
         if matched.is_none() && end == WaitEnd::Met {
             // Exited: collect the rest of its output.
-            let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+            let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
         }
         let waited = started.elapsed().as_secs_f64();
         let mut st = s.lock();
@@ -896,7 +903,7 @@ impl ShellHost {
             }
         }
         // Collect what it printed last.
-        let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+        let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
         let mut st = s.lock();
         let from = st.cursor;
         let r = render(&st.buf, from, st.buf.total(), max_bytes(None), false);
@@ -1026,9 +1033,21 @@ async fn wait_for(
     s: &Session,
     ctx: &CallContext,
     deadline: Instant,
+    wants_output: bool,
     mut pred: impl FnMut(&mut State) -> bool,
 ) -> WaitEnd {
+    struct Interest<'a>(&'a Session);
+    impl Drop for Interest<'_> {
+        fn drop(&mut self) {
+            self.0.output_waiters.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
     let mut rx = s.changed.subscribe();
+    // Registered before the first check, so output pushed after it always wakes us.
+    let _interest = wants_output.then(|| {
+        s.output_waiters.fetch_add(1, Ordering::SeqCst);
+        Interest(s)
+    });
     loop {
         if pred(&mut s.lock()) {
             return WaitEnd::Met;
@@ -1050,9 +1069,9 @@ async fn wait_for(
 
 /// Waits for exit (then for the rest of the output, briefly) or the deadline / interrupt.
 async fn wait_exit_or(s: &Session, ctx: &CallContext, deadline: Instant) -> WaitEnd {
-    let end = wait_for(s, ctx, deadline, |st| st.exit.is_some()).await;
+    let end = wait_for(s, ctx, deadline, false, |st| st.exit.is_some()).await;
     if end == WaitEnd::Met {
-        let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+        let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
     }
     end
 }
@@ -1064,7 +1083,7 @@ async fn settle(s: &Session, ctx: &CallContext) {
     let mut quiet = Instant::now() + Duration::from_millis(500);
     let mut last = s.lock().buf.total();
     loop {
-        let end = wait_for(s, ctx, quiet.min(hard), |st| {
+        let end = wait_for(s, ctx, quiet.min(hard), true, |st| {
             st.buf.total() != last || st.exit.is_some()
         })
         .await;
@@ -1076,7 +1095,7 @@ async fn settle(s: &Session, ctx: &CallContext) {
             (st.buf.total(), st.exit.is_some())
         };
         if exited {
-            let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, |st| st.eof).await;
+            let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
             return;
         }
         last = total;

@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -149,6 +149,10 @@ pub struct Session {
     pub changed: watch::Sender<u64>,
     /// Tells the reader thread to give up (eviction, host drop).
     pub stop: AtomicBool,
+    /// Waiters that care about output (not just exit): output only wakes waiters when
+    /// there are some, so a process draining megabytes does not wake an exit-only waiter
+    /// for every chunk.
+    pub output_waiters: AtomicUsize,
     pub wake: Arc<dyn WakeSink>,
 }
 
@@ -236,6 +240,7 @@ impl Session {
             io: Mutex::new(Io { writer, master }),
             changed,
             stop: AtomicBool::new(false),
+            output_waiters: AtomicUsize::new(0),
             wake: s.wake,
         });
         let reader = Arc::clone(&session);
@@ -312,7 +317,9 @@ impl Session {
                 WatchKind::Exit => true,
             });
         }
-        self.bump();
+        if self.output_waiters.load(Ordering::SeqCst) > 0 {
+            self.bump();
+        }
         self.fire(fired);
     }
 
@@ -636,9 +643,10 @@ fn login_flag(shell: &Path, login: bool) -> &'static str {
     }
 }
 
-/// Clears ONLCR so the terminal does not turn "\n" into "\r\n" in the output.
+/// Clears OPOST (and with it ONLCR): output passes the terminal as the process wrote it,
+/// so lines end in "\n", not "\r\n", and the line discipline does no per-byte work.
 fn disable_onlcr(fd: i32) {
-    clear_oflag_lflag(fd, libc::ONLCR, 0);
+    clear_oflag_lflag(fd, libc::OPOST | libc::ONLCR, 0);
 }
 
 /// Clears terminal output and local mode flags on a pty master.
