@@ -5,6 +5,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
+mod scan;
+
+pub use scan::scan;
+
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// A JSON value as the generated walks see it: strings borrowed from the input where possible,
@@ -195,6 +199,13 @@ impl Arguments<'_> {
         let val = match self {
             Arguments::Json(s) if s.trim().is_empty() => return Ok(Vec::new()),
             Arguments::Json(s) => {
+                if let Some(v) = scan(s) {
+                    return match v {
+                        Val::Obj(o) => Ok(o),
+                        Val::Null => Ok(Vec::new()),
+                        other => Err(not_an_object(tool, &other)),
+                    };
+                }
                 let mut de = serde_json::Deserializer::from_str(s);
                 let v = Val::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
                 match v {
@@ -212,12 +223,17 @@ impl Arguments<'_> {
         match val {
             Val::Obj(o) => Ok(o),
             Val::Null => Ok(Vec::new()),
-            other => Err(CallError::new(
-                CallErrorKind::NotAnObject,
-                format!("{tool}: arguments must be a JSON object, got {}", describe(&other)),
-            )),
+            other => Err(not_an_object(tool, &other)),
         }
     }
+}
+
+#[cold]
+fn not_an_object(tool: &str, v: &Val) -> CallError {
+    CallError::new(
+        CallErrorKind::NotAnObject,
+        format!("{tool}: arguments must be a JSON object, got {}", describe(v)),
+    )
 }
 
 /// What kind of mistake a refused call made.

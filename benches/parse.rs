@@ -1,0 +1,73 @@
+//! `Call::parse` against the `jsonschema` crate validating the same tool's strict per-action
+//! union (validator built once) and against plain `serde_json::from_str` into an unvalidated
+//! flat struct, all from the same shell_session arguments text (what a provider hands a host).
+//! `scripts/bench` turns the medians into the ratios DESIGN.md §10 targets.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde::Deserialize;
+use toolsurface::standard::{Call, Family, Role};
+
+const ARGS: &str = r#"{"action":"wait","session_id":4242,"timeout_s":30,"until_output":"ready"}"#;
+
+/// Every shell_session field, all optional, no checks: the "unvalidated struct" baseline.
+#[derive(Deserialize)]
+struct Unvalidated {
+    action: String,
+    session_id: Option<i64>,
+    host_id: Option<String>,
+    chars: Option<String>,
+    keys: Option<Vec<String>>,
+    peek: Option<bool>,
+    offset: Option<i64>,
+    timeout_s: Option<f64>,
+    until_output: Option<String>,
+    cols: Option<i64>,
+    rows: Option<i64>,
+    watcher_id: Option<i64>,
+}
+
+fn union_validator() -> jsonschema::Validator {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
+    let sources = toolsurface::compiler::read_dir(&root).unwrap();
+    let ir = toolsurface::compiler::compile(&sources).ir.unwrap();
+    let tool = ir.tool("shell_session").unwrap();
+    let schema = toolsurface::compiler::codegen::union::strict_union(tool);
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn parse(c: &mut Criterion) {
+    let validator = union_validator();
+    // The three agree on the input before anything is timed.
+    assert!(Call::parse(Role::SideChat, Family::Chat, "shell_session", ARGS).is_ok());
+    assert!(validator.is_valid(&serde_json::from_str(ARGS).unwrap()));
+    assert!(serde_json::from_str::<Unvalidated>(ARGS).is_ok());
+
+    let mut g = c.benchmark_group("parse");
+    g.bench_function("toolsurface_parse", |b| {
+        b.iter(|| Call::parse(Role::SideChat, Family::Chat, "shell_session", black_box(ARGS)))
+    });
+    // jsonschema validates a `serde_json::Value`, so its time includes parsing the text into
+    // one: the host holds text either way.
+    g.bench_function("jsonschema_validate", |b| {
+        b.iter(|| {
+            let v: serde_json::Value = serde_json::from_str(black_box(ARGS)).unwrap();
+            validator.is_valid(&v)
+        })
+    });
+    // For reference only (not in the ratio): the validator on an already parsed value.
+    let parsed: serde_json::Value = serde_json::from_str(ARGS).unwrap();
+    g.bench_function("jsonschema_validate_preparsed", |b| {
+        b.iter(|| validator.is_valid(black_box(&parsed)))
+    });
+    g.bench_function("serde_unvalidated", |b| {
+        b.iter(|| serde_json::from_str::<Unvalidated>(black_box(ARGS)).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse);
+criterion_main!(benches);
