@@ -18,7 +18,7 @@ struct Surface {
     role: String,
     family: String,
     names: BTreeSet<String>,
-    all_tools: Vec<String>,
+    all_tools: BTreeSet<String>,
     retired: BTreeMap<String, String>,
     /// Set by `tool()` when it refuses, so the diagnostic can carry a precise message.
     refusal: Option<(&'static str, String, Option<String>)>,
@@ -392,6 +392,7 @@ fn render_tool(
                 }
             },
         };
+        mentions(&text, slot, state, sources, at, out);
         let chars = text.chars().count();
         if chars > max_chars {
             out.add_keyed(
@@ -420,6 +421,51 @@ fn render_tool(
             .map(|(n, s)| (n.clone(), one(s)))
             .collect(),
         fields: tt.fields.iter().map(|(n, s)| (n.clone(), one(s))).collect(),
+    }
+}
+
+/// Prose that names a tool by hand escapes the build's checks: a retired name is an error,
+/// a tool absent from the surface being rendered a warning.
+fn mentions(
+    text: &str,
+    slot: &Slot<'_>,
+    state: &Mutex<Surface>,
+    sources: &Sources,
+    at: &(String, String),
+    out: &mut Collector,
+) {
+    if !text.contains('_') {
+        return;
+    }
+    let s = lock(state);
+    for (_, word) in tool_like_words(text) {
+        let range = find_word(&slot.template.source, word);
+        let span = span_in_template(slot.template, range, 0, sources);
+        if let Some(msg) = s.retired.get(word) {
+            out.add(
+                Diagnostic::error(
+                    "mentions-retired-tool",
+                    Some(span),
+                    format!("{} mentions `{word}`, which is retired", slot.what),
+                )
+                .with_hint(format!(
+                    "reword it; a model calling `{word}` is told: {msg}"
+                )),
+                None,
+            );
+        } else if s.all_tools.contains(word) && !s.names.contains(word) {
+            out.add(
+                Diagnostic::warning(
+                    "mentions-absent-tool",
+                    Some(span),
+                    format!("{} mentions tool `{word}`, which is not in this surface", slot.what),
+                )
+                .with_hint(format!(
+                    "write {{{{ tool(\"{word}\") }}}} so the build checks it, and guard the sentence"
+                )),
+                Some(at),
+            );
+        }
     }
 }
 
@@ -460,9 +506,7 @@ fn expr_range(err: &minijinja::Error, src: &str) -> Option<std::ops::Range<usize
     Some(start..r.end)
 }
 
-/// Map an error inside a template to its place in the YAML file: block scalars keep one
-/// indentation (the template's first line is the span's line), flow scalars start at the
-/// span's column (plus one for a quote).
+/// A template error as a diagnostic at the failing expression.
 fn template_diag(
     template: &Template,
     err: &minijinja::Error,
@@ -471,9 +515,28 @@ fn template_diag(
     message: String,
     hint: Option<String>,
 ) -> Diagnostic {
+    let line = err.line().map(|l| l.saturating_sub(1)).unwrap_or(0);
+    let span = span_in_template(template, expr_range(err, &template.source), line, sources);
+    let mut diag = Diagnostic::error(code, Some(span), message);
+    if let Some(h) = hint {
+        diag = diag.with_hint(h);
+    }
+    diag
+}
+
+/// Map a byte range of a template to its place in the YAML file: block scalars keep one
+/// indentation (the template's first line is the span's line), flow scalars start at the
+/// span's column (plus one for a quote). Without a range: the start of line `line`
+/// (0-based) of the template.
+fn span_in_template(
+    template: &Template,
+    range: Option<std::ops::Range<usize>>,
+    line: usize,
+    sources: &Sources,
+) -> Span {
     let mut span = template.span;
     let src = &template.source;
-    let (tline, tcol, len) = match expr_range(err, src) {
+    let (tline, tcol, len) = match range {
         Some(r) => {
             let before = src.get(..r.start).unwrap_or("");
             let tline = before.matches('\n').count();
@@ -486,7 +549,7 @@ fn template_diag(
             let len = text.lines().next().map(|l| l.chars().count()).unwrap_or(1);
             (tline, tcol, len)
         }
-        None => (err.line().map(|l| l.saturating_sub(1)).unwrap_or(0), 0, 0),
+        None => (line, 0, 0),
     };
     let quoted = sources
         .file(span.file)
@@ -499,9 +562,42 @@ fn template_diag(
     if len > 0 {
         span.len = u32::try_from(len).unwrap_or(1);
     }
-    let mut diag = Diagnostic::error(code, Some(span), message);
-    if let Some(h) = hint {
-        diag = diag.with_hint(h);
+    span
+}
+
+/// Identifier-like words of `text` that contain `_` (tool names such as `file_edit`; plain
+/// words like "shell" are too common in prose to be read as tool names).
+fn tool_like_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let is_word = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (is_word(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(st)) => {
+                let w = &text[st..i];
+                // Not part of a larger identifier (`Foo_bar`, `x.y_z` paths are fine).
+                let prev_ok = text[..st]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|p| !p.is_alphanumeric());
+                if w.contains('_') && prev_ok && !c.is_alphanumeric() {
+                    out.push((st, w));
+                }
+                start = None;
+            }
+            _ => {}
+        }
     }
-    diag
+    out.into_iter()
+}
+
+/// The byte range of `word` as a whole word in `src`, if it is written there literally.
+fn find_word(src: &str, word: &str) -> Option<std::ops::Range<usize>> {
+    tool_like_words(src)
+        .find(|(_, w)| *w == word)
+        .map(|(i, w)| i..i + w.len())
 }
