@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let (_sources, ir) = match compile_dir(&args.dir)? {
+    let (sources, ir) = match compile_dir(&args.dir)? {
         Ok(compiled) => compiled,
         Err(status) => return Ok(status),
     };
@@ -41,7 +41,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let mut out = std::io::stdout().lock();
     out.write_all(surface_table(&ir).as_bytes())?;
     out.flush()?;
-    Ok(Status::Clean)
+    drop(out);
+    // Token budgets and the lock (src/cli/drift.rs): drift exits 3 / 4, never writes.
+    super::drift::check_lock(&args.dir, &sources, &ir)
 }
 
 /// Read and compile `dir`, printing every diagnostic (errors and warnings) to stderr.
@@ -146,4 +148,41 @@ pub fn surface_table(ir: &Ir) -> String {
         ir.retired.len()
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn valid_folder_compiles_and_tabulates() {
+        let (_, ir) = compile_dir(&root().join("compiler/tests/data/good"))
+            .unwrap()
+            .unwrap();
+        let table = surface_table(&ir);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "role       family       dialect           tools  actions  skill tools"
+        );
+        // side_chat × chat: shell, shell_session (4 actions), read_file, patch.
+        assert_eq!(
+            lines[1],
+            "side_chat  chat         openai-chat           4        7            1"
+        );
+        assert_eq!(lines.len(), 1 + 8 + 1);
+        assert!(lines[9].starts_with("ok: 7 tools, 2 roles, 4 families"));
+    }
+
+    #[test]
+    fn invalid_folder_is_status_invalid_and_missing_folder_an_error() {
+        let bad = compile_dir(&root().join("tests/data/bad/role_unknown_tool")).unwrap();
+        assert!(matches!(bad, Err(Status::Invalid)));
+        assert!(compile_dir(&root().join("tests/data/bad/no_such_case")).is_err());
+    }
 }
