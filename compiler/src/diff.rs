@@ -205,16 +205,22 @@ pub fn diff(
     let (roles_a, roles_b) = (a.roles(), b.roles());
     for r in roles_a.iter().filter(|r| keep_role(r)) {
         if !roles_b.contains(r) {
-            out.push(
-                Finding::new(
-                    "role-removed",
-                    vec![r.to_string()],
-                    Verdict::Breaking,
-                    r,
-                    format!("role {r} no longer exists: none of its calls parse"),
-                ),
-                None,
-            );
+            for s in a
+                .surfaces
+                .iter()
+                .filter(|s| s.role == *r && keep_family(&s.family))
+            {
+                out.push(
+                    Finding::new(
+                        "role-removed",
+                        vec![r.to_string()],
+                        Verdict::Breaking,
+                        r,
+                        format!("role {r} no longer exists: none of its calls parse"),
+                    ),
+                    Some(&s.family),
+                );
+            }
         }
     }
     for r in roles_b.iter().filter(|r| keep_role(r)) {
@@ -228,7 +234,10 @@ pub fn diff(
                     format!("new role {r}"),
                 )
                 .at(loc, &format!("role:{r}")),
-                None,
+                b.surfaces
+                    .iter()
+                    .find(|s| s.role == *r)
+                    .map(|s| s.family.as_str()),
             );
         }
     }
@@ -453,9 +462,9 @@ impl Findings {
     }
 
     fn has_tool(&self, role: &str, tool: &str) -> bool {
-        self.by_id.values().any(|f| {
-            f.role == role && f.tool.as_deref() == Some(tool) && f.rule != "trait-changed"
-        })
+        self.by_id
+            .values()
+            .any(|f| f.role == role && f.tool.as_deref() == Some(tool) && f.rule != "trait-changed")
     }
 
     fn finish(mut self) -> Vec<Finding> {

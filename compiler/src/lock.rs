@@ -215,7 +215,10 @@ pub struct ActionShape {
 
 impl ActionShape {
     pub fn uses(&self, field: &str) -> bool {
-        self.required.iter().chain(&self.optional).any(|f| f == field)
+        self.required
+            .iter()
+            .chain(&self.optional)
+            .any(|f| f == field)
     }
     pub fn requires(&self, field: &str) -> bool {
         self.required.iter().any(|f| f == field)
@@ -385,7 +388,12 @@ impl Lock {
                             )
                         })
                         .collect();
-                    (s.role.as_str(), s.family.as_str(), s.sha256.as_str(), skills)
+                    (
+                        s.role.as_str(),
+                        s.family.as_str(),
+                        s.sha256.as_str(),
+                        skills,
+                    )
                 })
                 .collect()
         }
@@ -423,10 +431,7 @@ impl Lock {
                 }
             }
             for t in s.offered() {
-                if !blobs
-                    .iter()
-                    .any(|(n, h, _)| *n == t.name && *h == t.sha256)
-                {
+                if !blobs.iter().any(|(n, h, _)| *n == t.name && *h == t.sha256) {
                     blobs.push((&t.name, &t.sha256, &t.json));
                 }
             }
@@ -620,7 +625,11 @@ fn split(s: &str, n: usize) -> Option<(Vec<&str>, &str)> {
     Some((words, rest.trim_start_matches(' ')))
 }
 
-fn from_json<T: for<'de> Deserialize<'de>>(s: &str, line: usize, what: &str) -> Result<T, LockError> {
+fn from_json<T: for<'de> Deserialize<'de>>(
+    s: &str,
+    line: usize,
+    what: &str,
+) -> Result<T, LockError> {
     serde_json::from_str(s).map_err(|e| err(line, format!("{what}: {e}")))
 }
 
@@ -706,7 +715,9 @@ impl Parser {
                 if v != FORMAT {
                     return Err(err(
                         line,
-                        format!("lock format {v}; this toolsurface reads format {FORMAT} (run `toolsurface lock`)"),
+                        format!(
+                            "lock format {v}; this toolsurface reads format {FORMAT} (run `toolsurface lock`)"
+                        ),
                     ));
                 }
                 self.format = Some(v);

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 pub mod check;
 pub mod diff;
+pub mod drift;
 pub mod emit;
 pub mod explain;
 pub mod facts;

@@ -1,10 +1,113 @@
-//! `toolsurface stats`.
+//! `toolsurface stats`: the per-request token tax of every role × family — tools, bytes,
+//! o200k tokens of the published array, the role's budget, and the five costliest tools.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use toolsurface_compiler::{emit, tokens};
 
 use super::Status;
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Exit codes: 0 ok, 1 invalid definitions, 2 usage error.")]
+pub struct Args {
+    /// Definitions folder.
+    #[arg(default_value = "tool-defs")]
+    pub dir: PathBuf,
+    /// Only this role.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// Only this family.
+    #[arg(long)]
+    pub family: Option<String>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface stats` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let (_sources, ir) = match super::check::compile_dir(&args.dir)? {
+        Ok(x) => x,
+        Err(status) => return Ok(status),
+    };
+    if let Some(r) = &args.role
+        && ir.role(r).is_none()
+    {
+        anyhow::bail!("no role `{r}` in {}", args.dir.display());
+    }
+    if let Some(f) = &args.family
+        && ir.family(f).is_none()
+    {
+        anyhow::bail!("no family `{f}` in {}", args.dir.display());
+    }
+    let surfaces: Vec<_> = emit::surfaces(&ir)?
+        .into_iter()
+        .filter(|e| args.role.as_deref().is_none_or(|r| r == e.role))
+        .filter(|e| args.family.as_deref().is_none_or(|f| f == e.family))
+        .collect();
+    let mut rows = Vec::new();
+    let mut detail = String::new();
+    for e in &surfaces {
+        let total = tokens::count(&e.bytes);
+        let budget = ir
+            .role(&e.role)
+            .and_then(|r| r.token_budget)
+            .map_or_else(|| "-".to_owned(), |b| b.to_string());
+        rows.push([
+            e.role.clone(),
+            e.family.clone(),
+            e.tools.len().to_string(),
+            e.bytes.len().to_string(),
+            total.to_string(),
+            budget,
+        ]);
+        let mut costs: Vec<(usize, &str, usize)> = e
+            .tools
+            .iter()
+            .map(|t| (tokens::count(&t.json), t.name.as_str(), t.json.len()))
+            .collect();
+        costs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let _ = writeln!(detail, "\n{} × {}: costliest tools", e.role, e.family);
+        for (i, (tok, name, bytes)) in costs.iter().take(5).enumerate() {
+            let share = if total == 0 {
+                0.0
+            } else {
+                *tok as f64 * 100.0 / total as f64
+            };
+            let _ = writeln!(
+                detail,
+                "  {}. {name:<16} {tok:>5} tokens  {bytes:>6} bytes  {share:>4.1}%",
+                i + 1
+            );
+        }
+    }
+    let head = ["role", "family", "tools", "bytes", "tokens", "budget"].map(str::to_owned);
+    let mut w = [0usize; 6];
+    for r in std::iter::once(&head).chain(&rows) {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.len());
+        }
+    }
+    let mut out = String::new();
+    for r in std::iter::once(&head).chain(&rows) {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            let wi = w[i];
+            if i < 2 {
+                let _ = write!(line, "{c:<wi$}  ");
+            } else {
+                let _ = write!(line, "{c:>wi$}  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "tokens: {} (the per-request tax of each array)",
+        tokens::ENCODING
+    );
+    out.push_str(&detail);
+    let mut so = std::io::stdout().lock();
+    so.write_all(out.as_bytes())?;
+    so.flush()?;
+    Ok(Status::Clean)
 }

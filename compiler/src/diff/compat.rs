@@ -153,13 +153,10 @@ pub(super) fn surface(
                         path,
                         Verdict::Unknown,
                         role,
-                        format!(
-                            "alias {n}: was {}, now {}",
-                            alias_text(al),
-                            alias_text(bl)
-                        ),
+                        format!("alias {n}: was {}, now {}", alias_text(al), alias_text(bl)),
                     )
-                    .at(loc, &format!("alias:{n}")),
+                    .at(loc, &format!("alias:{n}"))
+                    .tool(n),
                     fam,
                 );
             }
@@ -172,7 +169,8 @@ pub(super) fn surface(
                     role,
                     format!("alias {n} ({}) is now a tool of its own", alias_text(al)),
                 )
-                .at(loc, &format!("tool:{n}")),
+                .at(loc, &format!("tool:{n}"))
+                .tool(n),
                 fam,
             );
         } else if let Some(r) = b.retired(n) {
@@ -184,7 +182,8 @@ pub(super) fn surface(
                     role,
                     format!("alias {n}: retired: {}", r.message),
                 )
-                .at(loc, &format!("retired:{n}")),
+                .at(loc, &format!("retired:{n}"))
+                .tool(n),
                 fam,
             );
         } else if !b.shapes.iter().any(|s| &s.name == n) {
@@ -199,7 +198,8 @@ pub(super) fn surface(
                         al.tool
                     ),
                 )
-                .at(loc, &format!("role:{role}")),
+                .at(loc, &format!("role:{role}"))
+                .tool(n),
                 fam,
             );
         }
@@ -437,7 +437,10 @@ impl Cx<'_> {
                     "selector-removed",
                     &[],
                     Verdict::Breaking,
-                    format!("{old}: the {sx} selector is gone; old calls carry it{}", self.via()),
+                    format!(
+                        "{old}: the {sx} selector is gone; old calls carry it{}",
+                        self.via()
+                    ),
                 );
                 self.push(f, &format!("tool:{}", self.new));
                 return;
@@ -518,7 +521,12 @@ impl Cx<'_> {
                         c.rule,
                         &segs,
                         c.verdict,
-                        format!("{old}.{}: {}{}", c.path.replace('/', "."), c.message, self.via()),
+                        format!(
+                            "{old}.{}: {}{}",
+                            c.path.replace('/', "."),
+                            c.message,
+                            self.via()
+                        ),
                     );
                     self.push(fnd, &format!("field:{}/{g}", self.new));
                 }
@@ -528,10 +536,7 @@ impl Cx<'_> {
             if set_keys.contains(r) {
                 continue;
             }
-            let covered = oa
-                .required
-                .iter()
-                .any(|f| self.renamed(f) == r.as_str());
+            let covered = oa.required.iter().any(|f| self.renamed(f) == r.as_str());
             if !covered {
                 let was = oa.optional.iter().any(|f| self.renamed(f) == r.as_str());
                 let p = with(&[r]);
@@ -614,7 +619,10 @@ impl Cx<'_> {
                     "constraint-added",
                     &p,
                     Verdict::Breaking,
-                    format!("{label}: {f} may no longer be combined with {w}{}", self.via()),
+                    format!(
+                        "{label}: {f} may no longer be combined with {w}{}",
+                        self.via()
+                    ),
                 );
                 self.push(fnd, &new_action_key);
             }
@@ -655,7 +663,10 @@ impl Cx<'_> {
                     Verdict::Compatible,
                     format!(
                         "{old}{}: trait {k} {} → {}",
-                        oa.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+                        oa.name
+                            .as_deref()
+                            .map(|n| format!(" {n}"))
+                            .unwrap_or_default(),
                         shown(before),
                         shown(Some(v))
                     ),
@@ -756,9 +767,21 @@ fn bound<T: std::fmt::Display>(
 ) {
     let msg = format!("{name} {} → {}", show(old), show(new));
     if narrowed {
-        push(out, "bound-narrowed", format!("{at}/{name}"), Verdict::Breaking, msg);
+        push(
+            out,
+            "bound-narrowed",
+            format!("{at}/{name}"),
+            Verdict::Breaking,
+            msg,
+        );
     } else if widened {
-        push(out, "bound-widened", format!("{at}/{name}"), Verdict::Compatible, msg);
+        push(
+            out,
+            "bound-widened",
+            format!("{at}/{name}"),
+            Verdict::Compatible,
+            msg,
+        );
     }
 }
 
@@ -772,9 +795,7 @@ fn literals(p: &str) -> Option<Vec<String>> {
         .unwrap_or(s);
     let meta = |c: char| "\\.^$|?*+()[]{}".contains(c);
     let alts: Vec<String> = s.split('|').map(str::to_owned).collect();
-    alts.iter()
-        .all(|a| !a.chars().any(meta))
-        .then_some(alts)
+    alts.iter().all(|a| !a.chars().any(meta)).then_some(alts)
 }
 
 /// Whether a string satisfies a string type's constraints (`None`: cannot tell).
@@ -851,7 +872,9 @@ fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
                         }
                         None => (
                             Verdict::Unknown,
-                            format!("pattern {p} → {q} (cannot decide whether it accepts every old value)"),
+                            format!(
+                                "pattern {p} → {q} (cannot decide whether it accepts every old value)"
+                            ),
                         ),
                     };
                     push(out, "pattern-changed", format!("{at}/pattern"), v, msg);
@@ -859,15 +882,42 @@ fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
                 _ => {}
             }
         }
-        (T::Integer { minimum: a0, maximum: a1 }, T::Integer { minimum: b0, maximum: b1 }) => {
+        (
+            T::Integer {
+                minimum: a0,
+                maximum: a1,
+            },
+            T::Integer {
+                minimum: b0,
+                maximum: b1,
+            },
+        ) => {
             lower(*a0, *b0, at, "minimum", out);
             upper(*a1, *b1, at, "maximum", out);
         }
-        (T::Number { minimum: a0, maximum: a1 }, T::Number { minimum: b0, maximum: b1 }) => {
+        (
+            T::Number {
+                minimum: a0,
+                maximum: a1,
+            },
+            T::Number {
+                minimum: b0,
+                maximum: b1,
+            },
+        ) => {
             lower(*a0, *b0, at, "minimum", out);
             upper(*a1, *b1, at, "maximum", out);
         }
-        (T::Integer { minimum: a0, maximum: a1 }, T::Number { minimum: b0, maximum: b1 }) => {
+        (
+            T::Integer {
+                minimum: a0,
+                maximum: a1,
+            },
+            T::Number {
+                minimum: b0,
+                maximum: b1,
+            },
+        ) => {
             push(
                 out,
                 "type-widened",

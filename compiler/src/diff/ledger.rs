@@ -3,7 +3,7 @@
 //! bytes and tokens before → after.
 
 use super::compat::alias_text;
-use crate::lock::{LockedAlias, Lock};
+use crate::lock::{Lock, LockedAlias};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ledger {
@@ -27,6 +27,8 @@ pub struct Ledger {
 pub struct Merge {
     /// `shell_session (new) by action`, `the device parameter of read_file, write_file`.
     pub into: String,
+    /// The home in a word or two (`shell_session`, `` `device` ``), for the net line.
+    pub short: String,
     /// Old names with how each lands (`shell_poll → shell_session {action: poll}`).
     pub names: Vec<(String, String)>,
     /// Tools this group adds net (negative: fewer).
@@ -47,10 +49,19 @@ impl Ledger {
     }
 }
 
-pub(super) fn ledger(a: &Lock, b: &Lock, role: &str, keep: &dyn Fn(&str) -> bool) -> Option<Ledger> {
+pub(super) fn ledger(
+    a: &Lock,
+    b: &Lock,
+    role: &str,
+    keep: &dyn Fn(&str) -> bool,
+) -> Option<Ledger> {
     let names = |l: &Lock| {
         let mut out: Vec<String> = Vec::new();
-        for s in l.surfaces.iter().filter(|s| s.role == role && keep(&s.family)) {
+        for s in l
+            .surfaces
+            .iter()
+            .filter(|s| s.role == role && keep(&s.family))
+        {
             for t in &s.tools {
                 if !out.contains(&t.name) {
                     out.push(t.name.clone());
@@ -147,10 +158,24 @@ pub(super) fn ledger(a: &Lock, b: &Lock, role: &str, keep: &dyn Fn(&str) -> bool
                     tools.join(", ")
                 )
             }
-            _ => targets.iter().map(|t| tag(t)).collect::<Vec<_>>().join(", "),
+            _ => targets
+                .iter()
+                .map(|t| tag(t))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        let short = match first {
+            Some(al) if al.set.is_empty() && !al.rename.is_empty() => al
+                .rename
+                .values()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => targets.join(", "),
         };
         ledger.merges.push(Merge {
             into,
+            short,
             names: als
                 .iter()
                 .map(|al| (al.name.clone(), alias_text(al)))
@@ -159,7 +184,11 @@ pub(super) fn ledger(a: &Lock, b: &Lock, role: &str, keep: &dyn Fn(&str) -> bool
         });
     }
     ledger.added = added;
-    for sa in a.surfaces.iter().filter(|s| s.role == role && keep(&s.family)) {
+    for sa in a
+        .surfaces
+        .iter()
+        .filter(|s| s.role == role && keep(&s.family))
+    {
         let Some(sb) = b.surface(role, &sa.family) else {
             continue;
         };

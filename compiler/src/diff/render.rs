@@ -101,8 +101,7 @@ fn ledger_lines(l: &Ledger) -> Vec<String> {
         parts.push(format!("{} retired", signed(-retired)));
     }
     for m in &l.merges {
-        let home = m.into.split(" by ").next().unwrap_or(&m.into);
-        parts.push(format!("{} {home}", signed(m.delta)));
+        parts.push(format!("{} {}", signed(m.delta), m.short));
     }
     if !l.added.is_empty() {
         parts.push(format!("{} added", signed(l.added.len() as i64)));
@@ -129,8 +128,18 @@ fn family_table(l: &Ledger) -> Vec<[String; 4]> {
         .map(|f| {
             [
                 f.family.clone(),
-                format!("{} → {} ({})", f.tools.0, f.tools.1, delta(f.tools.0, f.tools.1)),
-                format!("{} → {} ({})", f.bytes.0, f.bytes.1, delta(f.bytes.0, f.bytes.1)),
+                format!(
+                    "{} → {} ({})",
+                    f.tools.0,
+                    f.tools.1,
+                    delta(f.tools.0, f.tools.1)
+                ),
+                format!(
+                    "{} → {} ({})",
+                    f.bytes.0,
+                    f.bytes.1,
+                    delta(f.bytes.0, f.bytes.1)
+                ),
                 format!(
                     "{} → {} ({})",
                     f.tokens.0,
@@ -158,7 +167,10 @@ fn surface_line(s: &SurfaceChange) -> String {
             delta(a.tokens, b.tokens)
         ),
         (SurfaceStatus::Added, _, Some(b)) => {
-            format!("{name}: added: {} tools, {} bytes, {} tokens", b.tools, b.bytes, b.tokens)
+            format!(
+                "{name}: added: {} tools, {} bytes, {} tokens",
+                b.tools, b.bytes, b.tokens
+            )
         }
         (SurfaceStatus::Removed, Some(a), _) => format!(
             "{name}: removed (was {} tools, {} bytes, {} tokens)",
@@ -181,7 +193,11 @@ fn summary(d: &Diff) -> String {
 pub fn text(d: &Diff, color: bool) -> String {
     let p = Paint(color);
     let mut out = String::new();
-    let _ = writeln!(out, "{}", p.bold(&format!("surface diff: {} → {}", d.from, d.to)));
+    let _ = writeln!(
+        out,
+        "{}",
+        p.bold(&format!("surface diff: {} → {}", d.from, d.to))
+    );
     for l in &d.ledgers {
         out.push('\n');
         let _ = writeln!(out, "{}", p.bold(&format!("ledger {}", l.role)));
@@ -218,7 +234,11 @@ pub fn text(d: &Diff, color: bool) -> String {
         let _ = writeln!(
             out,
             "{}",
-            p.bold(&format!("prompt caches: {} of {} arrays change", changed.len(), d.surfaces.len()))
+            p.bold(&format!(
+                "prompt caches: {} of {} arrays change",
+                changed.len(),
+                d.surfaces.len()
+            ))
         );
         for s in changed {
             let _ = writeln!(out, "  {}", surface_line(s));
@@ -246,7 +266,9 @@ pub fn text(d: &Diff, color: bool) -> String {
 /// Stable JSON (keys in a fixed order, findings in discovery order).
 pub fn json(d: &Diff) -> String {
     let side = |s: &Option<super::Side>| match s {
-        Some(s) => json!({"sha256": s.sha256, "tools": s.tools, "bytes": s.bytes, "tokens": s.tokens}),
+        Some(s) => {
+            json!({"sha256": s.sha256, "tools": s.tools, "bytes": s.bytes, "tokens": s.tokens})
+        }
         None => Value::Null,
     };
     let v = json!({
@@ -343,7 +365,12 @@ pub fn markdown(d: &Diff) -> String {
         let _ = writeln!(out, "|---|---|---|---|");
         for s in changed {
             let tokens = match (&s.before, &s.after) {
-                (Some(a), Some(b)) => format!("{} → {} ({})", a.tokens, b.tokens, delta(a.tokens, b.tokens)),
+                (Some(a), Some(b)) => format!(
+                    "{} → {} ({})",
+                    a.tokens,
+                    b.tokens,
+                    delta(a.tokens, b.tokens)
+                ),
                 (None, Some(b)) => format!("→ {}", b.tokens),
                 (Some(a), None) => format!("{} →", a.tokens),
                 _ => String::new(),
@@ -361,7 +388,11 @@ pub fn markdown(d: &Diff) -> String {
         out.push('\n');
     }
     if !d.findings.is_empty() {
-        let _ = writeln!(out, "<details><summary>{} findings</summary>\n", d.findings.len());
+        let _ = writeln!(
+            out,
+            "<details><summary>{} findings</summary>\n",
+            d.findings.len()
+        );
         let _ = writeln!(out, "| verdict | id | what | where |");
         let _ = writeln!(out, "|---|---|---|---|");
         for f in &d.findings {
@@ -385,7 +416,9 @@ pub fn markdown(d: &Diff) -> String {
 }
 
 fn gh_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn gh_prop(s: &str) -> String {
@@ -407,7 +440,10 @@ pub fn github(d: &Diff) -> String {
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.col));
         }
-        props.push(format!("title={}", gh_prop(&format!("{} ({})", f.id, f.verdict.as_str()))));
+        props.push(format!(
+            "title={}",
+            gh_prop(&format!("{} ({})", f.id, f.verdict.as_str()))
+        ));
         let cache = if f.surfaces.is_empty() {
             String::new()
         } else {

@@ -5,7 +5,9 @@ use super::*;
 use crate::lock::Lock;
 
 fn lock_of(dir: &str) -> Lock {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir);
     let sources = crate::read_dir(&root).unwrap();
     let ir = crate::compile(&sources).ir.unwrap();
     let emitted = crate::emit::surfaces(&ir).unwrap();
