@@ -636,7 +636,9 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                     Some(t.span),
                     format!("{context} lists tool `{}` twice", t.v),
                 )
-                .with_hint(format!("it is already {where_} (at {at}); remove this entry")),
+                .with_hint(format!(
+                    "it is already {where_} (at {at}); remove this entry"
+                )),
             );
         }
         let skill_tools: BTreeMap<&str, &str> = skills
@@ -763,6 +765,37 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
         };
         let fields: BTreeMap<&str, &crate::ir::Field> =
             tool.fields.iter().map(|f| (f.name.as_str(), f)).collect();
+        // The action the alias selects, when it sets the selector to a valid one.
+        let chosen: Option<&ActionDef> = tool.selector.as_ref().and_then(|sel| {
+            let (_, v) = a.set.iter().find(|(k, _)| k.v == sel.name.v)?;
+            let name = v.as_str()?;
+            tool.actions
+                .iter()
+                .find(|x| x.name.as_ref().is_some_and(|n| n.v == name))
+        });
+        let refused_by_action = |field: &Sp<String>, verb: &str| -> Option<Diagnostic> {
+            let action = chosen?;
+            let accepts = action.required.iter().any(|f| f.v == field.v)
+                || action
+                    .optional
+                    .as_ref()
+                    .is_some_and(|o| o.iter().any(|f| f.v == field.v));
+            let name = action.name.as_ref()?;
+            (!accepts && fields.contains_key(field.as_str())).then(|| {
+                Diagnostic::error(
+                    "alias-field-refused",
+                    Some(field.span),
+                    format!(
+                        "{context} {verb} `{}`, which action `{}` of tool `{}` does not accept",
+                        field.v, name.v, tool.name.v
+                    ),
+                )
+                .with_hint(format!(
+                    "every call through this alias would be refused; add `{}` to the action's fields or drop it here",
+                    field.v
+                ))
+            })
+        };
         for (k, v) in &a.set {
             if let Some(sel) = &tool.selector
                 && sel.name.v == k.v
@@ -818,21 +851,23 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                     );
                 }
                 Some(f) => {
-                    if !value_fits(&f.ty, v) {
+                    if let Some(problem) = value_problem(&f.ty, v) {
                         d.push(Diagnostic::error(
                             "bad-alias-value",
                             Some(v.span),
-                            format!(
-                                "{context} sets `{}` to {}, which does not fit its type",
-                                k.v,
-                                v.value.kind()
-                            ),
+                            format!("{context} sets `{}` to a value {problem}", k.v),
                         ));
+                    }
+                    if let Some(diag) = refused_by_action(k, "sets") {
+                        d.push(diag);
                     }
                 }
             }
         }
         for (old, new) in &a.rename {
+            if let Some(diag) = refused_by_action(new, &format!("renames `{}` to", old.v)) {
+                d.push(diag);
+            }
             if !fields.contains_key(new.as_str()) {
                 d.push(
                     Diagnostic::error(
@@ -854,16 +889,71 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
     }
 }
 
-fn value_fits(ty: &Type, v: &Node) -> bool {
+/// Why a fixed alias argument does not fit the field it sets (`None`: it fits).
+fn value_problem(ty: &Type, v: &Node) -> Option<String> {
+    let kind = v.value.kind();
     match (ty, &v.value) {
-        (Type::String { .. }, Value::Str(_)) => true,
-        (Type::Integer { .. }, Value::Int(_) | Value::UInt(_)) => true,
-        (Type::Number { .. }, Value::Int(_) | Value::UInt(_) | Value::Float(_)) => true,
-        (Type::Boolean, Value::Bool(_)) => true,
-        (Type::Enum { values }, Value::Str(s)) => values.contains(s),
-        (Type::Array { items, .. }, Value::Seq(xs)) => xs.iter().all(|x| value_fits(items, x)),
-        (Type::Object { .. }, Value::Map(_)) => true,
-        _ => false,
+        (
+            Type::String {
+                min_length,
+                max_length,
+                pattern,
+            },
+            Value::Str(s),
+        ) => {
+            let n = s.chars().count() as u64;
+            if min_length.is_some_and(|m| n < m) || max_length.is_some_and(|m| n > m) {
+                return Some(format!(
+                    "of {n} characters, outside the field's length bounds"
+                ));
+            }
+            let re = pattern.as_ref().and_then(|p| regex::Regex::new(p).ok());
+            re.filter(|re| !re.is_match(s))
+                .map(|re| format!("that does not match the field's pattern {}", re.as_str()))
+        }
+        (Type::Integer { minimum, maximum }, Value::Int(i)) => (minimum.is_some_and(|m| *i < m)
+            || maximum.is_some_and(|m| *i > m))
+        .then(|| format!("({i}) outside the field's bounds")),
+        (Type::Integer { .. }, Value::UInt(_)) => None,
+        (Type::Number { minimum, maximum }, Value::Int(_) | Value::UInt(_) | Value::Float(_)) => {
+            let x = match v.value {
+                Value::Int(i) => i as f64,
+                Value::UInt(u) => u as f64,
+                Value::Float(f) => f,
+                _ => return None,
+            };
+            (minimum.is_some_and(|m| x < m) || maximum.is_some_and(|m| x > m))
+                .then(|| format!("({x}) outside the field's bounds"))
+        }
+        (Type::Boolean, Value::Bool(_)) => None,
+        (Type::Enum { values }, Value::Str(s)) => {
+            (!values.contains(s)).then(|| format!("`{s}` that is not one of {}", values.join(", ")))
+        }
+        (Type::Array { items, .. }, Value::Seq(xs)) => {
+            xs.iter().find_map(|x| value_problem(items, x))
+        }
+        (Type::Object { .. }, Value::Map(_)) => None,
+        (Type::String { .. }, _) => Some(format!(
+            "of the wrong type: expected a string, found {kind}"
+        )),
+        (Type::Integer { .. }, _) => Some(format!(
+            "of the wrong type: expected an integer, found {kind}"
+        )),
+        (Type::Number { .. }, _) => Some(format!(
+            "of the wrong type: expected a number, found {kind}"
+        )),
+        (Type::Boolean, _) => Some(format!(
+            "of the wrong type: expected true or false, found {kind}"
+        )),
+        (Type::Enum { .. }, _) => Some(format!(
+            "of the wrong type: expected a string, found {kind}"
+        )),
+        (Type::Array { .. }, _) => {
+            Some(format!("of the wrong type: expected a list, found {kind}"))
+        }
+        (Type::Object { .. }, _) => Some(format!(
+            "of the wrong type: expected a mapping, found {kind}"
+        )),
     }
 }
 

@@ -717,7 +717,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
             n,
             "freeform",
             &["families", "field", "syntax", "grammar"],
-            &["field", "syntax", "grammar"],
+            &["families", "field", "syntax", "grammar"],
             d,
         )?;
         Some(FreeformDef {
