@@ -166,7 +166,7 @@ pub fn check_lock(dir: &Path, sources: &Sources, ir: &Ir) -> anyhow::Result<Stat
     out.write_all(diff::render::text(&d, color).as_bytes())?;
     writeln!(
         out,
-        "\ndrift: the definitions no longer match {} ({}); review with `toolsurface diff`, accept with `toolsurface lock {}`{}",
+        "\ndrift: the definitions no longer match {} ({}); review with `toolsurface diff`, accept with `toolsurface lock {}{}`",
         lock_path.display(),
         if status == Status::BreakingDrift {
             "breaking"
