@@ -215,3 +215,64 @@ fn good_fixture_renders_templates_per_surface() {
 fn compiling_twice_gives_identical_ir() {
     assert_eq!(good(), good());
 }
+
+/// Every prefix of every file of the good fixture (cut at line ends and inside lines) must
+/// compile to diagnostics, never panic, and never yield an IR alongside errors.
+#[test]
+fn truncated_files_never_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/good");
+    let sources = read_dir(&dir).unwrap();
+    let mut compiled_variants = 0;
+    for (i, file) in sources.files.iter().enumerate() {
+        let text = &file.text;
+        let cuts: Vec<usize> = text
+            .char_indices()
+            .map(|(at, _)| at)
+            .filter(|at| at % 9 == 0 || text[..*at].ends_with('\n'))
+            .collect();
+        for cut in cuts {
+            let mut variant = sources.clone();
+            variant.files[i].text = text[..cut].to_owned();
+            let c = compile(&variant);
+            assert!(
+                !(c.ir.is_some() && c.has_errors()),
+                "{}: cut at {cut}: IR with errors",
+                file.path
+            );
+            let _ = render_all(&c.diagnostics, &variant);
+            compiled_variants += 1;
+        }
+    }
+    assert!(compiled_variants > 200, "only {compiled_variants} variants");
+}
+
+/// Hostile YAML: deep nesting, an alias bomb, tabs, non-string keys, a huge scalar.
+#[test]
+fn hostile_yaml_is_reported_not_fatal() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/good");
+    let sources = read_dir(&dir).unwrap();
+    let shell = sources.find("tools/shell.yaml").unwrap();
+    let hostile = [
+        format!("name: shell\nobject: {}\n", "[".repeat(5000)),
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+         c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
+         e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+            .to_owned(),
+        "name: shell\n\tobject: x\n".to_owned(),
+        "1: x\n[a]: y\n? {b: c}\n: z\nnull: 1\n".to_owned(),
+        format!(
+            "name: shell\nobject: x\ndescription: \"{}\"\n",
+            "x".repeat(200_000)
+        ),
+        "--- \nname: shell\n---\nname: shell\n".to_owned(),
+        "\u{feff}name: shell\u{0}\n".to_owned(),
+    ];
+    for text in hostile {
+        let mut variant = sources.clone();
+        variant.files[shell.0 as usize].text = text.clone();
+        let c = compile(&variant);
+        assert!(c.has_errors(), "accepted: {:.80}", text);
+        let rendered = render_all(&c.diagnostics, &variant);
+        assert!(rendered.contains("tools/shell.yaml"), "{rendered}");
+    }
+}
