@@ -374,7 +374,8 @@ impl Lock {
     /// Whether the published surfaces, structure, aliases and retired names are the same
     /// (accepted records and token counts aside).
     pub fn same_surface(&self, other: &Lock) -> bool {
-        fn key(l: &Lock) -> Vec<(&str, &str, &str, Vec<(&str, Vec<&str>)>)> {
+        type Key<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, Vec<&'a str>)>);
+        fn key(l: &Lock) -> Vec<Key<'_>> {
             l.surfaces
                 .iter()
                 .map(|s| {
