@@ -57,17 +57,30 @@ impl<'n> Struct<'n> {
                 d.push(unknown_key(k.span, key, what, known));
             }
         }
-        for req in required {
-            if !entries.iter().any(|(k, _)| k.as_str() == Some(req)) {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `{req}`"),
-                    )
-                    .with_hint(format!("add `{req}:`")),
-                );
-            }
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|req| !entries.iter().any(|(k, _)| k.as_str() == Some(req)))
+            .collect();
+        if !missing.is_empty() {
+            let list = missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>();
+            let list = match list.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => list.join(""),
+            };
+            let add = missing
+                .iter()
+                .map(|m| format!("`{m}:`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            d.push(
+                Diagnostic::error(
+                    "missing-key",
+                    Some(node.span),
+                    format!("{what} is missing {list}"),
+                )
+                .with_hint(format!("add {add}")),
+            );
         }
         Some(Struct {
             span: node.span,

@@ -102,8 +102,21 @@ pub fn parse(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Option<No
                 .location()
                 .map(|loc| location_span(file, loc, 1))
                 .unwrap_or_else(|| Span::file_start(file));
-            let message = syntax_message(&err.without_snippet().to_string());
-            diags.push(Diagnostic::error("yaml-syntax", Some(span), message));
+            let raw = err.without_snippet().to_string();
+            let mut diag = Diagnostic::error("yaml-syntax", Some(span), syntax_message(&raw));
+            if raw.contains("multiple YAML documents") {
+                diag = Diagnostic::error(
+                    "yaml-syntax",
+                    Some(span),
+                    "invalid YAML: a second document (`---`) in one definitions file",
+                )
+                .with_hint(
+                    "one file holds one document: remove the `---` separator or split the file",
+                );
+            } else if raw.contains("tab") {
+                diag = diag.with_hint("YAML indents with spaces; replace the tab");
+            }
+            diags.push(diag);
             None
         }
     }
