@@ -45,7 +45,7 @@ fn zombie_children() -> Vec<i32> {
 
 async fn start(host: &ShellHost, i: usize) -> i64 {
     // Half on a terminal, half on pipes; some leave a background grandchild behind.
-    let command = if i % 3 == 0 {
+    let command = if i.is_multiple_of(3) {
         "sleep 1000 & sleep 1000"
     } else {
         "sleep 1000"
@@ -55,7 +55,7 @@ async fn start(host: &ShellHost, i: usize) -> i64 {
             &ctx(),
             ShellRequest {
                 command: command.into(),
-                tty: Some(i % 2 == 0),
+                tty: Some(i.is_multiple_of(2)),
                 yield_ms: Some(250),
                 ..Default::default()
             },
