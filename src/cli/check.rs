@@ -18,8 +18,10 @@ use super::Status;
     long_about = "Compile the definitions folder and report every error at once (file:line:col, \
                   a source excerpt and a fix hint), then print the resident tool and action \
                   counts of every role × family. Nothing is ever written.",
-    after_help = "Exit codes: 0 valid, 1 invalid definitions (or warnings with \
-                  --deny-warnings), 2 usage error (e.g. the folder does not exist)."
+    after_help = "Exit codes: 0 valid and locked, 1 invalid definitions (or warnings with \
+                  --deny-warnings, or a role over its token budget), 2 usage error (e.g. the \
+                  folder does not exist), 3 compatible drift from surface.lock, 4 breaking \
+                  drift."
 )]
 pub struct Args {
     /// Definitions folder (surface.yaml, roles.yaml, tools/, ...).
@@ -31,11 +33,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let (sources, ir) = match compile_dir(&args.dir)? {
+    let (sources, ir, warnings) = match compile_dir_with_warnings(&args.dir)? {
         Ok(compiled) => compiled,
         Err(status) => return Ok(status),
     };
-    if args.deny_warnings && has_warnings(&args.dir)? {
+    if args.deny_warnings && warnings > 0 {
+        eprintln!("error: {warnings} warning(s) and --deny-warnings");
         return Ok(Status::Invalid);
     }
     let mut out = std::io::stdout().lock();
@@ -52,6 +55,13 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
 /// `Ok(Err(Status::Invalid))`: the definitions have errors (already printed).
 /// `Ok(Ok((sources, ir)))`: valid; warnings, if any, were printed.
 pub fn compile_dir(dir: &Path) -> anyhow::Result<Result<(Sources, Ir), Status>> {
+    Ok(compile_dir_with_warnings(dir)?.map(|(sources, ir, _)| (sources, ir)))
+}
+
+/// [`compile_dir`], also returning how many warnings were printed.
+pub fn compile_dir_with_warnings(
+    dir: &Path,
+) -> anyhow::Result<Result<(Sources, Ir, usize), Status>> {
     if !dir.is_dir() {
         anyhow::bail!(
             "{} is not a definitions folder (no such directory)",
@@ -69,18 +79,14 @@ pub fn compile_dir(dir: &Path) -> anyhow::Result<Result<(Sources, Ir), Status>> 
     if compiled.has_errors() {
         return Ok(Err(Status::Invalid));
     }
+    let warnings = compiled.diagnostics.len();
     match compiled.ir {
-        Some(ir) => Ok(Ok((sources, ir))),
+        Some(ir) => Ok(Ok((sources, ir, warnings))),
         None => anyhow::bail!(
             "{}: the compiler produced no IR and no error",
             dir.display()
         ),
     }
-}
-
-fn has_warnings(dir: &Path) -> anyhow::Result<bool> {
-    let sources = read_dir(dir)?;
-    Ok(!compile(&sources).diagnostics.is_empty())
 }
 
 /// One row per role × family: resident tools, their actions, and the tools skills can add.
