@@ -22,6 +22,7 @@ pub struct Index<'a> {
     pub roles: BTreeSet<&'a str>,
     /// surface.yaml was read (the family and trait vocabularies are meaningful).
     pub vocabulary_known: bool,
+    pub broken_traits: BTreeSet<&'a str>,
 }
 
 impl<'a> Index<'a> {
@@ -50,6 +51,11 @@ impl<'a> Index<'a> {
             skills: defs.skills.iter().map(|s| s.name.as_str()).collect(),
             roles: defs.roles.iter().map(|r| r.name.as_str()).collect(),
             vocabulary_known: defs.surface.is_some(),
+            broken_traits: defs
+                .surface
+                .iter()
+                .flat_map(|s| s.broken_traits.iter().map(String::as_str))
+                .collect(),
         }
     }
 }
@@ -432,6 +438,9 @@ fn check_trait_value(name: &Sp<String>, value: &Node, idx: &Index<'_>, d: &mut D
         return; // surface.yaml is missing or broken; already reported
     }
     let Some(decl) = idx.traits.get(name.as_str()) else {
+        if idx.broken_traits.contains(name.as_str()) {
+            return;
+        }
         d.push(
             Diagnostic::error(
                 "unknown-trait",

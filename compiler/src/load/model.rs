@@ -32,6 +32,8 @@ pub struct Defs {
 pub struct SurfaceDef {
     pub families: Vec<FamilyDef>,
     pub traits: Vec<TraitDecl>,
+    /// Traits whose declaration was reported as broken (values for them are not checked).
+    pub broken_traits: BTreeSet<String>,
     pub limits: Limits,
     pub span: Span,
 }
@@ -200,11 +202,16 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
         }
     }
     let mut traits = Vec::new();
+    let mut broken_traits = BTreeSet::new();
     if let Some(node) = s.get("traits") {
         for (name, node) in read::entries(node, "traits", d) {
             read::check_name(&name, "trait", d);
-            if let Some(t) = read_trait(name, node, d) {
-                traits.push(t);
+            let trait_name = name.v.clone();
+            match read_trait(name, node, d) {
+                Some(t) => traits.push(t),
+                None => {
+                    broken_traits.insert(trait_name);
+                }
             }
         }
     }
@@ -248,6 +255,7 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
     Some(SurfaceDef {
         families,
         traits,
+        broken_traits,
         limits,
         span: root.span,
     })
