@@ -698,3 +698,85 @@ async fn the_cap_evicts_exited_sessions_and_refuses_when_all_run() {
         kill(&f.host, id).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_command_and_write_stdin_drive_a_pipe_session() {
+    let f = fixture();
+    let out = f
+        .host
+        .exec_command(
+            &ctx(),
+            ExecCommandRequest {
+                cmd: "while read l; do echo \"got $l\"; done; echo closed".into(),
+                yield_time_ms: Some(250),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let id = sid(&out);
+    // write_stdin collects output for its window (ending early only on exit).
+    let w = f
+        .host
+        .write_stdin(
+            &ctx(),
+            WriteStdinRequest {
+                session_id: id,
+                chars: Some("one\n".into()),
+                yield_time_ms: Some(2_000),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let mut seen = output(&w);
+    if !seen.contains("got one") {
+        seen.push_str(&output(&wait(&f.host, id, Some("got one"), 60.0).await));
+    }
+    assert!(seen.contains("got one"), "{seen}");
+    assert!(
+        !seen.contains("one\none"),
+        "pipes do not echo input: {seen}"
+    );
+    // ctrl-d on a pipe session closes stdin: the loop ends.
+    f.host
+        .poll(
+            &ctx(),
+            PollRequest {
+                session_id: id,
+                keys: Some(vec!["ctrl-d".into()]),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    let (done, rest) = wait_exit(&f.host, id).await;
+    assert_eq!(s(&done)["exit_code"], 0, "{}", done.text);
+    // The poll above may have read "closed" already; offset 0 reads everything again.
+    let p = f
+        .host
+        .poll(
+            &ctx(),
+            PollRequest {
+                session_id: id,
+                offset: Some(0),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(output(&p), "got one\nclosed\n", "{rest}");
+    let err = f
+        .host
+        .write_stdin(
+            &ctx(),
+            WriteStdinRequest {
+                session_id: id,
+                chars: Some("late\n".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Model(m) if m.contains("could not write")));
+}

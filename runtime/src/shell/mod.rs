@@ -45,8 +45,11 @@
 //! absolute byte offsets into everything the process printed. Results are cut to
 //! `max_output_tokens` (default 10000) **in the middle**, approximating one token as four
 //! bytes; the cut names the offset to read it back from.
-//! `until_output` regexes (Rust `regex` syntax, multi-line mode) are matched per line as
-//! output arrives: a match cannot span a newline that arrived in an earlier chunk.
+//! `until_output` regexes (Rust `regex` syntax, multi-line mode) are matched as output
+//! arrives, against the unfinished last line plus the new chunk: a match cannot span a
+//! newline that arrived in an earlier chunk, and `$` also matches at the end of what has
+//! arrived so far (so a prompt without a newline can be waited for; to require a whole
+//! line, end the pattern with `\n`).
 //!
 //! # Limits and cleanup
 //!

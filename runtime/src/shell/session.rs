@@ -671,3 +671,30 @@ fn dup_cloexec(fd: i32) -> io::Result<OwnedFd> {
     // SAFETY: `new` is a freshly duplicated descriptor nobody else owns.
     Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scanner_matches_across_chunks_of_one_line_only() {
+        let re =
+            regex::bytes::Regex::new("(?m)^ready on \\d+\\n").unwrap_or_else(|e| panic!("{e}"));
+        let mut sc = LineScanner::new(re);
+        assert_eq!(sc.feed(b"booting\nread"), None);
+        assert_eq!(sc.feed(b"y on 80"), None);
+        assert_eq!(sc.feed(b"80\nmore"), Some("ready on 8080\n".to_owned()));
+        assert_eq!(sc.feed(b"\n"), None);
+        // `$` also matches at the end of what has arrived so far (prompts have no newline).
+        let re = regex::bytes::Regex::new("(?m)name\\? $").unwrap_or_else(|e| panic!("{e}"));
+        let mut sc = LineScanner::new(re);
+        assert_eq!(sc.feed(b"name? "), Some("name? ".to_owned()));
+    }
+
+    #[test]
+    fn exit_codes_follow_the_shell_convention() {
+        assert_eq!(Exit::Signal(libc::SIGTERM).code(), 143);
+        assert_eq!(Exit::Code(3).code(), 3);
+        assert!(Exit::Signal(libc::SIGKILL).describe().contains("SIGKILL"));
+    }
+}
