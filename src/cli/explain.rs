@@ -182,6 +182,16 @@ fn describe_tool(
     };
     let r = rendered.map(|(_, t)| t);
     let _ = writeln!(out, "{}  (object: {})", tool.name, tool.object);
+    let same_object: Vec<&str> = ir
+        .tools
+        .iter()
+        .filter(|t| t.object == tool.object && t.name != tool.name)
+        .map(|t| t.name.as_str())
+        .collect();
+    if !same_object.is_empty() {
+        // The merge rule keys on the object: these are candidates for one tool with actions.
+        let _ = writeln!(out, "  same object: {}", same_object.join(", "));
+    }
     let _ = writeln!(out, "  families: {}", tool.families.join(", "));
     let _ = write!(out, "  route:    {}", tool.route.as_str());
     if let Some(s) = &tool.session {
