@@ -780,3 +780,21 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
         .unwrap_err();
     assert!(matches!(err, ToolError::Model(m) if m.contains("could not write")));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_escalates_to_sigkill_when_term_is_ignored() {
+    let f = fixture_with(ShellConfig {
+        kill_grace: Duration::from_millis(300),
+        ..Default::default()
+    });
+    let out = run(&f.host, "trap '' TERM; echo armed; sleep 1000", false, 250).await;
+    let id = sid(&out);
+    let mut seen = output(&out);
+    if !seen.contains("armed") {
+        seen.push_str(&output(&wait(&f.host, id, Some("armed"), 60.0).await));
+    }
+    let k = kill(&f.host, id).await;
+    assert!(k.text.contains("SIGKILL"), "{}", k.text);
+    assert_eq!(s(&k)["running"], false, "{}", k.text);
+    assert_eq!(s(&k)["signal"], 9, "{}", k.text);
+}

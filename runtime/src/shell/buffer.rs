@@ -70,6 +70,7 @@ impl OutputBuffer {
         self.total += data.len() as u64;
         if self.head.len() < self.head_cap {
             let n = (self.head_cap - self.head.len()).min(data.len());
+            grow_within(&mut self.head, n, self.head_cap);
             self.head.extend_from_slice(&data[..n]);
             data = &data[n..];
         }
@@ -78,12 +79,19 @@ impl OutputBuffer {
         }
         if data.len() >= self.tail_cap {
             self.tail.clear();
+            self.tail.reserve_exact(self.tail_cap);
             self.tail.extend(&data[data.len() - self.tail_cap..]);
             return;
         }
         let overflow = (self.tail.len() + data.len()).saturating_sub(self.tail_cap);
         if overflow > 0 {
             self.tail.drain(..overflow);
+        }
+        let needed = self.tail.len() + data.len();
+        if needed > self.tail.capacity() {
+            // Grow by doubling, but never past the cap: memory stays what the cap says.
+            let target = needed.next_power_of_two().min(self.tail_cap);
+            self.tail.reserve_exact(target - self.tail.len());
         }
         self.tail.extend(data);
     }
@@ -128,6 +136,15 @@ impl OutputBuffer {
     }
 }
 
+/// Reserves room for `extra` more bytes, doubling but never beyond `cap`.
+fn grow_within(v: &mut Vec<u8>, extra: usize, cap: usize) {
+    let needed = v.len() + extra;
+    if needed > v.capacity() {
+        let target = needed.next_power_of_two().min(cap).max(needed);
+        v.reserve_exact(target - v.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +183,16 @@ mod tests {
         assert_eq!(flat(&b.read(0, 26)), "ab[18]uvwxyz");
         assert_eq!(flat(&b.read(23, 25)), "xy");
         assert!(b.retained() <= b.capacity());
+    }
+
+    #[test]
+    fn allocation_stays_within_the_cap() {
+        let mut b = OutputBuffer::new(DEFAULT_CAPACITY);
+        for _ in 0..1000 {
+            b.push(&[b'x'; 4000]);
+        }
+        assert_eq!(b.retained(), DEFAULT_CAPACITY);
+        assert!(b.head.capacity() + b.tail.capacity() <= DEFAULT_CAPACITY + 64);
     }
 
     #[test]
