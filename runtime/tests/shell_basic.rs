@@ -344,8 +344,15 @@ async fn kill_twice_is_fine() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_also_removes_a_background_grandchild() {
     let f = fixture();
-    for tty in [false, true] {
-        let out = run(&f.host, "sleep 1000 & echo \"GC $!\"; sleep 1000", tty, 250).await;
+    // A background child of the shell, and one orphaned at once (its parent `sh` exits):
+    // that one is re-parented away from the session's leader before the kill.
+    let commands = [
+        "sleep 1000 & echo \"GC $!\"; sleep 1000",
+        "sh -c 'sleep 1000 & echo \"GC $!\"'; sleep 1000",
+    ];
+    for (tty, command) in [(false, 0), (true, 0), (false, 1), (true, 1)] {
+        let command = commands[command];
+        let out = run(&f.host, command, tty, 250).await;
         let id = sid(&out);
         let mut seen = output(&out);
         if !seen.contains("GC ") {
@@ -369,7 +376,10 @@ async fn kill_also_removes_a_background_grandchild() {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert!(gone, "grandchild {gc} still exists (tty={tty})");
+        assert!(
+            gone,
+            "grandchild {gc} of `{command}` still exists (tty={tty})"
+        );
     }
 }
 
