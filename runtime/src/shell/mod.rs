@@ -13,9 +13,9 @@
 //!   `killpg`. Not a login shell by default: the runtime's environment is inherited anyway,
 //!   and profiles can be slow or block (a `pyenv rehash` lock in ~/.bashrc stalled every
 //!   `bash -lc` here for 60 s); [`ShellConfig::login_shell`] turns on `bash -lc`.
-//! - `tty: true` runs it on a pseudo-terminal (portable-pty; 80×24, `TERM=xterm-256color`,
-//!   ONLCR off so lines end in `\n`): prompts, `read -p`, line editing, `ctrl-c` through
-//!   the line discipline and `resize` work. **`tty` defaults to false**: plain pipes
+//! - `tty: true` runs it on a pseudo-terminal (portable-pty; 80×24,
+//!   `TERM=xterm-256color`, OPOST off so lines end in `\n` as written): prompts,
+//!   `read -p`, line editing, `ctrl-c` through the line discipline and `resize` work. **`tty` defaults to false**: plain pipes
 //!   (stdin a pipe, stdout and stderr merged into one pipe, `TERM=dumb`). That gives a model
 //!   clean output (no echo, no progress-bar redraws), makes programs that want a terminal
 //!   for a password fail instead of hang, and is the cheaper path. On a pipe session the
@@ -24,7 +24,7 @@
 //!   `\n`; `resize` is refused.
 //! - Environment, on top of the runtime's: `PAGER=cat`, `GIT_PAGER=cat`, `NO_COLOR=1`,
 //!   `CLICOLOR=0`, `LANG=C.UTF-8`, `TERM=dumb` (or `xterm-256color` with a tty);
-//!   `COLUMNS` is removed.
+//!   `COLUMNS` and `LINES` are removed.
 //! - A call that starts a command allocates the session id from the shared
 //!   [`SessionRegistry`] and puts the session in this host's table *before* it waits at
 //!   all: if the window ends (`yield_ms`, clamped 250–30000, default 10000; `write_stdin`
@@ -61,6 +61,9 @@
 //! process a child subreaper (configurable), so orphaned grandchildren of a session are
 //! re-parented to it and reaped (only adopted orphans are reaped: no other module's child
 //! loses its exit status). Dropping the host SIGKILLs every session's group.
+//! Not covered: a process that leaves the session's process group (`setsid`, a script
+//! with `set -m`) escapes `kill`; adopted orphans of *other* modules' children (same
+//! session as the runtime, or daemons leading their own session) are not reaped here.
 //! PTY rules: the slave is dropped right after spawn, the writer and master are kept until
 //! the leader is reaped, each session has one reader thread (poll + blocking read) feeding
 //! the buffer and one waiter thread; waiters are woken through a `tokio::sync::watch`.
@@ -68,8 +71,9 @@
 //! # Wake-ups
 //!
 //! [`WakeSink`] is this module's minimal contract with the runtime core (`wake(WakeUp)`);
-//! the core implements it over its event channel. An unbounded tokio mpsc sender of
-//! [`WakeUp`] implements it as is.
+//! `core::WakeSender` implements it over the runtime's event channel (hand
+//! `Arc::new(runtime.wake_sender())` to [`ShellHost::new`]). An unbounded tokio mpsc sender
+//! of [`WakeUp`] implements it as is (tests).
 
 mod buffer;
 mod keys;

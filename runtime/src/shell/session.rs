@@ -184,7 +184,8 @@ pub struct Spawn<'a> {
 }
 
 /// The environment every command gets (on top of the runtime's own).
-pub fn model_env(tty: bool) -> [(&'static str, &'static str); 7] {
+/// An empty value means "removed".
+pub fn model_env(tty: bool) -> [(&'static str, &'static str); 8] {
     [
         ("PAGER", "cat"),
         ("GIT_PAGER", "cat"),
@@ -193,6 +194,7 @@ pub fn model_env(tty: bool) -> [(&'static str, &'static str); 7] {
         ("LANG", "C.UTF-8"),
         ("TERM", if tty { "xterm-256color" } else { "dumb" }),
         ("COLUMNS", ""),
+        ("LINES", ""),
     ]
 }
 
