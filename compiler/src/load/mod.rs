@@ -55,12 +55,66 @@ fn split(path: &str) -> Option<(&str, &str)> {
     Some((dir, stem))
 }
 
+/// Is `path` a definitions file we parse as YAML?
+fn is_definition(path: &str) -> bool {
+    TOP_LEVEL.contains(&path) || matches!(split(path), Some(("tools" | "skills", _)))
+}
+
+/// Parse every definitions file; across threads when there are many (parsing dominates
+/// a large folder). Results are per file, in file order, so the outcome is the same either
+/// way.
+fn parse_all(sources: &Sources) -> Vec<(Option<yaml::Node>, Vec<Diagnostic>)> {
+    let parse_range =
+        |range: std::ops::Range<usize>| -> Vec<(Option<yaml::Node>, Vec<Diagnostic>)> {
+            range
+                .map(|i| {
+                    let mut d = Vec::new();
+                    let file = &sources.files[i];
+                    let node = is_definition(&file.path)
+                        .then(|| yaml::parse(FileId(i as u32), &file.text, &mut d))
+                        .flatten();
+                    (node, d)
+                })
+                .collect()
+        };
+    let n = sources.files.len();
+    let threads = std::thread::available_parallelism()
+        .map(|t| t.get())
+        .unwrap_or(1)
+        .min(8);
+    if n < 128 || threads < 2 {
+        return parse_range(0..n);
+    }
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .map(|start| {
+                let parse_range = &parse_range;
+                scope.spawn(move || parse_range(start..(start + chunk).min(n)))
+            })
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        for h in handles {
+            match h.join() {
+                Ok(part) => out.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        out
+    })
+}
+
 fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
     let mut defs = model::Defs::default();
-    let parse = |path: &str, d: &mut Vec<Diagnostic>| -> Option<(FileId, Option<yaml::Node>)> {
+    let mut parsed = parse_all(sources);
+    for (_, diags) in &mut parsed {
+        d.append(diags);
+    }
+    let parse = |path: &str, _: &mut Vec<Diagnostic>| -> Option<(FileId, Option<yaml::Node>)> {
         let id = sources.find(path)?;
-        let file = sources.file(id)?;
-        Some((id, yaml::parse(id, &file.text, d)))
+        let node = parsed.get(id.0 as usize).and_then(|(n, _)| n.clone());
+        Some((id, node))
     };
     // surface.yaml, roles.yaml: required.
     match parse("surface.yaml", d) {
@@ -107,8 +161,8 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
             continue;
         }
         match split(path) {
-            Some(("tools", stem)) => match yaml::parse(id, &file.text, d) {
-                Some(node) => match model::read_tool(id, stem, &node, d) {
+            Some(("tools", stem)) => match parsed.get(i).and_then(|(n, _)| n.as_ref()) {
+                Some(node) => match model::read_tool(id, stem, node, d) {
                     Some(t) => defs.tools.push(t),
                     None => {
                         defs.broken_tools.insert(stem.to_owned());
@@ -118,8 +172,8 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
                     defs.broken_tools.insert(stem.to_owned());
                 }
             },
-            Some(("skills", stem)) => match yaml::parse(id, &file.text, d) {
-                Some(node) => match model::read_skill(stem, &node, d) {
+            Some(("skills", stem)) => match parsed.get(i).and_then(|(n, _)| n.as_ref()) {
+                Some(node) => match model::read_skill(stem, node, d) {
                     Some(s) => defs.skills.push(s),
                     None => {
                         defs.broken_skills.insert(stem.to_owned());
