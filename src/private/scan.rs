@@ -73,16 +73,13 @@ impl<'a> Scanner<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.at;
-        loop {
-            match self.peek()? {
-                b'"' => break,
-                b'\\' | 0..=0x1f => return None,
-                _ => self.at += 1,
-            }
+        let rest = self.bytes.get(start..)?;
+        let len = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest.get(len) != Some(&b'"') {
+            return None;
         }
-        let s = self.text.get(start..self.at)?;
-        self.at += 1;
-        Some(s)
+        self.at = start + len + 1;
+        self.text.get(start..start + len)
     }
 
     fn digits(&mut self) -> usize {
@@ -131,7 +128,9 @@ impl<'a> Scanner<'a> {
             let f: f64 = text.parse().ok()?;
             f.is_finite().then_some(Val::Float(f))
         } else if int_len <= 18 {
-            match text.parse().ok()? {
+            let digits = self.bytes.get(digits_start..self.at)?;
+            let magnitude = digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            match if negative { -magnitude } else { magnitude } {
                 // serde_json reads `-0` as the float -0.0.
                 0 if negative => Some(Val::Float(-0.0)),
                 n => Some(Val::Int(n)),
