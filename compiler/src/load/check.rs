@@ -71,6 +71,7 @@ pub fn check(defs: &Defs, idx: &Index<'_>, sources: &Sources, d: &mut Diags) {
     check_skills(defs, idx, d);
     check_aliases(defs, idx, d);
     check_retired(defs, idx, d);
+    check_reachable(defs, d);
 }
 
 fn hint_or<'c>(
@@ -694,6 +695,57 @@ pub fn resolve_role<'a>(
         }
     }
     (tools, skills)
+}
+
+/// A tool no role lists and no skill offers is never published (and its templates are
+/// never rendered, so never checked); a skill no role offers can never be activated.
+fn check_reachable(defs: &Defs, d: &mut Diags) {
+    if defs.roles_broken {
+        return;
+    }
+    let offered: BTreeSet<&str> = defs
+        .roles
+        .iter()
+        .flat_map(|r| r.skills.iter().map(|s| s.as_str()))
+        .collect();
+    let mut reachable: BTreeSet<&str> = defs
+        .roles
+        .iter()
+        .flat_map(|r| r.tools.iter().map(|t| t.as_str()))
+        .collect();
+    for skill in &defs.skills {
+        reachable.extend(skill.tools.iter().map(|t| t.as_str()));
+        if !offered.contains(skill.name.as_str()) {
+            d.push(
+                Diagnostic::warning(
+                    "unused-skill",
+                    Some(skill.name.span),
+                    format!("skill `{}` is offered by no role", skill.name.v),
+                )
+                .with_hint("add it to a role's `skills:` in roles.yaml, or delete it"),
+            );
+        }
+    }
+    // A misspelt reference (already an error with a did-you-mean) is not also "unused".
+    let names: BTreeSet<&str> = defs.tools.iter().map(|t| t.name.as_str()).collect();
+    let unresolved: Vec<&str> = reachable
+        .iter()
+        .copied()
+        .filter(|r| !names.contains(r))
+        .collect();
+    for tool in &defs.tools {
+        let misspelt = diag::did_you_mean(tool.name.as_str(), unresolved.iter().copied()).is_some();
+        if !reachable.contains(tool.name.as_str()) && !misspelt {
+            d.push(
+                Diagnostic::warning(
+                    "unused-tool",
+                    Some(tool.name.span),
+                    format!("tool `{}` is listed by no role and offered by no skill", tool.name.v),
+                )
+                .with_hint("it is never published and its templates are never rendered; add it to a role or a skill, or retire it"),
+            );
+        }
+    }
 }
 
 fn check_skills(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {

@@ -130,11 +130,14 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
         Some((_, None)) => {}
     }
     match parse("roles.yaml", d) {
-        None => d.push(Diagnostic::error(
-            "missing-file",
-            None,
-            format!("{}/roles.yaml is missing", root_name(sources)),
-        )),
+        None => {
+            defs.roles_broken = true;
+            d.push(Diagnostic::error(
+                "missing-file",
+                None,
+                format!("{}/roles.yaml is missing", root_name(sources)),
+            ))
+        }
         Some((_, Some(node))) => defs.roles = model::read_roles(&node, d),
         Some((_, None)) => defs.roles_broken = true,
     }
