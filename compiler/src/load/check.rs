@@ -104,6 +104,11 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
                         "name a family declared above",
                     )),
                 ),
+                Some(other) if other.name.v == f.name.v => d.push(Diagnostic::error(
+                    "like-chain",
+                    Some(like.span),
+                    format!("family `{}` cannot be like itself", f.name.v),
+                )),
                 Some(other) if other.like.is_some() => d.push(Diagnostic::error(
                     "like-chain",
                     Some(like.span),
@@ -111,11 +116,6 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
                         "family `{}` is itself `like` another family; name the original",
                         like.v
                     ),
-                )),
-                Some(other) if other.name.v == f.name.v => d.push(Diagnostic::error(
-                    "like-chain",
-                    Some(like.span),
-                    format!("family `{}` cannot be like itself", f.name.v),
                 )),
                 Some(_) => {}
             }
