@@ -446,10 +446,17 @@ impl Finding {
 struct Findings {
     order: Vec<String>,
     by_id: BTreeMap<String, Finding>,
+    /// (role, tool) pairs with a finding other than a trait change.
+    tools: std::collections::BTreeSet<(String, String)>,
 }
 
 impl Findings {
     fn push(&mut self, f: Finding, family: Option<&str>) {
+        if let Some(t) = &f.tool
+            && f.rule != "trait-changed"
+        {
+            self.tools.insert((f.role.clone(), t.clone()));
+        }
         let e = self.by_id.entry(f.id.clone()).or_insert_with(|| {
             self.order.push(f.id.clone());
             f
@@ -462,9 +469,7 @@ impl Findings {
     }
 
     fn has_tool(&self, role: &str, tool: &str) -> bool {
-        self.by_id
-            .values()
-            .any(|f| f.role == role && f.tool.as_deref() == Some(tool) && f.rule != "trait-changed")
+        self.tools.contains(&(role.to_owned(), tool.to_owned()))
     }
 
     fn finish(mut self) -> Vec<Finding> {

@@ -341,14 +341,18 @@ impl Lock {
             .iter()
             .find(|s| s.role == role && s.family == family)
     }
+    /// Shapes, aliases and retired names are sorted by name (built and parsed that way).
     pub fn shape(&self, name: &str) -> Option<&ToolShape> {
-        self.shapes.iter().find(|s| s.name == name)
+        let i = self.shapes.binary_search_by(|s| s.name.as_str().cmp(name));
+        i.ok().and_then(|i| self.shapes.get(i))
     }
     pub fn alias(&self, name: &str) -> Option<&LockedAlias> {
-        self.aliases.iter().find(|a| a.name == name)
+        let i = self.aliases.binary_search_by(|a| a.name.as_str().cmp(name));
+        i.ok().and_then(|i| self.aliases.get(i))
     }
     pub fn retired(&self, name: &str) -> Option<&LockedRetired> {
-        self.retired.iter().find(|r| r.name == name)
+        let i = self.retired.binary_search_by(|r| r.name.as_str().cmp(name));
+        i.ok().and_then(|i| self.retired.get(i))
     }
     /// Roles in first-seen order.
     pub fn roles(&self) -> Vec<&str> {
@@ -416,6 +420,7 @@ impl Lock {
         let _ = writeln!(out, "token-encoding {}", self.encoding);
         // Distinct tool JSON, keyed by name + hash prefix, in order of first use, then by name.
         let mut blobs: Vec<(&str, &str, &str)> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         for s in &self.surfaces {
             out.push('\n');
             let _ = writeln!(out, "surface {} {}", s.role, s.family);
@@ -432,7 +437,7 @@ impl Lock {
                 }
             }
             for t in s.offered() {
-                if !blobs.iter().any(|(n, h, _)| *n == t.name && *h == t.sha256) {
+                if seen.insert((t.name.as_str(), t.sha256.as_str())) {
                     blobs.push((&t.name, &t.sha256, &t.json));
                 }
             }
@@ -651,13 +656,17 @@ impl Parser {
         let encoding = self
             .encoding
             .ok_or_else(|| err(1, "missing `token-encoding`"))?;
+        // Each distinct JSON is hashed once.
+        let mut hashed: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
+        for ((name, key), json) in std::mem::take(&mut self.blobs) {
+            let sha = sha256_hex(json.as_bytes());
+            hashed.insert((name, key), (json, sha));
+        }
         for (si, skill, name, key, line) in self.refs {
-            let json = self
-                .blobs
+            let (json, sha256) = hashed
                 .get(&(name.clone(), key.clone()))
                 .ok_or_else(|| err(line, format!("no `json {name} {key}` line")))?
                 .clone();
-            let sha256 = sha256_hex(json.as_bytes());
             if !sha256.starts_with(&key) {
                 return Err(err(
                     line,
@@ -680,7 +689,8 @@ impl Parser {
             }
         }
         for s in &self.surfaces {
-            if sha256_hex(s.array().as_bytes()) != s.sha256 || s.array().len() != s.bytes {
+            let array = s.array();
+            if array.len() != s.bytes || sha256_hex(array.as_bytes()) != s.sha256 {
                 return Err(err(
                     0,
                     format!(
