@@ -48,7 +48,14 @@ fn parse(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("parse");
     g.bench_function("toolsurface_parse", |b| {
-        b.iter(|| Call::parse(Role::SideChat, Family::Chat, "shell_session", black_box(ARGS)))
+        b.iter(|| {
+            Call::parse(
+                Role::SideChat,
+                Family::Chat,
+                "shell_session",
+                black_box(ARGS),
+            )
+        })
     });
     // jsonschema validates a `serde_json::Value`, so its time includes parsing the text into
     // one: the host holds text either way.

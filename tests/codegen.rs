@@ -13,7 +13,10 @@ fn standard_ir() -> toolsurface::compiler::Ir {
     let compiled = toolsurface::compiler::compile(&sources);
     match compiled.ir {
         Some(ir) => ir,
-        None => panic!("{}", toolsurface::compiler::diag::render_all(&compiled.diagnostics, &sources)),
+        None => panic!(
+            "{}",
+            toolsurface::compiler::diag::render_all(&compiled.diagnostics, &sources)
+        ),
     }
 }
 
@@ -29,7 +32,10 @@ fn snapshot_of_generated_code() {
     let code = codegen::render(&codegen::generate(&standard_ir()).unwrap());
     assert!(code.starts_with(codegen::STAMP));
     let elided = elide_published(&code);
-    assert!(elided.contains(r#"pub const SURFACE_SIDE_CHAT_CHAT: &str = "…";"#), "elision matched");
+    assert!(
+        elided.contains(r#"pub const SURFACE_SIDE_CHAT_CHAT: &str = "…";"#),
+        "elision matched"
+    );
     insta::assert_snapshot!("standard", elided);
 }
 
@@ -37,7 +43,10 @@ fn snapshot_of_generated_code() {
 fn build_rs_output_is_what_the_generator_renders() {
     let built = include_str!(concat!(env!("OUT_DIR"), "/standard.rs"));
     let now = codegen::render(&codegen::generate(&standard_ir()).unwrap());
-    assert!(built == now, "OUT_DIR/standard.rs is stale or differs from codegen::render");
+    assert!(
+        built == now,
+        "OUT_DIR/standard.rs is stale or differs from codegen::render"
+    );
 }
 
 #[test]

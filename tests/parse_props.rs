@@ -40,10 +40,21 @@ fn key() -> impl Strategy<Value = String> {
 }
 
 fn action_args() -> impl Strategy<Value = Value> {
-    let action = prop::sample::select(vec!["poll", "wait", "kill", "list", "resize", "unwatch", "bogus"]);
+    let action = prop::sample::select(vec![
+        "poll", "wait", "kill", "list", "resize", "unwatch", "bogus",
+    ]);
     let field = prop::sample::select(vec![
-        "session_id", "host_id", "chars", "keys", "peek", "offset", "timeout_s", "until_output",
-        "cols", "rows", "watcher_id",
+        "session_id",
+        "host_id",
+        "chars",
+        "keys",
+        "peek",
+        "offset",
+        "timeout_s",
+        "until_output",
+        "cols",
+        "rows",
+        "watcher_id",
     ]);
     let value = prop_oneof![
         (-5i64..400).prop_map(|n| json!(n)),
@@ -98,8 +109,11 @@ fn validator() -> &'static jsonschema::Validator {
     static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     V.get_or_init(|| {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-        let ir = toolsurface::compiler::compile(&toolsurface::compiler::read_dir(&root).unwrap()).ir.unwrap();
-        let schema = toolsurface::compiler::codegen::union::strict_union(ir.tool("shell_session").unwrap());
+        let ir = toolsurface::compiler::compile(&toolsurface::compiler::read_dir(&root).unwrap())
+            .ir
+            .unwrap();
+        let schema =
+            toolsurface::compiler::codegen::union::strict_union(ir.tool("shell_session").unwrap());
         jsonschema::validator_for(&schema).unwrap()
     })
 }
@@ -145,9 +159,14 @@ fn same(a: &toolsurface::__private::Val, b: &toolsurface::__private::Val) -> boo
     use toolsurface::__private::Val;
     match (a, b) {
         (Val::Float(x), Val::Float(y)) => x == y || (x - y).abs() <= 1e-15 * x.abs().max(y.abs()),
-        (Val::Arr(x), Val::Arr(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
+        (Val::Arr(x), Val::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
         (Val::Obj(x), Val::Obj(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2))
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2))
         }
         _ => a == b,
     }

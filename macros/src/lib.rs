@@ -42,7 +42,9 @@ fn expand(lit: &syn::LitStr) -> Result<proc_macro2::TokenStream, proc_macro2::To
     let compiled = toolsurface_compiler::compile(&sources);
     let includes = sources.files.iter().map(|f| {
         let path = root.join(&f.path).display().to_string();
-        quote!(const _: &str = include_str!(#path);)
+        quote!(
+            const _: &str = include_str!(#path);
+        )
     });
     let includes: Vec<_> = includes.collect();
     let ir = match compiled.ir {

@@ -8,12 +8,14 @@ use super::Status;
 use crate::standard::{Call, Family, Role, Scope, Skill};
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:\n  toolsurface validate --role side_chat --family chat \
+#[command(
+    after_help = "Examples:\n  toolsurface validate --role side_chat --family chat \
     '{\"name\":\"shell_session\",\"arguments\":{\"action\":\"kill\",\"session_id\":4242}}'\n  \
     cat calls.jsonl | toolsurface validate --role main --family responses -\n\n\
     Prints the typed call as JSON and exits 0, or prints the model-facing error and exits 1. \
     With `-`, reads JSON lines and prints one line per call (errors as {\"error\":…,\"kind\":…}); \
-    exits 1 if any call was refused.")]
+    exits 1 if any call was refused."
+)]
 pub struct Args {
     /// The role whose surface is used (side_chat, main, …).
     #[arg(long)]
@@ -70,7 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             Ok(json) => writeln!(out, "{json}")?,
             Err(e) => {
                 status = Status::Invalid;
-                let err = serde_json::json!({ "error": e.message, "kind": format!("{:?}", e.kind) });
+                let err =
+                    serde_json::json!({ "error": e.message, "kind": format!("{:?}", e.kind) });
                 writeln!(out, "{err}")?;
             }
         }
@@ -86,8 +89,11 @@ fn usage(e: &dyn std::fmt::Display) -> anyhow::Result<Status> {
 /// The typed call as JSON, or the refusal.
 fn validate_one(scope: &Scope<'_>, text: &str) -> Result<String, crate::CallError> {
     let bad = |m: String| crate::CallError::new(crate::CallErrorKind::InvalidJson, m);
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| bad(format!("the call is not JSON ({e}); expected {{\"name\":…,\"arguments\":…}}")))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        bad(format!(
+            "the call is not JSON ({e}); expected {{\"name\":…,\"arguments\":…}}"
+        ))
+    })?;
     let name = value
         .get("name")
         .and_then(serde_json::Value::as_str)

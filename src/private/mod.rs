@@ -232,7 +232,10 @@ impl Arguments<'_> {
 fn not_an_object(tool: &str, v: &Val) -> CallError {
     CallError::new(
         CallErrorKind::NotAnObject,
-        format!("{tool}: arguments must be a JSON object, got {}", describe(v)),
+        format!(
+            "{tool}: arguments must be a JSON object, got {}",
+            describe(v)
+        ),
     )
 }
 
@@ -297,7 +300,9 @@ pub fn describe(v: &Val) -> String {
         Val::Bool(b) => b.to_string(),
         Val::Int(n) => n.to_string(),
         Val::UInt(n) => n.to_string(),
-        Val::Float(n) => serde_json::Number::from_f64(*n).map_or_else(|| n.to_string(), |n| n.to_string()),
+        Val::Float(n) => {
+            serde_json::Number::from_f64(*n).map_or_else(|| n.to_string(), |n| n.to_string())
+        }
         Val::Str(s) => {
             const MAX: usize = 60;
             let mut cut: String = s.chars().take(MAX).collect();
@@ -306,7 +311,11 @@ pub fn describe(v: &Val) -> String {
             }
             serde_json::Value::String(cut).to_string()
         }
-        Val::Arr(a) => format!("an array of {} item{}", a.len(), if a.len() == 1 { "" } else { "s" }),
+        Val::Arr(a) => format!(
+            "an array of {} item{}",
+            a.len(),
+            if a.len() == 1 { "" } else { "s" }
+        ),
         Val::Obj(_) => "an object".to_owned(),
     }
 }
@@ -314,17 +323,26 @@ pub fn describe(v: &Val) -> String {
 /// `<ctx>, got <value>`; `ctx` is `action=wait: timeout_s: expected a number from 0 to 300`.
 #[cold]
 pub fn invalid(ctx: &str, v: &Val) -> CallError {
-    CallError::new(CallErrorKind::InvalidValue, format!("{ctx}, got {}", describe(v)))
+    CallError::new(
+        CallErrorKind::InvalidValue,
+        format!("{ctx}, got {}", describe(v)),
+    )
 }
 
 #[cold]
 pub fn missing(prefix: &str, field: &str) -> CallError {
-    CallError::new(CallErrorKind::MissingField, format!("{prefix}missing field {field}"))
+    CallError::new(
+        CallErrorKind::MissingField,
+        format!("{prefix}missing field {field}"),
+    )
 }
 
 #[cold]
 pub fn duplicate(prefix: &str, field: &str) -> CallError {
-    CallError::new(CallErrorKind::DuplicateField, format!("{prefix}duplicate field {field}"))
+    CallError::new(
+        CallErrorKind::DuplicateField,
+        format!("{prefix}duplicate field {field}"),
+    )
 }
 
 #[cold]
@@ -340,7 +358,10 @@ pub fn exactly_one(prefix: &str, group: &[&str], given: &[&str]) -> CallError {
     } else {
         given.join(" and ")
     };
-    constraint(prefix, &format!("expected exactly one of {}; got {got}", group.join(", ")))
+    constraint(
+        prefix,
+        &format!("expected exactly one of {}; got {got}", group.join(", ")),
+    )
 }
 
 /// An unexpected key: `it belongs to …` when another action takes it, else a did-you-mean
@@ -361,7 +382,10 @@ pub fn unexpected_field(
     } else {
         format!(" (expected one of {})", accepted.join(", "))
     };
-    CallError::new(CallErrorKind::UnexpectedField, format!("{prefix}unexpected field {key}{hint}"))
+    CallError::new(
+        CallErrorKind::UnexpectedField,
+        format!("{prefix}unexpected field {key}{hint}"),
+    )
 }
 
 #[cold]
@@ -380,21 +404,29 @@ pub fn unknown_action(selector: &str, value: &str, expected: &str) -> CallError 
 
 #[cold]
 pub fn unknown_tool<'a>(name: &str, offered: impl IntoIterator<Item = &'a str>) -> CallError {
-    let hint = did_you_mean(name, offered).map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
-    CallError::new(CallErrorKind::UnknownTool, format!("unknown tool {name}{hint}"))
+    let hint = did_you_mean(name, offered)
+        .map(|n| format!(" (did you mean {n}?)"))
+        .unwrap_or_default();
+    CallError::new(
+        CallErrorKind::UnknownTool,
+        format!("unknown tool {name}{hint}"),
+    )
 }
 
 #[cold]
 pub fn retired(name: &str, message: &str) -> CallError {
-    CallError::new(CallErrorKind::Retired, format!("{name} was retired: {message}"))
+    CallError::new(
+        CallErrorKind::Retired,
+        format!("{name} was retired: {message}"),
+    )
 }
 
 #[cold]
 pub fn not_offered(name: &str, role: &str, family: &str, skill: Option<&str>) -> CallError {
     let message = match skill {
-        Some(skill) => format!(
-            "{name} belongs to skill {skill}; call activate_skill with name {skill} first"
-        ),
+        Some(skill) => {
+            format!("{name} belongs to skill {skill}; call activate_skill with name {skill} first")
+        }
         None => format!("tool {name} is not offered to role {role} on family {family}"),
     };
     CallError::new(CallErrorKind::NotOffered, message)
@@ -402,7 +434,10 @@ pub fn not_offered(name: &str, role: &str, family: &str, skill: Option<&str>) ->
 
 /// The closest candidate (Jaro-Winkler ≥ 0.8 or edit distance ≤ 2), as the compiler's
 /// diagnostics pick it.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(f64, &str)> = None;
     for c in candidates {
         let score = strsim::jaro_winkler(name, c);
@@ -419,7 +454,10 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 pub fn as_int(v: &Val) -> Option<i64> {
     match *v {
         Val::Int(n) => Some(n),
-        Val::Float(f) if f.fract() == 0.0 && (-9.007_199_254_740_992e15..=9.007_199_254_740_992e15).contains(&f) => {
+        Val::Float(f)
+            if f.fract() == 0.0
+                && (-9.007_199_254_740_992e15..=9.007_199_254_740_992e15).contains(&f) =>
+        {
             Some(f as i64)
         }
         _ => None,
@@ -511,7 +549,11 @@ pub struct UnknownName {
 
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown {} {} (expected one of {})", self.what, self.name, self.expected)
+        write!(
+            f,
+            "unknown {} {} (expected one of {})",
+            self.what, self.name, self.expected
+        )
     }
 }
 

@@ -70,11 +70,14 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string without escapes or control characters (the quote is at `at`).
+    #[inline]
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.at;
         let rest = self.bytes.get(start..)?;
-        let len = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let len = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
         if rest.get(len) != Some(&b'"') {
             return None;
         }
@@ -90,6 +93,7 @@ impl<'a> Scanner<'a> {
         self.at - start
     }
 
+    #[inline]
     fn number(&mut self) -> Option<Val<'a>> {
         let start = self.at;
         let negative = self.peek() == Some(b'-');
@@ -129,7 +133,9 @@ impl<'a> Scanner<'a> {
             f.is_finite().then_some(Val::Float(f))
         } else if int_len <= 18 {
             let digits = self.bytes.get(digits_start..self.at)?;
-            let magnitude = digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            let magnitude = digits
+                .iter()
+                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
             match if negative { -magnitude } else { magnitude } {
                 // serde_json reads `-0` as the float -0.0.
                 0 if negative => Some(Val::Float(-0.0)),
@@ -181,8 +187,22 @@ impl<'a> Scanner<'a> {
             self.ws();
             self.eat(b':')?;
             self.ws();
-            let v = self.value(depth)?;
-            out.push((Cow::Borrowed(key), v));
+            // Scalars are pushed where they are read: no intermediate `Option<Val>` to copy.
+            let key = Cow::Borrowed(key);
+            match self.peek()? {
+                b'"' => {
+                    let s = self.string()?;
+                    out.push((key, Val::Str(Cow::Borrowed(s))));
+                }
+                b'-' | b'0'..=b'9' => {
+                    let n = self.number()?;
+                    out.push((key, n));
+                }
+                _ => {
+                    let v = self.value(depth)?;
+                    out.push((key, v));
+                }
+            }
             self.ws();
             match self.peek()? {
                 b',' => self.at += 1,

@@ -78,7 +78,9 @@ struct Gen<'a> {
     trait_types: BTreeMap<String, Ident>,
 }
 
-const TOP_LEVEL: &[&str] = &["Role", "Family", "Skill", "Tool", "Call", "Scope", "Handlers", "Route"];
+const TOP_LEVEL: &[&str] = &[
+    "Role", "Family", "Skill", "Tool", "Call", "Scope", "Handlers", "Route",
+];
 
 impl<'a> Gen<'a> {
     fn new(ir: &'a Ir) -> Self {
@@ -106,16 +108,32 @@ impl<'a> Gen<'a> {
     }
 
     fn role_ix(&self, name: &str) -> Option<&Ident> {
-        self.ir.roles.iter().position(|r| r.name == name).map(|i| &self.roles[i])
+        self.ir
+            .roles
+            .iter()
+            .position(|r| r.name == name)
+            .map(|i| &self.roles[i])
     }
     fn family_ix(&self, name: &str) -> Option<&Ident> {
-        self.ir.families.iter().position(|f| f.name == name).map(|i| &self.families[i])
+        self.ir
+            .families
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| &self.families[i])
     }
     fn skill_ix(&self, name: &str) -> Option<&Ident> {
-        self.ir.skills.iter().position(|s| s.name == name).map(|i| &self.skills[i])
+        self.ir
+            .skills
+            .iter()
+            .position(|s| s.name == name)
+            .map(|i| &self.skills[i])
     }
     fn tool_ix(&self, name: &str) -> Option<&Ident> {
-        self.ir.tools.iter().position(|t| t.name == name).map(|i| &self.tools[i])
+        self.ir
+            .tools
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| &self.tools[i])
     }
 
     /// `Role`, `Family`, `Skill`, `Tool`: fieldless enums with `ALL`, `as_str`, `FromStr`.
@@ -193,29 +211,41 @@ impl<'a> Gen<'a> {
         // Which families each tool is declared for, and its route.
         let rtp = rt();
         let fam_arms = ir.tools.iter().zip(&self.tools).map(|(t, id)| {
-            let fams: Vec<&Ident> = t.families.iter().filter_map(|f| self.family_ix(f)).collect();
+            let fams: Vec<&Ident> = t
+                .families
+                .iter()
+                .filter_map(|f| self.family_ix(f))
+                .collect();
             if fams.is_empty() {
                 quote!(Tool::#id => false,)
             } else {
                 quote!(Tool::#id => ::core::matches!(family, #(Family::#fams)|*),)
             }
         });
-        let freeform_arms = ir.tools.iter().zip(&self.tools).map(|(t, id)| match &t.freeform {
-            Some(ff) => {
-                let fams: Vec<&Ident> = ff.families.iter().filter_map(|f| self.family_ix(f)).collect();
-                let field = &ff.field;
-                if fams.is_empty() {
-                    quote!(Tool::#id => ::core::option::Option::None,)
-                } else {
-                    quote!(Tool::#id => if ::core::matches!(family, #(Family::#fams)|*) {
+        let freeform_arms = ir
+            .tools
+            .iter()
+            .zip(&self.tools)
+            .map(|(t, id)| match &t.freeform {
+                Some(ff) => {
+                    let fams: Vec<&Ident> = ff
+                        .families
+                        .iter()
+                        .filter_map(|f| self.family_ix(f))
+                        .collect();
+                    let field = &ff.field;
+                    if fams.is_empty() {
+                        quote!(Tool::#id => ::core::option::Option::None,)
+                    } else {
+                        quote!(Tool::#id => if ::core::matches!(family, #(Family::#fams)|*) {
                         ::core::option::Option::Some(#field)
                     } else {
                         ::core::option::Option::None
                     },)
+                    }
                 }
-            }
-            None => quote!(Tool::#id => ::core::option::Option::None,),
-        });
+                None => quote!(Tool::#id => ::core::option::Option::None,),
+            });
         let route_arms = ir.tools.iter().zip(&self.tools).map(|(t, id)| {
             let r = route_tokens(t.route);
             quote!(Tool::#id => #r,)
@@ -320,24 +350,39 @@ impl<'a> Gen<'a> {
             let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
                 continue;
             };
-            let tools: Vec<&Ident> = s.tools.iter().filter_map(|t| self.tool_ix(&t.name)).collect();
+            let tools: Vec<&Ident> = s
+                .tools
+                .iter()
+                .filter_map(|t| self.tool_ix(&t.name))
+                .collect();
             if !tools.is_empty() {
-                resident_arms.push(quote!((Role::#r, Family::#f) => ::core::matches!(tool, #(Tool::#tools)|*),));
+                resident_arms.push(
+                    quote!((Role::#r, Family::#f) => ::core::matches!(tool, #(Tool::#tools)|*),),
+                );
             }
             for sk in &s.skills {
                 let Some(skid) = self.skill_ix(&sk.skill) else {
                     continue;
                 };
-                let tools: Vec<&Ident> = sk.tools.iter().filter_map(|t| self.tool_ix(&t.name)).collect();
+                let tools: Vec<&Ident> = sk
+                    .tools
+                    .iter()
+                    .filter_map(|t| self.tool_ix(&t.name))
+                    .collect();
                 if !tools.is_empty() {
                     skill_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => ::core::matches!(tool, #(Tool::#tools)|*),));
                 }
             }
         }
         for (role, r) in ir.roles.iter().zip(&self.roles) {
-            let sks: Vec<&Ident> = role.skills.iter().filter_map(|s| self.skill_ix(s)).collect();
+            let sks: Vec<&Ident> = role
+                .skills
+                .iter()
+                .filter_map(|s| self.skill_ix(s))
+                .collect();
             if !sks.is_empty() {
-                offers_skill_arms.push(quote!(Role::#r => ::core::matches!(skill, #(Skill::#sks)|*),));
+                offers_skill_arms
+                    .push(quote!(Role::#r => ::core::matches!(skill, #(Skill::#sks)|*),));
             }
         }
         // Name resolution: tools, aliases, retired.
@@ -352,7 +397,10 @@ impl<'a> Gen<'a> {
                 continue;
             };
             let f = format_ident!("__alias_{}", a.name);
-            let renames = a.rename.iter().map(|(from, to)| quote!(#rt::rename_key(obj, #from, #to);));
+            let renames = a
+                .rename
+                .iter()
+                .map(|(from, to)| quote!(#rt::rename_key(obj, #from, #to);));
             let sets = a.set.iter().map(|(k, v)| {
                 let v = val_tokens(v);
                 quote!(#rt::set_key(obj, #k, #v);)
@@ -513,7 +561,8 @@ impl<'a> Gen<'a> {
                     let v = vals.first().map(|v| v.1.clone()).unwrap_or_default();
                     arms.push(quote!(Call::#id(_) => #v,));
                 } else {
-                    let actions: Vec<String> = t.actions.iter().filter_map(|a| a.name.clone()).collect();
+                    let actions: Vec<String> =
+                        t.actions.iter().filter_map(|a| a.name.clone()).collect();
                     for (aid, (_, v)) in unique_pascal(&actions).iter().zip(vals) {
                         let aid = action_ident(aid);
                         arms.push(quote!(Call::#id(#m::Call::#aid(_)) => #v,));
@@ -590,7 +639,11 @@ impl<'a> Gen<'a> {
             let pascal = unique_pascal(&actions);
             for (i, a) in t.actions.iter().enumerate() {
                 let target = session_target(t, a);
-                let bind = if target.is_empty() { quote!(_) } else { quote!(c) };
+                let bind = if target.is_empty() {
+                    quote!(_)
+                } else {
+                    quote!(c)
+                };
                 let pat = match (&a.name, pascal.get(i)) {
                     (Some(_), Some(p)) => {
                         let aid = action_ident(p);
@@ -606,7 +659,11 @@ impl<'a> Gen<'a> {
                 session_arms.push(quote!(#pat => #target,));
             }
         }
-        let tool_arms = ir.tools.iter().zip(&self.tools).map(|(_, id)| quote!(Call::#id(_) => Tool::#id,));
+        let tool_arms = ir
+            .tools
+            .iter()
+            .zip(&self.tools)
+            .map(|(_, id)| quote!(Call::#id(_) => Tool::#id,));
         let info = |trait_name: &str| -> TokenStream {
             let f = ident(&predicate(trait_name));
             let bool_trait = ir
@@ -619,7 +676,14 @@ impl<'a> Gen<'a> {
                 quote!(fn #f(&self) -> bool { false })
             }
         };
-        let infos = ["parallel_safe", "follow_up", "poll", "read_only", "result_on_interrupt"].map(info);
+        let infos = [
+            "parallel_safe",
+            "follow_up",
+            "poll",
+            "read_only",
+            "result_on_interrupt",
+        ]
+        .map(info);
         let self_match = if ir.tools.is_empty() {
             quote!(match *self {})
         } else {
@@ -708,7 +772,8 @@ impl<'a> Gen<'a> {
             let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
                 continue;
             };
-            let own = emit::surface(ir, &s.role, &s.family, None).map_err(|e| CodegenError(e.to_string()))?;
+            let own = emit::surface(ir, &s.role, &s.family, None)
+                .map_err(|e| CodegenError(e.to_string()))?;
             let mcp = emit::surface(ir, &s.role, &s.family, Some(Dialect::Mcp))
                 .map_err(|e| CodegenError(e.to_string()))?;
             let base = format!("{}_{}", upper(&s.role), upper(&s.family));
@@ -717,8 +782,16 @@ impl<'a> Gen<'a> {
             let m = format_ident!("SURFACE_{}_MCP", base);
             let m_sha = format_ident!("SURFACE_{}_MCP_SHA256", base);
             let (bytes, sha, mbytes, msha) = (&own.bytes, &own.sha256, &mcp.bytes, &mcp.sha256);
-            let doc = format!(" The `{}` × `{}` tool array ({}).", s.role, s.family, s.dialect.as_str());
-            let mdoc = format!(" The `{}` × `{}` tool array in the mcp dialect.", s.role, s.family);
+            let doc = format!(
+                " The `{}` × `{}` tool array ({}).",
+                s.role,
+                s.family,
+                s.dialect.as_str()
+            );
+            let mdoc = format!(
+                " The `{}` × `{}` tool array in the mcp dialect.",
+                s.role, s.family
+            );
             consts.push(quote! {
                 #[doc = #doc]
                 pub const #c: &str = #bytes;
@@ -732,7 +805,11 @@ impl<'a> Gen<'a> {
             mcp_arms.push(quote!((Role::#r, Family::#f) => #m,));
         }
         let complete = ir.surfaces.len() == ir.roles.len() * ir.families.len();
-        let wild = if complete { quote!() } else { quote!(_ => "[]",) };
+        let wild = if complete {
+            quote!()
+        } else {
+            quote!(_ => "[]",)
+        };
         let body = |arms: &[TokenStream]| {
             if ir.roles.is_empty() || ir.families.is_empty() {
                 quote!(let _ = (role, family); "[]")
@@ -779,13 +856,22 @@ fn session_target(t: &crate::ir::Tool, a: &crate::ir::Action) -> TokenStream {
     let Some(key) = &t.session else {
         return TokenStream::new();
     };
-    let id_is_int = matches!(t.field(&key.id).map(|f| &f.ty), Some(crate::ir::Type::Integer { .. }));
+    let id_is_int = matches!(
+        t.field(&key.id).map(|f| &f.ty),
+        Some(crate::ir::Type::Integer { .. })
+    );
     if !id_is_int || !a.uses(&key.id) {
         return TokenStream::new();
     }
     let id = snake(&key.id);
     let host = match &key.host {
-        Some(h) if a.uses(h) && matches!(t.field(h).map(|f| &f.ty), Some(crate::ir::Type::String { .. })) => {
+        Some(h)
+            if a.uses(h)
+                && matches!(
+                    t.field(h).map(|f| &f.ty),
+                    Some(crate::ir::Type::String { .. })
+                ) =>
+        {
             let hid = snake(h);
             if a.is_required(h) {
                 quote!(::core::option::Option::Some(c.#hid.as_str()))

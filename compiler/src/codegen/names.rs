@@ -5,10 +5,10 @@ use proc_macro2::{Ident, Span};
 
 const STRICT: &[&str] = &[
     "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if",
-    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-    "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "async",
-    "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
-    "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+    "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
+    "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized",
+    "virtual", "yield", "try", "gen",
 ];
 
 /// Keywords that cannot be raw identifiers.
@@ -85,8 +85,18 @@ pub fn upper(name: &str) -> String {
 /// reads as a predicate (`is_…`, `has_…`, `can_…`, …, and `result_on_interrupt`).
 pub fn predicate(trait_name: &str) -> String {
     const VERBISH: &[&str] = &[
-        "is_", "has_", "can_", "may_", "must_", "needs_", "allows_", "requires_", "should_",
-        "keeps_", "returns_", "result_",
+        "is_",
+        "has_",
+        "can_",
+        "may_",
+        "must_",
+        "needs_",
+        "allows_",
+        "requires_",
+        "should_",
+        "keeps_",
+        "returns_",
+        "result_",
     ];
     if VERBISH.iter().any(|p| trait_name.starts_with(p)) {
         trait_name.to_owned()
@@ -119,6 +129,9 @@ mod tests {
         assert_eq!(predicate("poll"), "is_poll");
         assert_eq!(predicate("result_on_interrupt"), "result_on_interrupt");
         assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
-        assert_eq!(unique_pascal(&["a-b".into(), "a_b".into()]), vec!["AB", "AB2"]);
+        assert_eq!(
+            unique_pascal(&["a-b".into(), "a_b".into()]),
+            vec!["AB", "AB2"]
+        );
     }
 }

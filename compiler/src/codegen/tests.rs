@@ -15,10 +15,16 @@ fn standard() -> (crate::Sources, crate::Compiled) {
 fn standard_surface_renders() {
     let (sources, compiled) = standard();
     let Some(ir) = compiled.ir else {
-        panic!("{}", crate::diag::render_all(&compiled.diagnostics, &sources));
+        panic!(
+            "{}",
+            crate::diag::render_all(&compiled.diagnostics, &sources)
+        );
     };
     let tokens = generate(&ir).expect("generate");
-    assert!(syn::parse2::<syn::File>(tokens.clone()).is_ok(), "tokens parse as a file");
+    assert!(
+        syn::parse2::<syn::File>(tokens.clone()).is_ok(),
+        "tokens parse as a file"
+    );
     let text = render(&tokens);
     assert!(text.starts_with(STAMP));
     assert!(text.contains("pub mod shell_session"));

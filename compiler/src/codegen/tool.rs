@@ -165,7 +165,10 @@ pub fn expected_text(ty: &Type) -> String {
             max_length,
             pattern,
         } => {
-            let mut s = format!("a string{}", length_text(*min_length, *max_length, "characters"));
+            let mut s = format!(
+                "a string{}",
+                length_text(*min_length, *max_length, "characters")
+            );
             if let Some(p) = pattern {
                 s.push_str(" matching ");
                 s.push_str(p);
@@ -416,9 +419,9 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
             expected,
         } => {
             let e = err(expected);
-            let arms = values.iter().map(|(s, var)| {
-                quote!(::core::option::Option::Some(#s) => #name::#var,)
-            });
+            let arms = values
+                .iter()
+                .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
             quote! {
                 match #rt::as_str(&#v) { #(#arms)* _ => #e }
             }
@@ -436,10 +439,7 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
             let item = format_ident!("__item{d}");
             let list = format_ident!("__list{d}");
             let out = format_ident!("__out{d}");
-            let item_path = path
-                .plus_lit("[")
-                .plus_expr(quote!(#i))
-                .plus_lit("]");
+            let item_path = path.plus_lit("[").plus_expr(quote!(#i)).plus_lit("]");
             let conv = convert(cx, items, &item, &item_path);
             cx.depth -= 1;
             let guard = match (min, max) {
@@ -504,7 +504,11 @@ struct Walk<'a> {
 fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
     let rt = rt();
     let prefix = &w.prefix_expr;
-    let locals: Vec<Ident> = w.fields.iter().map(|f| format_ident!("f_{}", f.name)).collect();
+    let locals: Vec<Ident> = w
+        .fields
+        .iter()
+        .map(|f| format_ident!("f_{}", f.name))
+        .collect();
     let types: Vec<TokenStream> = w.fields.iter().map(|f| f.ty.rust()).collect();
     let v = format_ident!("__v");
     let mut arms = Vec::new();
@@ -633,11 +637,7 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
         depth: 0,
     };
     // Action struct names first, so field types yield to them.
-    let action_names: Vec<String> = tool
-        .actions
-        .iter()
-        .filter_map(|a| a.name.clone())
-        .collect();
+    let action_names: Vec<String> = tool.actions.iter().filter_map(|a| a.name.clone()).collect();
     let action_idents: Vec<Ident> = if tool.is_plain() {
         Vec::new()
     } else {
@@ -689,17 +689,31 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
             }
         });
     } else {
-        let selector = tool.selector.as_ref().map(|s| s.name.as_str()).unwrap_or("action");
+        let selector = tool
+            .selector
+            .as_ref()
+            .map(|s| s.name.as_str())
+            .unwrap_or("action");
         let mut variants = Vec::new();
         let mut parse_fns = Vec::new();
         for (action, id) in tool.actions.iter().zip(&action_idents) {
             let aname = action.name.clone().unwrap_or_default();
             let prefix = format!("{selector}={aname}: ");
-            let (st, walk_fn) =
-                action_items(&mut cx, tool, action, id, &prefix, Some(selector), &field_ty);
+            let (st, walk_fn) = action_items(
+                &mut cx,
+                tool,
+                action,
+                id,
+                &prefix,
+                Some(selector),
+                &field_ty,
+            );
             let doc = format!(" `{selector}: {aname}`");
             items.push(quote! { #[doc = #doc] #d #st });
-            let f = format_ident!("parse_{}", aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+            let f = format_ident!(
+                "parse_{}",
+                aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            );
             parse_fns.push(quote! {
                 fn #f(__obj: #rt::Obj<'_>) -> ::core::result::Result<#id, #rt::CallError> {
                     #walk_fn
@@ -826,4 +840,3 @@ fn action_items<'t>(
     );
     (st, walk_body)
 }
-
