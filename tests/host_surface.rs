@@ -90,7 +90,10 @@ async fn activating_a_skill_appends_after_a_byte_identical_prefix() {
         assert_eq!(after.sha256, sha256_hex(after.bytes.as_bytes()));
         assert_ne!(after.sha256, standard::published_sha256(Role::Main, family));
         let body = resident.strip_suffix(']').unwrap();
-        assert!(after.bytes.starts_with(body), "resident prefix kept ({family})");
+        assert!(
+            after.bytes.starts_with(body),
+            "resident prefix kept ({family})"
+        );
         assert_eq!(facts["diverges_at"], body.len());
         assert!(after.bytes[body.len()..].starts_with(','));
         assert!(after.bytes[body.len()..].contains("\"sql_query\""));
@@ -143,7 +146,11 @@ async fn unknown_skills_are_a_model_error_with_a_hint() {
     let fx = Fixture::new(Role::Main, Family::Chat);
     let result = fx.one("activate_skill", r#"{"name":"sqlit"}"#).await;
     assert!(result.is_error);
-    assert!(result.text.contains("did you mean sqlite"), "{}", result.text);
+    assert!(
+        result.text.contains("did you mean sqlite"),
+        "{}",
+        result.text
+    );
     assert!(fx.host.active_skills().is_empty());
 }
 
@@ -202,7 +209,11 @@ async fn introspect_llm_reports_configured_providers_redacted() {
     }
     // The alias of the case study lands on the same target.
     let aliased = ok(&fx.one("llm_config_inspect", "{}").await).clone();
-    assert!(aliased.text.contains("https://api.example/v1"), "{}", aliased.text);
+    assert!(
+        aliased.text.contains("https://api.example/v1"),
+        "{}",
+        aliased.text
+    );
 }
 
 #[tokio::test]
@@ -224,7 +235,11 @@ async fn retired_and_unknown_names_answer_in_place() {
     assert!(results[0].text.contains("date"), "{}", results[0].text);
     ok(&results[1]);
     assert!(results[2].is_error);
-    assert!(results[2].text.contains("did you mean shell"), "{}", results[2].text);
+    assert!(
+        results[2].text.contains("did you mean shell"),
+        "{}",
+        results[2].text
+    );
     assert!(results[3].is_error);
     assert_eq!(results[3].outcome, Outcome::Refused);
 }

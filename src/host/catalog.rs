@@ -84,9 +84,7 @@ impl StandardCatalog {
                 if role_offers(role, skill) {
                     Ok(skill)
                 } else {
-                    Err(CatalogError(format!(
-                        "role {role} offers no skill {skill}"
-                    )))
+                    Err(CatalogError(format!("role {role} offers no skill {skill}")))
                 }
             })
             .collect()

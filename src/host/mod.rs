@@ -306,10 +306,7 @@ fn declare_workdirs(handlers: &StandardHandlers, config: &HostConfig) -> Result<
             .collect(),
         mode: Some(WorkdirsMode::Set),
     };
-    let mut workdirs = machine
-        .workdirs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner());
+    let mut workdirs = machine.workdirs.lock().unwrap_or_else(|p| p.into_inner());
     workdirs.set_workdirs(&req).map_err(|e| match e {
         ToolError::Model(m) | ToolError::Fatal(m) => HostError::Workdirs(m),
     })?;

@@ -29,7 +29,11 @@ impl Fixture {
 
     /// Like [`Fixture::new`], with the config adjusted by `adjust` (roots under the temp dir
     /// are created for every configured host).
-    pub fn with(role: Role, family: Family, adjust: impl FnOnce(HostConfig) -> HostConfig) -> Fixture {
+    pub fn with(
+        role: Role,
+        family: Family,
+        adjust: impl FnOnce(HostConfig) -> HostConfig,
+    ) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let alpha = dir.path().join("alpha");
         std::fs::create_dir_all(&alpha).unwrap();
@@ -71,7 +75,11 @@ pub fn calls(calls: &[(&str, &str, &str)]) -> Vec<ModelToolCall> {
         .collect()
 }
 
-pub async fn run(host: &StandardHost, turn: &Turn, batch: &[(&str, &str, &str)]) -> Vec<ToolResult> {
+pub async fn run(
+    host: &StandardHost,
+    turn: &Turn,
+    batch: &[(&str, &str, &str)],
+) -> Vec<ToolResult> {
     let results = host
         .handle_batch(calls(batch), turn)
         .await
