@@ -798,22 +798,45 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
         }
         let Some(target) = &a.tool else { continue };
         if idx.aliases.contains(target.as_str()) {
-            let next = defs
+            // Follow the chain: to the tool it ends at, or round a cycle.
+            let by_name: BTreeMap<&str, &str> = defs
                 .aliases
                 .iter()
-                .find(|x| x.name.v == target.v)
-                .and_then(|x| x.tool.as_ref());
-            let mut diag = Diagnostic::error(
-                "alias-chain",
-                Some(target.span),
-                format!(
-                    "{context} points at alias `{}`; aliases must target a tool",
-                    target.v
-                ),
-            );
-            if let Some(next) = next {
-                diag = diag.with_hint(format!("point it at `{}` directly", next.v));
-            }
+                .filter_map(|x| Some((x.name.as_str(), x.tool.as_ref()?.as_str())))
+                .collect();
+            let mut chain = vec![a.name.as_str()];
+            let mut cur = target.as_str();
+            let end = loop {
+                let seen = chain.contains(&cur);
+                chain.push(cur);
+                if seen {
+                    break None;
+                }
+                match by_name.get(cur) {
+                    Some(next) => cur = next,
+                    None => break Some(cur),
+                }
+            };
+            let diag = match end {
+                Some(tool) => Diagnostic::error(
+                    "alias-chain",
+                    Some(target.span),
+                    format!(
+                        "{context} points at alias `{}`; aliases must target a tool",
+                        target.v
+                    ),
+                )
+                .with_hint(format!("point it at `{tool}` directly")),
+                None => Diagnostic::error(
+                    "alias-cycle",
+                    Some(target.span),
+                    format!(
+                        "{context} is part of an alias cycle: {}",
+                        chain.join(" -> ")
+                    ),
+                )
+                .with_hint("aliases must target a tool; point one of them at the tool it means"),
+            };
             d.push(diag);
             continue;
         }
