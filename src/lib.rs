@@ -11,6 +11,7 @@ pub use toolsurface_runtime as runtime;
 
 pub mod cli;
 pub mod host;
+pub mod mcp;
 
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
 /// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of

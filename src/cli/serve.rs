@@ -1,10 +1,301 @@
-//! `toolsurface serve`.
+//! `toolsurface serve`: serve one role × family of the standard surface over MCP — stdio by
+//! default, streamable HTTP with `--http ADDR` (see [`crate::mcp`]). Logs go to stderr only:
+//! on stdio, stdout is the protocol.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::path::PathBuf;
+
+use toolsurface_runtime::core::RuntimeConfig;
 
 use super::Status;
+use crate::host::HostConfig;
+use crate::host::StandardHost;
+use crate::mcp;
+use crate::standard::Family;
+use crate::standard::Role;
+
+/// The host name used when neither a config file nor flags name one.
+pub const DEFAULT_HOST: &str = "local";
 
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "\
+Config file (YAML or JSON; every key optional): the runtime config — hosts ({name: {root,
+description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
+ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
+conversation and definitions. Flags override the file. Without hosts, one host `local` rooted
+at --workdir (default: the current directory).
 
-pub fn run(_args: Args) -> anyhow::Result<Status> {
-    anyhow::bail!("`toolsurface serve` is not built yet")
+Over HTTP the endpoint is http://ADDR/mcp; the bound address is printed on stderr as
+`listening on http://HOST:PORT/mcp` (use port 0 for a free one). Only loopback Host and
+Origin values are accepted unless --allow-host / --allow-origin add more.")]
+pub struct Args {
+    /// Role to serve (side_chat, main, steward, maintainer).
+    #[arg(long)]
+    pub role: String,
+    /// Family whose tools are served (rendered in the mcp dialect).
+    #[arg(long, default_value = "chat")]
+    pub family: String,
+    /// Root of the served host (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Runtime config file (YAML or JSON).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// OpenSSH config for remote files (`ssh -F FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Also accept this Host header value over HTTP (repeatable).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allow_host: Vec<String>,
+    /// Also accept requests from this browser Origin over HTTP (repeatable).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
+    /// Definitions folder skill arrays are compiled from (default: the one this binary was
+    /// built from).
+    #[arg(long, value_name = "DIR")]
+    pub definitions: Option<PathBuf>,
+}
+
+/// The facade-only keys a config file may carry besides the runtime config's.
+const FACADE_KEYS: [&str; 3] = ["state_dir", "conversation", "definitions"];
+
+pub fn run(args: Args) -> anyhow::Result<Status> {
+    let config = match host_config(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(Status::Usage);
+        }
+    };
+    let definitions = config.definitions.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let host = match StandardHost::new(config) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(Status::Usage);
+            }
+        };
+        let server = mcp::McpServer::new(host, definitions);
+        let tools = server.tools().map_err(|e| anyhow::anyhow!(e))?;
+        let host = server.host();
+        let bound = host.runtime().bound_host();
+        let root = host
+            .runtime()
+            .host_root(&bound)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        eprintln!(
+            "toolsurface serve: {} × {} ({} tools), host {bound} at {root}",
+            host.role(),
+            host.family(),
+            tools.len()
+        );
+        match &args.http {
+            None => {
+                eprintln!("toolsurface serve: MCP on stdio");
+                mcp::serve_stdio(server).await?;
+            }
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr.as_str())
+                    .await
+                    .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+                let local = listener.local_addr()?;
+                eprintln!(
+                    "toolsurface serve: listening on http://{local}{}",
+                    mcp::http::ENDPOINT
+                );
+                let options = mcp::http::HttpOptions {
+                    allow_hosts: args.allow_host.clone(),
+                    allow_origins: args.allow_origin.clone(),
+                };
+                mcp::http::serve(server, listener, &options).await?;
+            }
+        }
+        Ok(Status::Clean)
+    })
+}
+
+/// The host config: the config file (if any), then the flags over it.
+pub fn host_config(args: &Args) -> Result<HostConfig, String> {
+    let role = args
+        .role
+        .parse::<Role>()
+        .map_err(|_| unknown("role", &args.role, Role::ALL.map(|r| r.as_str())))?;
+    let family = args
+        .family
+        .parse::<Family>()
+        .map_err(|_| unknown("family", &args.family, Family::ALL.map(|f| f.as_str())))?;
+    let mut file = match &args.config {
+        Some(path) => read_config(path)?,
+        None => serde_json::Map::new(),
+    };
+    let facade: BTreeMap<&str, serde_json::Value> = FACADE_KEYS
+        .iter()
+        .filter_map(|k| file.remove(*k).map(|v| (*k, v)))
+        .collect();
+    file.insert("role".into(), role.as_str().into());
+    file.insert("family".into(), family.as_str().into());
+    let has_hosts = file
+        .get("hosts")
+        .and_then(|h| h.as_object())
+        .is_some_and(|h| !h.is_empty());
+    if !has_hosts || args.workdir.is_some() {
+        let root = match &args.workdir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(|e| format!("current directory: {e}"))?,
+        };
+        let root = std::fs::canonicalize(&root)
+            .map_err(|e| format!("--workdir {}: {e}", root.display()))?;
+        let name = file
+            .get("bound_host")
+            .and_then(|b| b.as_str())
+            .unwrap_or(DEFAULT_HOST)
+            .to_owned();
+        let hosts = file
+            .entry("hosts")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let Some(hosts) = hosts.as_object_mut() {
+            hosts.insert(name.clone(), serde_json::json!({ "root": root }));
+        }
+        file.entry("bound_host").or_insert(name.into());
+    }
+    if !file.contains_key("bound_host")
+        && let Some(only) = file
+            .get("hosts")
+            .and_then(|h| h.as_object())
+            .filter(|h| h.len() == 1)
+            .and_then(|h| h.keys().next().cloned())
+    {
+        file.insert("bound_host".into(), only.into());
+    }
+    if let Some(ssh) = &args.ssh_config {
+        file.insert("ssh_config".into(), ssh.display().to_string().into());
+    }
+    let runtime: RuntimeConfig = serde_json::from_value(serde_json::Value::Object(file))
+        .map_err(|e| match &args.config {
+            Some(p) => format!("config {}: {e}", p.display()),
+            None => e.to_string(),
+        })?;
+    let mut config = HostConfig::new(runtime);
+    let text = |key: &str| -> Result<Option<String>, String> {
+        match facade.get(key) {
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("config key {key}: expected a string, got {other}")),
+        }
+    };
+    if let Some(dir) = text("state_dir")? {
+        config = config.with_state_dir(dir);
+    }
+    if let Some(conversation) = text("conversation")? {
+        config = config.with_conversation(conversation);
+    }
+    if let Some(dir) = text("definitions")? {
+        config.definitions = Some(PathBuf::from(dir));
+    }
+    if let Some(dir) = &args.definitions {
+        config.definitions = Some(dir.clone());
+    }
+    Ok(config)
+}
+
+fn unknown<const N: usize>(what: &str, got: &str, all: [&str; N]) -> String {
+    format!("unknown {what} `{got}` (expected one of {})", all.join(", "))
+}
+
+/// A YAML or JSON config file as a JSON object.
+fn read_config(path: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("config {}: {e}", path.display()))?;
+    let value: serde_json::Value = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))?
+    } else {
+        serde_saphyr::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))?
+    };
+    match value {
+        serde_json::Value::Object(map) => Ok(map),
+        serde_json::Value::Null => Ok(serde_json::Map::new()),
+        other => Err(format!(
+            "config {}: expected a mapping at the top, got {other}",
+            path.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn args(role: &str) -> Args {
+        Args {
+            role: role.into(),
+            family: "chat".into(),
+            workdir: None,
+            config: None,
+            ssh_config: None,
+            http: None,
+            allow_host: vec![],
+            allow_origin: vec![],
+            definitions: None,
+        }
+    }
+
+    #[test]
+    fn flags_alone_give_one_local_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = args("side_chat");
+        a.workdir = Some(dir.path().to_path_buf());
+        let c = host_config(&a).unwrap();
+        assert_eq!(c.runtime.bound_host, DEFAULT_HOST);
+        assert_eq!(c.runtime.role, "side_chat");
+        assert_eq!(c.runtime.family, "chat");
+        assert_eq!(
+            c.runtime.hosts[DEFAULT_HOST].root,
+            std::fs::canonicalize(dir.path()).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_yaml_config_is_read_and_flags_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(
+            &file,
+            format!(
+                "hosts:\n  box:\n    root: {}\nrole: main\nconversation: c1\nllm:\n  - name: \
+                 openai\n    base_url: https://api.example\n    api_key: sk-secret\n",
+                dir.path().display()
+            ),
+        )
+        .unwrap();
+        let mut a = args("side_chat");
+        a.config = Some(file);
+        let c = host_config(&a).unwrap();
+        assert_eq!(c.runtime.role, "side_chat");
+        assert_eq!(c.runtime.bound_host, "box");
+        assert_eq!(c.conversation, "c1");
+        assert_eq!(c.runtime.llm.len(), 1);
+    }
+
+    #[test]
+    fn unknown_roles_and_keys_are_usage_errors() {
+        assert!(host_config(&args("nobody")).unwrap_err().contains("unknown role"));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.json");
+        std::fs::write(&file, r#"{"hostz": {}}"#).unwrap();
+        let mut a = args("main");
+        a.config = Some(file);
+        a.workdir = Some(dir.path().to_path_buf());
+        assert!(host_config(&a).unwrap_err().contains("hostz"));
+    }
 }

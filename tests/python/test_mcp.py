@@ -1,0 +1,382 @@
+"""`toolsurface serve` driven by the official Python MCP client (pinned in
+scripts/requirements.txt), over stdio and over streamable HTTP.
+
+Every server runs as a subprocess of the built binary with a fresh temp workdir. Timeouts
+below only guard against a hung server (a test then fails); nothing asserts on durations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import re
+import subprocess
+import threading
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import BIN, emit
+
+TRANSPORTS = ["stdio", "http"]
+GUARD_S = 60  # deadlock guard for one scenario, never a measured bound
+
+
+class HttpServer:
+    """`toolsurface serve --http 127.0.0.1:0` in the background; the URL from its stderr."""
+
+    def __init__(self, role: str, family: str, workdir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [str(BIN), "serve", "--role", role, "--family", family, "--workdir", str(workdir),
+             "--http", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=workdir,
+        )
+        self.stderr: list[str] = []
+        found = threading.Event()
+        self.url: str | None = None
+
+        def pump() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                self.stderr.append(line)
+                m = re.search(r"listening on (http://\S+)", line)
+                if m and self.url is None:
+                    self.url = m.group(1)
+                    found.set()
+            found.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        found.wait(GUARD_S)
+        if self.url is None:
+            self.close()
+            pytest.fail(f"serve --http printed no address:\n{''.join(self.stderr)}", pytrace=False)
+
+    @property
+    def authority(self) -> str:
+        assert self.url is not None
+        return self.url.split("//", 1)[1].split("/", 1)[0]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Events:
+    """Notifications the client saw."""
+
+    def __init__(self) -> None:
+        self.list_changed = 0
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.changed = asyncio.Event()
+        self.logged = asyncio.Event()
+
+    async def on_message(self, message: Any) -> None:
+        if isinstance(message, types.ServerNotification):
+            message = getattr(message, "root", message)
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changed += 1
+            self.changed.set()
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+        self.logged.set()
+
+
+@asynccontextmanager
+async def connect(
+    transport: str, workdir: Path, role: str = "side_chat", family: str = "chat"
+) -> AsyncIterator[tuple[Client, Events]]:
+    events = Events()
+    if transport == "stdio":
+        server: Any = StdioServerParameters(
+            command=str(BIN),
+            args=["serve", "--role", role, "--family", family, "--workdir", str(workdir)],
+            cwd=str(workdir),
+        )
+        http_server = None
+    else:
+        http_server = HttpServer(role, family, workdir)
+        server = http_server.url
+    try:
+        async with Client(
+            server,
+            message_handler=events.on_message,
+            logging_callback=events.on_log,
+            read_timeout_seconds=GUARD_S,
+        ) as client:
+            yield client, events
+    finally:
+        if http_server is not None:
+            http_server.close()
+
+
+def run(coro: Any) -> Any:
+    async def guarded() -> Any:
+        return await asyncio.wait_for(coro, GUARD_S * 2)
+
+    return asyncio.run(guarded())
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def dump(tool: types.Tool) -> dict[str, Any]:
+    return tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def assert_same_tools(listed: list[types.Tool], published: list[dict[str, Any]]) -> None:
+    assert [t.name for t in listed] == [t["name"] for t in published]
+    for tool, want in zip(listed, published):
+        got = dump(tool)
+        for key, value in want.items():
+            assert got.get(key) == value, f"{want['name']}.{key} differs"
+        assert list(got["inputSchema"].get("properties", {})) == list(
+            want["inputSchema"].get("properties", {})
+        ), f"{want['name']}: property order differs"
+
+
+# ---- the surface ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("role,family", [("side_chat", "chat"), ("main", "responses")])
+def test_initialize_and_list_tools_equal_emit(
+    transport: str, role: str, family: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path, role, family) as (client, _):
+            assert client.server_info is not None
+            assert client.server_info.name == "toolsurface"
+            assert client.server_capabilities.tools is not None
+            assert client.server_capabilities.tools.list_changed is True
+            listed = (await client.list_tools()).tools
+            assert_same_tools(listed, emit(role, family, "mcp"))
+
+    run(scenario())
+
+
+# ---- calls ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_shell_echo(transport: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            result = await client.call_tool("shell", {"command": "echo hi"})
+            assert result.is_error is False, text(result)
+            assert "hi" in text(result)
+
+    run(scenario())
+
+
+def session_id_of(result: types.CallToolResult) -> int:
+    structured = result.structured_content or {}
+    if "session_id" in structured:
+        return int(structured["session_id"])
+    m = re.search(r"session[_ ]id\D*(\d+)", text(result))
+    assert m, f"no session id in: {text(result)}"
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_session_poll_wait_kill(transport: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            started = await client.call_tool(
+                "shell",
+                {"command": "echo first-line; read -t 120 line; echo got-$line; sleep 120",
+                 "yield_ms": 250, "tty": True},
+            )
+            assert started.is_error is False, text(started)
+            sid = session_id_of(started)
+            wait = await client.call_tool(
+                "shell_session",
+                {"action": "wait", "session_id": sid, "until_output": "first-line",
+                 "timeout_s": 30},
+            )
+            assert wait.is_error is False, text(wait)
+            poll = await client.call_tool(
+                "shell_session", {"action": "poll", "session_id": sid, "chars": "abc\n"}
+            )
+            assert poll.is_error is False, text(poll)
+            wait = await client.call_tool(
+                "shell_session",
+                {"action": "wait", "session_id": sid, "until_output": "got-abc",
+                 "timeout_s": 30},
+            )
+            assert wait.is_error is False, text(wait)
+            listed = await client.call_tool("shell_session", {"action": "list"})
+            assert str(sid) in text(listed)
+            killed = await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
+            assert killed.is_error is False, text(killed)
+            again = await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
+            assert again.is_error is False, text(again)  # kill is idempotent
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_unread_existing_file_is_staged_with_a_confirm_token(
+    transport: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "existing.txt"
+    target.write_text("old\n")
+
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            staged = await client.call_tool(
+                "write_file", {"path": "existing.txt", "content": "new\n"}
+            )
+            body = text(staged)
+            structured = staged.structured_content or {}
+            token = structured.get("confirm_token")
+            if token is None:
+                m = re.search(r"confirm_token\W+([A-Za-z0-9_-]+)", body)
+                assert m, f"no confirm_token in: {body}"
+                token = m.group(1)
+            assert token in body, body
+            assert target.read_text() == "old\n"
+            confirmed = await client.call_tool(
+                "write_file",
+                {"path": "existing.txt", "content": "new\n", "confirm_token": token},
+            )
+            assert confirmed.is_error is False, text(confirmed)
+            assert target.read_text() == "new\n"
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_refused_and_retired_calls_are_error_results(transport: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            refused = await client.call_tool(
+                "shell_session", {"action": "kill", "session_id": 1, "timeout_s": 5}
+            )
+            assert refused.is_error is True
+            assert text(refused).startswith("action=kill"), text(refused)
+            assert "timeout_s" in text(refused)
+
+            retired = await client.call_tool("get_current_time", {})
+            assert retired.is_error is True
+            assert "`date`" in text(retired), text(retired)
+
+            unknown = await client.call_tool("shel", {"command": "true"})
+            assert unknown.is_error is True
+            assert "did you mean shell" in text(unknown), text(unknown)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_long_call_reports_progress(transport: str, tmp_path: Path) -> None:
+    seen: list[tuple[float, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message))
+
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            result = await client.call_tool(
+                "shell",
+                {"command": "sleep 2; echo done", "yield_ms": 20000},
+                progress_callback=on_progress,
+            )
+            assert result.is_error is False, text(result)
+            assert "done" in text(result)
+
+    run(scenario())
+    assert seen, "no progress notification"
+    assert seen[0] == (0.0, "shell started")
+    progress = [p for p, _ in seen]
+    assert progress == sorted(progress)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_activating_a_skill_changes_the_tool_list(transport: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path, "main", "chat") as (client, events):
+            before = (await client.list_tools()).tools
+            assert_same_tools(before, emit("main", "chat", "mcp"))
+            result = await client.call_tool("activate_skill", {"name": "sqlite"})
+            assert result.is_error is False, text(result)
+            await asyncio.wait_for(events.changed.wait(), GUARD_S)
+            after = (await client.list_tools(cache_mode="refresh")).tools
+            assert [t.name for t in after[: len(before)]] == [t.name for t in before]
+            added = [t.name for t in after[len(before):]]
+            assert added, "the skill added no tool"
+            assert all(name in text(result) for name in added), text(result)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_wake_up_arrives_as_a_log_notification(transport: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, events):
+            started = await client.call_tool(
+                "monitor_start", {"command": "sleep 1; echo ready-now; sleep 120",
+                                  "until_output": "ready-now"}
+            )
+            assert started.is_error is False, text(started)
+            sid = session_id_of(started)
+            await asyncio.wait_for(events.logged.wait(), GUARD_S)
+            wake = events.logs[0]
+            assert wake.logger == "toolsurface.wake"
+            assert wake.data["event"] == "wake_up"
+            assert wake.data["session_id"] == sid
+            assert wake.data["kind"] == "matched"
+            await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
+
+    run(scenario())
+
+
+# ---- HTTP only ---------------------------------------------------------------------------
+
+
+def post(server: HttpServer, headers: dict[str, str]) -> int:
+    host, port = server.authority.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=GUARD_S)
+    body = json.dumps({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "probe", "version": "0"}},
+    })
+    try:
+        conn.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        for k, v in {"Content-Type": "application/json",
+                     "Accept": "application/json, text/event-stream", **headers}.items():
+            conn.putheader(k, v)
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body.encode())
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_http_refuses_foreign_host_and_origin(tmp_path: Path) -> None:
+    server = HttpServer("side_chat", "chat", tmp_path)
+    try:
+        assert post(server, {"Host": server.authority}) == 200
+        assert post(server, {"Host": f"localhost:{server.authority.rsplit(':', 1)[1]}"}) == 200
+        assert post(server, {"Host": "evil.example"}) == 403
+        assert post(server, {"Host": "evil.example:80"}) == 403
+        assert post(server, {"Host": server.authority, "Origin": "http://evil.example"}) == 403
+        assert post(server, {"Host": server.authority,
+                             "Origin": f"http://{server.authority}"}) == 200
+    finally:
+        server.close()
