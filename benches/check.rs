@@ -1,8 +1,9 @@
-//! `toolsurface check` in-process: read (tool-defs only) + compile + emit every role × family
-//! + build the lock (token counts reused from the prior lock where the bytes match, as `check`
-//! does) + parse the committed lock + diff against it. `synthetic_200` / `synthetic_2000`:
-//! generated definitions (in memory, as `Sources`) with 200 / 2,000 tools spread over roles
-//! of at most 125 tools. `scripts/bench` reports `check_ms`, `scale_200_ms`, `scale_2000_ms`.
+//! `toolsurface check` in-process: read (tool-defs only), compile, emit every role × family,
+//! build the lock (token counts reused from the prior lock where the bytes match, as `check`
+//! does), parse the committed lock and diff against it. `synthetic_200` and `synthetic_2000`
+//! use generated definitions (in memory, as `Sources`) with 200 and 2,000 tools spread over
+//! roles of at most 125 tools. `scripts/bench` reports `check_ms`, `scale_200_ms` and
+//! `scale_2000_ms`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -226,6 +226,10 @@ fn git_sources_read_without_checkout() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["ledgers"][0]["net"], -18);
+    // `git:HEAD` alone means the definitions folder (tool-defs) at HEAD.
+    let o = run(&["diff", "--from", "git:HEAD", "--to", "git:HEAD:tool-defs"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains("surface diff: git:HEAD → git:HEAD:tool-defs"));
     // A lock file at a revision.
     let o = run(&[
         "diff",

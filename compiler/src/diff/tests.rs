@@ -50,3 +50,140 @@ fn literal_alternations() {
     );
     assert_eq!(compat::literal_alternation("^[a-z]+$"), None);
 }
+
+/// A one-role, one-family surface with `tools` (file stem → YAML) and `extra` files.
+fn small(tools: &[(&str, &str)], extra: &[(&str, &str)]) -> Lock {
+    let mut files = vec![
+        crate::SourceFile {
+            path: "surface.yaml".into(),
+            text: "families:\n  chat: { dialect: openai-chat }\ntraits:\n  read_only: { type: bool, default: false, doc: \"r\" }\n".into(),
+        },
+        crate::SourceFile {
+            path: "roles.yaml".into(),
+            text: format!(
+                "r:\n  description: R.\n  tools: [{}]\n",
+                tools.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        },
+    ];
+    for (n, body) in tools {
+        files.push(crate::SourceFile {
+            path: format!("tools/{n}.yaml"),
+            text: format!("name: {n}\nobject: thing\ndescription: A thing.\n{body}"),
+        });
+    }
+    for (p, t) in extra {
+        files.push(crate::SourceFile {
+            path: (*p).into(),
+            text: (*t).into(),
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let sources = crate::Sources {
+        root: "t".into(),
+        files,
+    };
+    let compiled = crate::compile(&sources);
+    let ir = compiled.ir.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            crate::diag::render_all(&compiled.diagnostics, &sources)
+        )
+    });
+    let emitted = crate::emit::surfaces(&ir).unwrap();
+    Lock::build(&ir, &emitted, None)
+}
+
+fn verdicts(a: &Lock, b: &Lock) -> Vec<(String, Verdict)> {
+    diff(a, b, None, &Options::default(), "a", "b")
+        .findings
+        .into_iter()
+        .map(|f| (f.id, f.verdict))
+        .collect()
+}
+
+const SEL: &str = "selector:\n  name: action\n  description: What.\nfields:\n  n:\n    type: integer\n    description: N.\nactions:\n  get:\n    required: [n]\n  put:\n    optional: [n]\n";
+
+#[test]
+fn selector_and_action_rules() {
+    let a = small(&[("t", SEL)], &[]);
+    let renamed = small(&[("t", &SEL.replace("name: action", "name: op"))], &[]);
+    assert!(verdicts(&a, &renamed).contains(&("selector-renamed/r/t".into(), Verdict::Breaking)));
+    let no_put = small(
+        &[("t", &SEL.replace("  put:\n    optional: [n]\n", ""))],
+        &[],
+    );
+    assert!(verdicts(&a, &no_put).contains(&("action-removed/r/t/put".into(), Verdict::Breaking)));
+    let back = verdicts(&no_put, &a);
+    assert!(
+        back.contains(&("action-added/r/t/put".into(), Verdict::Compatible)),
+        "{back:?}"
+    );
+    assert!(
+        back.iter().all(|(_, v)| *v == Verdict::Compatible),
+        "{back:?}"
+    );
+}
+
+#[test]
+fn type_rules() {
+    let int = "fields:\n  x:\n    type: integer\n    description: X.\n";
+    let num = "fields:\n  x:\n    type: number\n    description: X.\n";
+    let (i, n) = (small(&[("t", int)], &[]), small(&[("t", num)], &[]));
+    assert!(verdicts(&i, &n).contains(&("type-widened/r/t/x".into(), Verdict::Compatible)));
+    assert!(verdicts(&n, &i).contains(&("type-narrowed/r/t/x".into(), Verdict::Breaking)));
+    let p1 = "fields:\n  x:\n    type: string\n    pattern: '^[a-z]+$'\n    description: X.\n";
+    let p2 = "fields:\n  x:\n    type: string\n    pattern: '^[a-z0-9]+$'\n    description: X.\n";
+    let v = verdicts(&small(&[("t", p1)], &[]), &small(&[("t", p2)], &[]));
+    assert!(
+        v.contains(&("pattern-changed/r/t/x/pattern".into(), Verdict::Unknown)),
+        "{v:?}"
+    );
+    let lit = "fields:\n  x:\n    type: string\n    pattern: '^(?:a|b)$'\n    description: X.\n";
+    let v = verdicts(&small(&[("t", lit)], &[]), &small(&[("t", p1)], &[]));
+    assert!(
+        v.contains(&("pattern-changed/r/t/x/pattern".into(), Verdict::Compatible)),
+        "{v:?}"
+    );
+    let e = "fields:\n  x:\n    type: enum\n    values: [a, b]\n    description: X.\n";
+    let v = verdicts(&small(&[("t", e)], &[]), &small(&[("t", lit)], &[]));
+    assert!(
+        v.contains(&("type-widened/r/t/x".into(), Verdict::Compatible)),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn retired_and_aliased_removals_are_compatible() {
+    let plain = "fields:\n  n:\n    type: integer\n    description: N.\nrequired: [n]\n";
+    let a = small(&[("t", SEL), ("old_get", plain), ("gone", plain)], &[]);
+    let b = small(
+        &[("t", SEL)],
+        &[
+            (
+                "aliases.yaml",
+                "old_get:\n  tool: t\n  set: { action: get }\n",
+            ),
+            ("retired.yaml", "gone:\n  message: Use t.\n"),
+        ],
+    );
+    let d = diff(&a, &b, None, &Options::default(), "a", "b");
+    assert_eq!(d.worst(), Some(Verdict::Compatible), "{:?}", d.findings);
+    let msgs: Vec<&str> = d.findings.iter().map(|f| f.message.as_str()).collect();
+    assert!(
+        msgs.contains(&"old_get: merged into t {action: get}"),
+        "{msgs:?}"
+    );
+    assert!(msgs.contains(&"gone: retired: Use t."), "{msgs:?}");
+    let l = &d.ledgers[0];
+    assert_eq!((l.before, l.after, l.net()), (3, 1, -2));
+    // Without the retired entry the removal breaks old transcripts.
+    let c = small(
+        &[("t", SEL)],
+        &[(
+            "aliases.yaml",
+            "old_get:\n  tool: t\n  set: { action: get }\n",
+        )],
+    );
+    assert!(verdicts(&a, &c).contains(&("tool-removed/r/gone".into(), Verdict::Breaking)));
+}
