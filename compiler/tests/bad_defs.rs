@@ -276,3 +276,31 @@ fn hostile_yaml_is_reported_not_fatal() {
         assert!(rendered.contains("tools/shell.yaml"), "{rendered}");
     }
 }
+
+/// A symlinked definitions file is read like any other; dot-files are not definitions.
+#[cfg(unix)]
+#[test]
+fn symlinks_followed_and_dotfiles_skipped() {
+    let good_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/good");
+    let tmp = tempfile::tempdir().unwrap();
+    for entry in [
+        "surface.yaml",
+        "roles.yaml",
+        "aliases.yaml",
+        "retired.yaml",
+        "skills",
+        "grammars",
+        "tools",
+    ] {
+        std::os::unix::fs::symlink(good_dir.join(entry), tmp.path().join(entry)).unwrap();
+    }
+    std::fs::write(tmp.path().join(".draft.yaml"), "not: [valid").unwrap();
+    let sources = read_dir(tmp.path()).unwrap();
+    let c = compile(&sources);
+    assert!(
+        c.diagnostics.is_empty(),
+        "{}",
+        render_all(&c.diagnostics, &sources)
+    );
+    assert_eq!(c.ir.unwrap(), good());
+}

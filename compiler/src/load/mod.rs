@@ -188,7 +188,17 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
             },
             _ => {
                 let top: Vec<&str> = TOP_LEVEL.to_vec();
-                let hint = diag::did_you_mean(path, top.iter().copied()).unwrap_or_else(|| {
+                let nested = ["tools/", "skills/", "grammars/"]
+                    .into_iter()
+                    .find(|dir| path.starts_with(dir));
+                let hint = match nested {
+                    Some(dir) => Some(format!(
+                        "files go directly under {dir} (no subfolders): {dir}<name>{}",
+                        if dir == "grammars/" { ".lark" } else { ".yaml" }
+                    )),
+                    None => diag::did_you_mean(path, top.iter().copied()),
+                };
+                let hint = hint.unwrap_or_else(|| {
                     "definitions are surface.yaml, roles.yaml, aliases.yaml, retired.yaml, tools/*.yaml, skills/*.yaml, grammars/*".to_owned()
                 });
                 d.push(
@@ -219,24 +229,18 @@ fn root_name(sources: &Sources) -> &str {
 /// Sorted by path.
 pub fn read_dir(root: &Path) -> std::io::Result<Sources> {
     let mut files = Vec::new();
-    let is_yaml = |name: &str| name.ends_with(".yaml") || name.ends_with(".yml");
     for entry in std::fs::read_dir(root)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let ty = entry.file_type()?;
-        if ty.is_file() && is_yaml(&name) {
+        if name.starts_with('.') {
+            continue;
+        }
+        // Follow symlinks: a linked definitions file is a definitions file.
+        let meta = std::fs::metadata(entry.path())?;
+        if meta.is_file() && is_yaml(&name) {
             files.push(read_file(&entry.path(), name)?);
-        } else if ty.is_dir() && matches!(name.as_str(), "tools" | "skills" | "grammars") {
-            for sub in std::fs::read_dir(entry.path())? {
-                let sub = sub?;
-                let sub_name = sub.file_name().to_string_lossy().into_owned();
-                if !sub.file_type()?.is_file() || sub_name.starts_with('.') {
-                    continue;
-                }
-                if name == "grammars" || is_yaml(&sub_name) {
-                    files.push(read_file(&sub.path(), format!("{name}/{sub_name}"))?);
-                }
-            }
+        } else if meta.is_dir() && matches!(name.as_str(), "tools" | "skills" | "grammars") {
+            walk(&entry.path(), &name, name == "grammars", 0, &mut files)?;
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -244,6 +248,39 @@ pub fn read_dir(root: &Path) -> std::io::Result<Sources> {
         root: root.display().to_string(),
         files,
     })
+}
+
+fn is_yaml(name: &str) -> bool {
+    name.ends_with(".yaml") || name.ends_with(".yml")
+}
+
+/// Collect the files under `dir` (shown as `display/...`). Nested YAML files are kept so
+/// `compile` can report them as misplaced instead of silently ignoring them.
+fn walk(
+    dir: &Path,
+    display: &str,
+    any_file: bool,
+    depth: usize,
+    files: &mut Vec<SourceFile>,
+) -> std::io::Result<()> {
+    if depth > 4 {
+        return Ok(());
+    }
+    for sub in std::fs::read_dir(dir)? {
+        let sub = sub?;
+        let name = sub.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let meta = std::fs::metadata(sub.path())?;
+        let shown = format!("{display}/{name}");
+        if meta.is_dir() {
+            walk(&sub.path(), &shown, any_file, depth + 1, files)?;
+        } else if meta.is_file() && (any_file || is_yaml(&name)) {
+            files.push(read_file(&sub.path(), shown)?);
+        }
+    }
+    Ok(())
 }
 
 fn read_file(path: &Path, display: String) -> std::io::Result<SourceFile> {
