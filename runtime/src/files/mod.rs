@@ -188,6 +188,7 @@ impl FileHost {
                     .prefix("toolsurface-ssh-")
                     .tempdir_in(base)
                     .map_err(|e| FileHostError(format!("cannot create the control folder: {e}")))?;
+                remote::check_private_dir(tmp.path()).map_err(FileHostError)?;
                 (tmp.path().to_path_buf(), Some(tmp))
             }
         };
@@ -466,5 +467,17 @@ impl FileHost {
 impl Drop for FileHost {
     fn drop(&mut self) {
         self.ssh.close_all();
+        // A master may still be unlinking its socket while the folder is removed: retry.
+        if let Some(tmp) = self._control_tmp.take() {
+            let dir = tmp.keep();
+            for _ in 0..10 {
+                match std::fs::remove_dir_all(&dir) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    _ => break,
+                }
+            }
+        }
     }
 }

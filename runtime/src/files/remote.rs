@@ -102,7 +102,7 @@ stage_all() {
 lock() {
   a=0
   while ! mkdir -- "$1" 2>/dev/null; do
-    if [ ! -d "$1" ]; then return 1; fi
+    if [ ! -d "$1" ] && [ ! -w "${1%/*}" ]; then return 1; fi
     a=$((a+1))
     if [ $((a % 50)) -eq 0 ]; then
       m=$(stat -c %Y -- "$1" 2>/dev/null) && [ $(( $(date +%s) - m )) -gt 30 ] && rmdir -- "$1" 2>/dev/null

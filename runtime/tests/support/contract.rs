@@ -211,6 +211,18 @@ pub fn field(o: &ToolOutput, name: &str) -> Value {
     o.structured.as_ref().expect("structured")[name].clone()
 }
 
+/// Removes the staged copies a result names (remote ones live in the server's /tmp).
+pub fn discard_staged(s: &Side, o: &ToolOutput) {
+    for p in field(o, "staged_paths").as_array().into_iter().flatten() {
+        if let Some(dir) = p
+            .as_str()
+            .and_then(|p| s.staged_view(p).parent().map(Path::to_path_buf))
+        {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
 pub fn field_str(o: &ToolOutput, name: &str) -> String {
     field(o, name).as_str().unwrap_or_default().to_string()
 }
@@ -349,6 +361,7 @@ pub async fn a_concurrent_change_aborts_the_write(s: &Side) {
     let out = ok(s.write(s.write_req("cas.txt", "mine\n")).await);
     assert_eq!(field_str(&out, "status"), "staged");
     assert!(out.text.contains("changed since"), "{}", out.text);
+    discard_staged(s, &out);
     assert_eq!(
         s.get("cas.txt").as_deref(),
         Some("changed by someone else\n")
@@ -390,6 +403,9 @@ pub async fn an_unread_file_is_staged_and_overwrite_writes(s: &Side) {
         "the staged copy holds the content"
     );
     assert_eq!(field_str(&out, "current_sha256"), sha("precious\n"));
+    if let Some(dir) = s.staged_view(&staged).parent() {
+        fs::remove_dir_all(dir).unwrap();
+    }
     // overwrite: true writes
     let out = ok(s
         .write(WriteFile {
@@ -439,7 +455,9 @@ pub async fn a_read_file_may_be_replaced(s: &Side) {
             },
         )
         .await;
-    assert_eq!(field_str(&ok(other), "status"), "staged");
+    let other = ok(other);
+    assert_eq!(field_str(&other, "status"), "staged");
+    discard_staged(s, &other);
     assert_eq!(s.get("r.txt").as_deref(), Some("newer\n"));
 }
 

@@ -4,7 +4,10 @@
 //! mount namespace (`unshare -m`) with a private tmpfs over [`TestSshd::area`] and over the
 //! test account's home. The same absolute path therefore names two different files: the
 //! local one, and the remote one reachable by the test through `/proc/<sshd pid>/root`
-//! ([`TestSshd::remote_view`]). Needs root (unshare, sshd) — scripts/test runs as root.
+//! ([`TestSshd::remote_view`]). `/root` is a private tmpfs there as well, so root's remote
+//! login runs no rc files of this machine (a slow `.bashrc` would otherwise dominate every
+//! remote operation, as it would on a real server). Needs root (unshare, sshd) —
+//! scripts/test runs as root.
 //! std only, so the root package's bench can include it with `#[path]`.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -183,6 +186,7 @@ impl TestSshd {
         let script = format!(
             "mount -t tmpfs -o mode=0755 tmpfs \"$1\" && \
              mount -t tmpfs -o mode=0755,uid={uid},gid={gid} tmpfs \"$2\" && \
+             mount -t tmpfs -o mode=0700 tmpfs /root && \
              exec {SSHD} -D -e -f \"$3\""
         );
         let mut child = Command::new("unshare")
