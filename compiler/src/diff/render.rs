@@ -428,7 +428,9 @@ fn gh_prop(s: &str) -> String {
 /// GitHub Actions workflow commands: `::error` for breaking/unknown, `::warning` for
 /// compatible (cache-busting) findings, at the YAML line responsible.
 pub fn github(d: &Diff) -> String {
-    let mut out = String::new();
+    // The same change seen in several roles is one annotation at one line.
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    let mut lines: Vec<(String, String, String)> = Vec::new();
     for f in &d.findings {
         let level = match f.verdict {
             Verdict::Compatible => "warning",
@@ -440,6 +442,12 @@ pub fn github(d: &Diff) -> String {
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.col));
         }
+        let key = format!("{level} {} {}", props.join(","), f.message);
+        if let Some((_, roles)) = seen.iter_mut().find(|(k, _)| *k == key) {
+            roles.push(f.role.clone());
+            continue;
+        }
+        seen.push((key, vec![f.role.clone()]));
         props.push(format!(
             "title={}",
             gh_prop(&format!("{} ({})", f.id, f.verdict.as_str()))
@@ -449,12 +457,20 @@ pub fn github(d: &Diff) -> String {
         } else {
             format!(" [busts {}]", f.surfaces.join(", "))
         };
-        let _ = writeln!(
-            out,
-            "::{level} {}::{}",
-            props.join(","),
-            gh_data(&format!("{}{cache}", f.message))
-        );
+        lines.push((
+            format!("::{level} {}::", props.join(",")),
+            format!("{}{cache}", f.message),
+            String::new(),
+        ));
+    }
+    let mut out = String::new();
+    for ((head, msg, _), (_, roles)) in lines.iter().zip(&seen) {
+        let also = if roles.len() > 1 {
+            format!(" (roles: {})", roles.join(", "))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "{head}{}", gh_data(&format!("{msg}{also}")));
     }
     let _ = writeln!(out, "surface diff {} → {}: {}", d.from, d.to, summary(d));
     out
