@@ -564,7 +564,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let families = t.get("families").and_then(|n| match n.value {
         Value::Seq(_) => Some(read::string_list(n, "families", d)),
         _ => {
-            d.push(read::wrong_type(n, "families", "a list of families"));
+            d.push(read::list_expected(n, "families", "a list of families"));
             None
         }
     });

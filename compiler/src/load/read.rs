@@ -21,11 +21,31 @@ impl Sp<String> {
 pub type Diags = Vec<Diagnostic>;
 
 pub fn wrong_type(node: &Node, what: &str, expected: &str) -> Diagnostic {
+    // Show short scalars as written: "found an integer (-5)".
+    let shown = match &node.value {
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Bool(_) => {
+            format!(" ({})", crate::load::yaml::key_text(node))
+        }
+        Value::Str(s) if s.chars().count() <= 24 && !s.contains('\n') => format!(" (`{s}`)"),
+        _ => String::new(),
+    };
     Diagnostic::error(
         "wrong-type",
         Some(node.span),
-        format!("{what} must be {expected}, found {}", node.value.kind()),
+        format!(
+            "{what} must be {expected}, found {}{shown}",
+            node.value.kind()
+        ),
     )
+}
+
+/// `wrong_type` for a list, hinting the bracketed form when a single name was written.
+pub fn list_expected(node: &Node, what: &str, expected: &str) -> Diagnostic {
+    let diag = wrong_type(node, what, expected);
+    match &node.value {
+        Value::Str(s) if is_name(s) => diag.with_hint(format!("write a list: `[{s}]`")),
+        _ => diag,
+    }
 }
 
 /// A mapping whose keys are a fixed vocabulary (a struct).
@@ -186,6 +206,14 @@ pub fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
 pub fn int(node: &Node, what: &str, d: &mut Diags) -> Option<i64> {
     match node.value {
         Value::Int(i) => Some(i),
+        Value::UInt(u) => {
+            d.push(Diagnostic::error(
+                "wrong-type",
+                Some(node.span),
+                format!("{what} ({u}) is out of range (at most {})", i64::MAX),
+            ));
+            None
+        }
         _ => {
             d.push(wrong_type(node, what, "an integer"));
             None
@@ -214,7 +242,7 @@ pub fn string_list(node: &Node, what: &str, d: &mut Diags) -> Vec<Sp<String>> {
             .collect(),
         Value::Null => Vec::new(),
         _ => {
-            d.push(wrong_type(node, what, "a list of names"));
+            d.push(list_expected(node, what, "a list of names"));
             Vec::new()
         }
     }
