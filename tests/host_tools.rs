@@ -322,3 +322,37 @@ async fn configured_workdirs_are_declared_at_start() {
         serde_json::json!([app.display().to_string()])
     );
 }
+
+#[tokio::test]
+async fn device_calls_use_the_configured_ssh_config() {
+    // The alias exists only in this config file: reaching port 1 proves ssh got it with -F
+    // (and refusing there proves nothing local was read instead).
+    let dir = tempfile::tempdir().unwrap();
+    let ssh_config = dir.path().join("ssh_config");
+    write(
+        &ssh_config,
+        "Host only-in-this-config\n  HostName 127.0.0.1\n  Port 1\n  ConnectTimeout 5\n",
+    );
+    let fx = Fixture::with(Role::SideChat, Family::Chat, |c| {
+        c.with_ssh_config(&ssh_config)
+    });
+    write(&fx.path("same-name.txt"), "local content\n");
+    let result = fx
+        .one(
+            "read_file",
+            r#"{"path":"same-name.txt","device":"only-in-this-config"}"#,
+        )
+        .await;
+    assert!(result.is_error, "{}", result.text);
+    assert!(!result.text.contains("local content"), "{}", result.text);
+    assert!(result.text.contains("port 1"), "{}", result.text);
+    // The case study's ssh alias (host → device) lands on the same path.
+    let aliased = fx
+        .one(
+            "ssh_read_file",
+            r#"{"path":"same-name.txt","host":"only-in-this-config"}"#,
+        )
+        .await;
+    assert!(aliased.is_error);
+    assert!(aliased.text.contains("port 1"), "{}", aliased.text);
+}
