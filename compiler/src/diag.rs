@@ -161,7 +161,8 @@ impl Diagnostic {
     }
 }
 
-/// Render all diagnostics, errors first in source order, then a summary line.
+/// Render all diagnostics in the order given ([`crate::compile`] returns them in source
+/// order: file, line, column), then a summary line.
 pub fn render_all(diags: &[Diagnostic], sources: &Sources) -> String {
     let mut out = String::new();
     for d in diags {
