@@ -387,7 +387,10 @@ fn render_tool(
                             undefined_hint(&err),
                         ),
                     };
-                    out.add(diag, Some(at));
+                    // Unknown and retired names are wrong in every surface: no list.
+                    let everywhere =
+                        matches!(diag.code, "template-unknown-tool" | "template-retired-tool");
+                    out.add(diag, (!everywhere).then_some(at));
                     return String::new();
                 }
             },
