@@ -162,7 +162,16 @@ fn good_fixture_renders_templates_per_surface() {
     assert_eq!(ir.surfaces.len(), 2 * 4);
     let chat = ir.surface("side_chat", "chat").unwrap();
     let names: Vec<&str> = chat.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["shell", "shell_session", "read_file", "patch"]);
+    assert_eq!(
+        names,
+        [
+            "shell",
+            "shell_session",
+            "read_file",
+            "patch",
+            "activate_skill"
+        ]
+    );
     let ss = |s: &toolsurface_compiler::ir::SurfaceInstance| {
         s.tools
             .iter()

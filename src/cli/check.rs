@@ -176,10 +176,10 @@ mod tests {
             lines[0],
             "role       family       dialect           tools  actions  skill tools"
         );
-        // side_chat × chat: shell, shell_session (4 actions), read_file, patch.
+        // side_chat × chat: shell, shell_session (4 actions), read_file, patch, activate_skill.
         assert_eq!(
             lines[1],
-            "side_chat  chat         openai-chat           4        7            1"
+            "side_chat  chat         openai-chat           5        8            1"
         );
         assert_eq!(lines.len(), 1 + 8 + 1);
         assert!(lines[9].starts_with("ok: 7 tools, 2 roles, 4 families"));

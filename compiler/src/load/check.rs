@@ -651,6 +651,36 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                 )),
             );
         }
+        // Skills are activated through `activate_skill` (when the surface defines it).
+        const ACTIVATE: &str = "activate_skill";
+        if idx.tools.contains_key(ACTIVATE) {
+            let has_activate = tools.iter().any(|t| t.v == ACTIVATE);
+            if !skills.is_empty() && !has_activate {
+                d.push(
+                    Diagnostic::warning(
+                        "skills-unreachable",
+                        Some(role.name.span),
+                        format!(
+                            "{context} offers skills but not `{ACTIVATE}`, so none can be activated"
+                        ),
+                    )
+                    .with_hint(format!("add `{ACTIVATE}` to the role's tools")),
+                );
+            } else if skills.is_empty()
+                && let Some(t) = role.tools.iter().find(|t| t.v == ACTIVATE)
+            {
+                d.push(
+                    Diagnostic::warning(
+                        "activate-without-skills",
+                        Some(t.span),
+                        format!("{context} lists `{ACTIVATE}` but offers no skills"),
+                    )
+                    .with_hint(
+                        "add `skills:` to the role, or drop the tool (it is a per-request tax)",
+                    ),
+                );
+            }
+        }
         let skill_tools: BTreeMap<&str, &str> = skills
             .iter()
             .filter_map(|s| defs.skills.iter().find(|k| k.name.v == s.v))
