@@ -497,3 +497,47 @@ async fn a_call_without_result_on_interrupt_gets_the_honest_text() {
         .await;
     assert_eq!(structured(ok(&answer))["rows"], serde_json::json!([[1]]));
 }
+
+#[tokio::test]
+async fn exec_command_and_write_stdin_on_the_responses_family() {
+    let fx = Fixture::new(Role::Main, Family::Responses);
+    let started = fx
+        .one("exec_command", r#"{"cmd":"exec cat","yield_time_ms":250}"#)
+        .await;
+    let id = session_id(ok(&started));
+    let echoed = fx
+        .one(
+            "write_stdin",
+            &format!(r#"{{"session_id":{id},"chars":"typed-line\n","yield_time_ms":250}}"#),
+        )
+        .await;
+    ok(&echoed);
+    if !echoed.text.contains("typed-line") {
+        let waited = fx
+            .one(
+                "shell_session",
+                &format!(
+                    r#"{{"action":"wait","session_id":{id},"until_output":"typed-line","timeout_s":60}}"#
+                ),
+            )
+            .await;
+        assert!(waited.text.contains("typed-line"), "{}", waited.text);
+    }
+    // `shell` is not offered on this family; the session is closed with ctrl-d.
+    let refused = fx.one("shell", r#"{"command":"true"}"#).await;
+    assert!(refused.is_error);
+    let closed = fx
+        .one(
+            "shell_session",
+            &format!(r#"{{"action":"poll","session_id":{id},"keys":["ctrl-d"]}}"#),
+        )
+        .await;
+    ok(&closed);
+    let waited = fx
+        .one(
+            "shell_session",
+            &format!(r#"{{"action":"wait","session_id":{id},"timeout_s":60}}"#),
+        )
+        .await;
+    assert_eq!(structured(ok(&waited))["exit_code"], 0, "{}", waited.text);
+}

@@ -243,3 +243,56 @@ async fn retired_and_unknown_names_answer_in_place() {
     assert!(results[3].is_error);
     assert_eq!(results[3].outcome, Outcome::Refused);
 }
+
+/// Copy a definitions folder (the layout `read_dir` reads).
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn skill_arrays_are_never_built_from_definitions_that_drifted_from_the_build() {
+    let drifted = tempfile::tempdir().unwrap();
+    copy_dir(
+        &toolsurface::host::default_definitions_dir(),
+        drifted.path(),
+    );
+    let tool = drifted.path().join("tools/grep_files.yaml");
+    let text = std::fs::read_to_string(&tool).unwrap();
+    let changed = text.replacen("ripgrep", "ripgrep (drifted)", 1);
+    assert_ne!(text, changed, "the edit must change the published bytes");
+    std::fs::write(&tool, changed).unwrap();
+
+    for definitions in [Some(drifted.path().to_path_buf()), None] {
+        let fx = Fixture::with(Role::Main, Family::Chat, |mut c| {
+            c.definitions = definitions.clone();
+            c
+        });
+        let fault = fx
+            .host
+            .handle_batch(
+                host_support::calls(&[("a1", "activate_skill", r#"{"name":"sqlite"}"#)]),
+                &Turn::normal(),
+            )
+            .await
+            .expect_err("a catalog that cannot build the array ends the turn");
+        assert_eq!(fault.display_name, "activate_skill");
+        if definitions.is_some() {
+            assert!(fault.message.contains("differ"), "{}", fault.message);
+        }
+        // Nothing changed: still the resident array, no active skill.
+        assert!(fx.host.active_skills().is_empty());
+        assert_eq!(
+            fx.host.surface(&Turn::normal()).unwrap().bytes,
+            standard::published(Role::Main, Family::Chat)
+        );
+    }
+}
