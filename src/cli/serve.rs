@@ -179,10 +179,12 @@ pub fn host_config(args: &Args) -> Result<HostConfig, String> {
     if let Some(ssh) = &args.ssh_config {
         file.insert("ssh_config".into(), ssh.display().to_string().into());
     }
-    let runtime: RuntimeConfig = serde_json::from_value(serde_json::Value::Object(file))
-        .map_err(|e| match &args.config {
-            Some(p) => format!("config {}: {e}", p.display()),
-            None => e.to_string(),
+    let runtime: RuntimeConfig =
+        serde_json::from_value(serde_json::Value::Object(file)).map_err(|e| {
+            match &args.config {
+                Some(p) => format!("config {}: {e}", p.display()),
+                None => e.to_string(),
+            }
         })?;
     let mut config = HostConfig::new(runtime);
     let text = |key: &str| -> Result<Option<String>, String> {
@@ -208,7 +210,10 @@ pub fn host_config(args: &Args) -> Result<HostConfig, String> {
 }
 
 fn unknown<const N: usize>(what: &str, got: &str, all: [&str; N]) -> String {
-    format!("unknown {what} `{got}` (expected one of {})", all.join(", "))
+    format!(
+        "unknown {what} `{got}` (expected one of {})",
+        all.join(", ")
+    )
 }
 
 /// A YAML or JSON config file as a JSON object.
@@ -289,7 +294,11 @@ mod tests {
 
     #[test]
     fn unknown_roles_and_keys_are_usage_errors() {
-        assert!(host_config(&args("nobody")).unwrap_err().contains("unknown role"));
+        assert!(
+            host_config(&args("nobody"))
+                .unwrap_err()
+                .contains("unknown role")
+        );
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("serve.json");
         std::fs::write(&file, r#"{"hostz": {}}"#).unwrap();

@@ -104,12 +104,19 @@ mod tests {
     fn origin_validation_is_on_and_loopback_only_by_default() {
         let c = config(&HttpOptions::default());
         assert_eq!(c.allowed_hosts, LOOPBACK_HOSTS.map(String::from).to_vec());
-        assert_eq!(c.allowed_origins, LOOPBACK_ORIGINS.map(String::from).to_vec());
+        assert_eq!(
+            c.allowed_origins,
+            LOOPBACK_ORIGINS.map(String::from).to_vec()
+        );
         let c = config(&HttpOptions {
             allow_hosts: vec!["box.example".into()],
             allow_origins: vec!["https://app.example:443".into()],
         });
         assert!(c.allowed_hosts.iter().any(|h| h == "box.example"));
-        assert!(c.allowed_origins.iter().any(|o| o == "https://app.example:443"));
+        assert!(
+            c.allowed_origins
+                .iter()
+                .any(|o| o == "https://app.example:443")
+        );
     }
 }

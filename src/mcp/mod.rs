@@ -289,10 +289,8 @@ enum Guard<'a> {
 }
 
 fn ticker() -> tokio::time::Interval {
-    let mut ticker = tokio::time::interval_at(
-        tokio::time::Instant::now() + PROGRESS_EVERY,
-        PROGRESS_EVERY,
-    );
+    let mut ticker =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticker
 }
@@ -461,7 +459,10 @@ mod tests {
         });
         assert_eq!(r.is_error, Some(true));
         let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v["content"][0]["text"], "action=kill: unexpected field timeout_s");
+        assert_eq!(
+            v["content"][0]["text"],
+            "action=kill: unexpected field timeout_s"
+        );
         assert_eq!(v["isError"], true);
     }
 
@@ -477,9 +478,72 @@ mod tests {
             })
         };
         let r = ok(Some(serde_json::json!({"exit_code": 0})));
-        assert_eq!(r.structured_content, Some(serde_json::json!({"exit_code": 0})));
+        assert_eq!(
+            r.structured_content,
+            Some(serde_json::json!({"exit_code": 0}))
+        );
         assert_eq!(r.is_error, Some(false));
         assert_eq!(ok(Some(serde_json::json!([1]))).structured_content, None);
+    }
+
+    /// One JSON-RPC exchange over an in-memory pipe: what a stdio client sees.
+    #[tokio::test]
+    async fn tools_list_and_a_refused_call_over_json_rpc() {
+        use tokio::io::AsyncBufReadExt;
+        use tokio::io::AsyncWriteExt;
+
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::host::HostConfig::single_host(
+            "local",
+            dir.path(),
+            crate::standard::Role::SideChat,
+            crate::standard::Family::Chat,
+        );
+        let server = McpServer::new(StandardHost::new(config).unwrap(), None);
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            let running = server.serve((server_read, server_write)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let (read, mut write) = tokio::io::split(client_end);
+        let mut lines = tokio::io::BufReader::new(read).lines();
+        let mut send = async |v: serde_json::Value| {
+            write.write_all(format!("{v}\n").as_bytes()).await.unwrap();
+        };
+        send(
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},
+            "clientInfo":{"name":"t","version":"0"}}}),
+        )
+        .await;
+        let init: serde_json::Value =
+            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(init["result"]["serverInfo"]["name"], "toolsurface");
+        assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+        send(serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        send(serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"})).await;
+        let list: serde_json::Value =
+            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        let published: serde_json::Value = serde_json::from_str(crate::standard::published_mcp(
+            crate::standard::Role::SideChat,
+            crate::standard::Family::Chat,
+        ))
+        .unwrap();
+        assert_eq!(list["result"]["tools"], published);
+        send(
+            serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
+            "name":"shell_session","arguments":{"action":"kill","session_id":1,"timeout_s":5}}}),
+        )
+        .await;
+        let call: serde_json::Value =
+            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(call["result"]["isError"], true);
+        let text = call["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("action=kill: unexpected field timeout_s"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -143,7 +143,10 @@ mod tests {
                 let tools = parse_tools(bytes).unwrap();
                 let values: Vec<serde_json::Value> = serde_json::from_str(bytes).unwrap();
                 assert_eq!(tools.len(), values.len());
-                assert_eq!(serde_json::to_value(&tools).unwrap(), serde_json::json!(values));
+                assert_eq!(
+                    serde_json::to_value(&tools).unwrap(),
+                    serde_json::json!(values)
+                );
                 for (tool, value) in tools.iter().zip(&values) {
                     assert_eq!(tool.name, value["name"].as_str().unwrap());
                 }
@@ -153,51 +156,31 @@ mod tests {
 
     #[test]
     fn a_key_rmcp_does_not_model_is_refused() {
-        let err = parse_tools(
-            r#"[{"name":"x","inputSchema":{"type":"object"},"surprise":true}]"#,
-        )
-        .unwrap_err();
+        let err = parse_tools(r#"[{"name":"x","inputSchema":{"type":"object"},"surprise":true}]"#)
+            .unwrap_err();
         assert!(err.contains("does not survive"), "{err}");
     }
 
     #[test]
     fn skill_tools_are_appended_after_the_resident_ones() {
-        let role = Role::ALL
-            .into_iter()
-            .find(|r| {
-                Skill::ALL.iter().any(|s| {
-                    let active = [*s];
-                    Family::ALL.iter().any(|f| {
-                        standard::Tool::ALL.iter().any(|t| {
-                            standard::Scope::new(*r, *f).with_skills(&active).offers(*t)
-                                && !standard::Scope::new(*r, *f).offers(*t)
-                        })
-                    })
-                })
-            })
-            .expect("some role offers a skill");
-        let family = Family::ALL
-            .into_iter()
-            .find(|f| {
-                let surface = McpSurface::new(role, *f, None);
-                !surface.tools(&[]).unwrap().is_empty()
-            })
-            .unwrap();
         let surface = McpSurface::new(
-            role,
-            family,
+            Role::Main,
+            Family::Chat,
             Some(crate::host::default_definitions_dir()),
         );
         let resident = surface.tools(&[]).unwrap();
-        for skill in Skill::ALL {
-            let Ok(with) = surface.tools(&[skill]) else {
-                continue;
-            };
-            assert!(with.len() >= resident.len());
-            assert_eq!(&with[..resident.len()], &resident[..]);
-            let bytes = surface.bytes(&[skill]).unwrap();
-            let resident_bytes = surface.bytes(&[]).unwrap();
-            assert!(bytes.starts_with(resident_bytes.trim_end_matches(']')));
-        }
+        let with = surface.tools(&[Skill::Sqlite]).unwrap();
+        assert!(with.len() > resident.len());
+        assert_eq!(&with[..resident.len()], &resident[..]);
+        let bytes = surface.bytes(&[Skill::Sqlite]).unwrap();
+        let resident_bytes = surface.bytes(&[]).unwrap();
+        assert!(bytes.starts_with(resident_bytes.trim_end_matches(']')));
+    }
+
+    #[test]
+    fn without_definitions_a_skill_array_is_an_error() {
+        let surface = McpSurface::new(Role::Main, Family::Chat, None);
+        assert!(surface.tools(&[]).is_ok());
+        assert!(surface.tools(&[Skill::Sqlite]).is_err());
     }
 }

@@ -196,19 +196,20 @@ def session_id_of(result: types.CallToolResult) -> int:
 def test_session_poll_wait_kill(transport: str, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(transport, tmp_path) as (client, _):
+            # Outlives its 250 ms window: becomes a background session.
             started = await client.call_tool(
                 "shell",
-                {"command": "echo first-line; read -t 120 line; echo got-$line; sleep 120",
+                {"command": "echo first-line; read -t 120 line; sleep 1; echo got-$line; "
+                            "sleep 120",
                  "yield_ms": 250, "tty": True},
             )
             assert started.is_error is False, text(started)
+            assert started.structured_content is not None
+            assert started.structured_content["running"] is True
             sid = session_id_of(started)
-            wait = await client.call_tool(
-                "shell_session",
-                {"action": "wait", "session_id": sid, "until_output": "first-line",
-                 "timeout_s": 30},
-            )
-            assert wait.is_error is False, text(wait)
+            assert f"session_id {sid}" in text(started)
+
+            # poll types into the PTY; wait returns when the answer appears.
             poll = await client.call_tool(
                 "shell_session", {"action": "poll", "session_id": sid, "chars": "abc\n"}
             )
@@ -216,13 +217,26 @@ def test_session_poll_wait_kill(transport: str, tmp_path: Path) -> None:
             wait = await client.call_tool(
                 "shell_session",
                 {"action": "wait", "session_id": sid, "until_output": "got-abc",
-                 "timeout_s": 30},
+                 "timeout_s": 60},
             )
             assert wait.is_error is False, text(wait)
+            assert "got-abc" in text(poll) + text(wait)
+            if "got-abc" not in text(poll):
+                assert (wait.structured_content or {}).get("matched"), text(wait)
+
+            # A short wait on a session that keeps running: times out, still running.
+            short = await client.call_tool(
+                "shell_session", {"action": "wait", "session_id": sid, "timeout_s": 0.5}
+            )
+            assert short.is_error is False, text(short)
+            assert (short.structured_content or {}).get("running") is True, text(short)
+            assert "still running" in text(short)
+
             listed = await client.call_tool("shell_session", {"action": "list"})
             assert str(sid) in text(listed)
             killed = await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
             assert killed.is_error is False, text(killed)
+            assert (killed.structured_content or {}).get("running") is False, text(killed)
             again = await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
             assert again.is_error is False, text(again)  # kill is idempotent
 
