@@ -3,6 +3,30 @@
 //! (`render`). Every stage reports what it finds and carries on, so one run reports every
 //! error; the IR is handed out only when there is none.
 
+//!
+//! Diagnostic codes (stable; `Diagnostic::code`):
+//! - YAML and shape: `yaml-syntax`, `duplicate-key`, `unknown-key`, `missing-key`,
+//!   `wrong-type`, `bad-name`, `misplaced-key`, `missing-file`, `unexpected-file`.
+//! - surface.yaml: `unknown-dialect`, `like-chain`, `bad-strict`, `bad-default`,
+//!   `empty-enum`, `bad-limit`.
+//! - tools: `name-mismatch`, `duplicate-tool`, `unknown-family`, `like-family`,
+//!   `no-families`, `unknown-route`, `unknown-type`, `bad-pattern`, `bad-bounds`,
+//!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
+//!   `selector-without-actions`, `actions-without-selector`, `no-actions`,
+//!   `selector-is-field`, `bad-exactly-one-of`, `bad-forbidden-with`, `unknown-trait`,
+//!   `bad-trait-value`, `bad-syntax`, `missing-grammar`, `freeform-family`;
+//!   warning `unused-field`.
+//! - roles and skills: `unknown-tool`, `retired-tool`, `alias-not-tool`, `unknown-role`,
+//!   `extends-cycle`, `unknown-skill`, `resident-skill-tool`, `bad-budget`,
+//!   `duplicate-skill`, `empty-skill`; warnings `unused-tool`, `unused-skill`,
+//!   `skills-unreachable`, `activate-without-skills`.
+//! - aliases and retired names: `alias-shadows-tool`, `alias-shadows-retired`,
+//!   `alias-chain`, `alias-cycle`, `unknown-action`, `unknown-field`, `bad-alias-value`,
+//!   `alias-field-refused`, `retired-is-tool`, `empty-message`.
+//! - templates and limits: `template-syntax`, `template-error`, `template-unknown-tool`,
+//!   `template-absent-tool`, `template-retired-tool`, `mentions-retired-tool`,
+//!   `description-too-long`, `too-many-tools`; warning `mentions-absent-tool`.
+
 use std::path::Path;
 
 use crate::diag::{self, Diagnostic, FileId, SourceFile, Sources, Span};
