@@ -120,6 +120,10 @@ async fn skill_tools_run_after_activation_against_a_real_database() {
         .unwrap();
     assert!(status.success());
     ok(&fx.one("activate_skill", r#"{"name":"sqlite"}"#).await);
+    let tools = ok(&fx.one("introspect", r#"{"target":"tools"}"#).await).clone();
+    let listed = structured(&tools)["tools"].as_array().unwrap().clone();
+    assert_eq!(listed.last().unwrap()["name"], "sql_query", "appended last");
+    assert_eq!(structured(&tools)["skills"], serde_json::json!(["sqlite"]));
     let result = fx
         .one(
             "sql_query",

@@ -3,6 +3,11 @@
 //! request struct (the field names are the definitions' own) and calls it on the host the
 //! runtime routed the call to (`ctx.host`); selector actions go to the family's per-action
 //! functions. Blocking families (SQLite, ripgrep, git) run on tokio's blocking pool.
+//!
+//! Per host: relative paths resolve against its root; `set_workdirs` declares folders on
+//! the host the call runs on (the bound host) and the runtime's thread-wide list — what
+//! `introspect workdirs` shows — becomes that host's declared set. `shell_session list`
+//! merges every host's sessions.
 
 use std::collections::BTreeMap;
 use std::path::Path;
