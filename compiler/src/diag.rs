@@ -178,7 +178,10 @@ pub fn render_all(diags: &[Diagnostic], sources: &Sources) -> String {
 }
 
 /// `did you mean X?` for the closest of `candidates` (Jaro-Winkler ≥ 0.8 or edit distance ≤ 2).
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     let mut best: Option<(f64, &str)> = None;
     for c in candidates {
         let score = strsim::jaro_winkler(name, c);
