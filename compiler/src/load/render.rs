@@ -13,6 +13,8 @@ use crate::diag::{self, Diagnostic, Sources, Span};
 use crate::ir::{Ir, RenderedTool, Template, Tool, Type};
 
 /// What the template functions can see: the surface currently being rendered.
+type Refusal = (&'static str, String, Option<String>, String);
+
 #[derive(Default)]
 struct Surface {
     role: String,
@@ -20,8 +22,9 @@ struct Surface {
     names: BTreeSet<String>,
     all_tools: BTreeSet<String>,
     retired: BTreeMap<String, String>,
-    /// Set by `tool()` when it refuses, so the diagnostic can carry a precise message.
-    refusal: Option<(&'static str, String, Option<String>)>,
+    /// Every `tool()` refusal of the render in progress: (code, message, hint, name).
+    /// `tool()` records and carries on, so one render reports every bad name.
+    refusals: Vec<Refusal>,
 }
 
 fn lock(s: &Mutex<Surface>) -> std::sync::MutexGuard<'_, Surface> {
@@ -144,9 +147,8 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
                     diag::did_you_mean(&name, s.all_tools.iter().map(String::as_str)),
                 )
             };
-            let detail = refusal.1.clone();
-            s.refusal = Some(refusal);
-            Err(minijinja::Error::new(ErrorKind::InvalidOperation, detail))
+            s.refusals.push((refusal.0, refusal.1, refusal.2, name.clone()));
+            Ok(name)
         });
     }
     {
@@ -365,35 +367,40 @@ fn render_tool(
         let text = match &slot.tpl {
             Tpl::Text(t) => t.clone(),
             Tpl::Broken => return String::new(),
-            Tpl::Compiled(t) => match t.render(ctx) {
-                Ok(s) => s.trim_end().to_owned(),
-                Err(err) => {
-                    let refusal = lock(state).refusal.take();
-                    let diag = match refusal {
-                        Some((code, message, hint)) => template_diag(
-                            slot.template,
-                            &err,
-                            sources,
-                            code,
-                            format!("{}: {message}", slot.what),
-                            hint,
-                        ),
-                        None => template_diag(
+            Tpl::Compiled(t) => {
+                let rendered = t.render(ctx);
+                let refusals = std::mem::take(&mut lock(state).refusals);
+                let refused = !refusals.is_empty();
+                for (code, message, hint, name) in refusals {
+                    let range = find_call(&slot.template.source, &name);
+                    let span = span_in_template(slot.template, range, 0, sources);
+                    let mut diag =
+                        Diagnostic::error(code, Some(span), format!("{}: {message}", slot.what));
+                    if let Some(h) = hint {
+                        diag = diag.with_hint(h);
+                    }
+                    // Unknown and retired names are wrong in every surface: no list.
+                    let everywhere =
+                        matches!(code, "template-unknown-tool" | "template-retired-tool");
+                    out.add(diag, (!everywhere).then_some(at));
+                }
+                match rendered {
+                    Ok(_) if refused => return String::new(),
+                    Ok(s) => s.trim_end().to_owned(),
+                    Err(err) => {
+                        let diag = template_diag(
                             slot.template,
                             &err,
                             sources,
                             "template-error",
                             format!("{}: {}", slot.what, err_text(&err, &slot.template.source)),
                             undefined_hint(&err),
-                        ),
-                    };
-                    // Unknown and retired names are wrong in every surface: no list.
-                    let everywhere =
-                        matches!(diag.code, "template-unknown-tool" | "template-retired-tool");
-                    out.add(diag, (!everywhere).then_some(at));
-                    return String::new();
+                        );
+                        out.add(diag, Some(at));
+                        return String::new();
+                    }
                 }
-            },
+            }
         };
         mentions(&text, slot, state, sources, at, out);
         let chars = text.chars().count();
@@ -596,6 +603,24 @@ fn tool_like_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         }
     }
     out.into_iter()
+}
+
+/// Where `tool("name")` (or `tool('name')`) is written in a template: the quoted name.
+fn find_call(src: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    ['"', '\''].into_iter().find_map(|q| {
+        let quoted = format!("{q}{name}{q}");
+        let mut from = 0;
+        while let Some(i) = src.get(from..).and_then(|rest| rest.find(&quoted)) {
+            let at = from + i;
+            let before = src.get(..at).unwrap_or("").trim_end();
+            if before.ends_with("tool(") {
+                let start = before.len().saturating_sub("tool(".len());
+                return Some(start..at + quoted.len() + 1);
+            }
+            from = at + quoted.len();
+        }
+        None
+    })
 }
 
 /// The byte range of `word` as a whole word in `src`, if it is written there literally.
