@@ -9,6 +9,11 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use hyper::Method;
+use hyper::Request;
+use hyper::Response;
+use hyper::StatusCode;
+use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rmcp::transport::StreamableHttpServerConfig;
@@ -78,7 +83,12 @@ pub async fn serve(
                 continue;
             }
         };
-        let service = TowerToHyperService::new(service.clone());
+        let tower = TowerToHyperService::new(service.clone());
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let delete = request.method() == Method::DELETE;
+            let response = hyper::service::Service::call(&tower, request);
+            async move { response.await.map(|r| session_deleted_status(delete, r)) }
+        });
         tokio::spawn(async move {
             let served = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -90,6 +100,15 @@ pub async fn serve(
     }
 }
 
+/// rmcp answers a session `DELETE` with 202 Accepted; MCP clients (the Python SDK among
+/// them) expect 200 or 204 for a terminated session, so it becomes 204 No Content.
+fn session_deleted_status<B>(delete: bool, mut response: Response<B>) -> Response<B> {
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
+}
+
 fn log_connection_error(peer: SocketAddr, e: &hyper::Error) {
     if !e.is_incomplete_message() {
         eprintln!("toolsurface serve: connection from {peer}: {e}");
@@ -99,6 +118,24 @@ fn log_connection_error(peer: SocketAddr, e: &hyper::Error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deleted_session_answers_204() {
+        let accepted = || {
+            Response::builder()
+                .status(StatusCode::ACCEPTED)
+                .body(())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            session_deleted_status(true, accepted()).status(),
+            StatusCode::NO_CONTENT
+        );
+        assert_eq!(
+            session_deleted_status(false, accepted()).status(),
+            StatusCode::ACCEPTED
+        );
+    }
 
     #[test]
     fn origin_validation_is_on_and_loopback_only_by_default() {

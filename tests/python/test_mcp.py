@@ -359,6 +359,36 @@ def test_wake_up_arrives_as_a_log_notification(transport: str, tmp_path: Path) -
     run(scenario())
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_cancelled_call_is_interrupted_and_its_command_kept(
+    transport: str, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            # The client gives up on a call whose command would block it for minutes:
+            # notifications/cancelled interrupts the turn; shell hands its command over to a
+            # background session (result_on_interrupt), so the next call is served at once
+            # and finds the command still running.
+            with pytest.raises((asyncio.TimeoutError, TimeoutError)):
+                await asyncio.wait_for(
+                    client.call_tool(
+                        "shell", {"command": "sleep 300; echo never", "yield_ms": 30000}
+                    ),
+                    1.0,
+                )
+            listed = await client.call_tool("shell_session", {"action": "list"})
+            assert listed.is_error is False, text(listed)
+            line = next(
+                (l for l in text(listed).splitlines() if "sleep 300; echo never" in l), None
+            )
+            assert line is not None and "running" in line, text(listed)
+            sid = int(line.split()[0])
+            killed = await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
+            assert killed.is_error is False, text(killed)
+
+    run(scenario())
+
+
 # ---- HTTP only ---------------------------------------------------------------------------
 
 
@@ -382,6 +412,17 @@ def post(server: HttpServer, headers: dict[str, str]) -> int:
         conn.close()
 
 
+def test_http_session_ends_cleanly(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> None:
+        async with connect("http", tmp_path) as (client, _):
+            await client.list_tools()
+
+    with caplog.at_level("DEBUG"):
+        run(scenario())
+    failures = [r.getMessage() for r in caplog.records if "termination failed" in r.getMessage()]
+    assert not failures
+
+
 def test_http_refuses_foreign_host_and_origin(tmp_path: Path) -> None:
     server = HttpServer("side_chat", "chat", tmp_path)
     try:
@@ -394,3 +435,53 @@ def test_http_refuses_foreign_host_and_origin(tmp_path: Path) -> None:
                              "Origin": f"http://{server.authority}"}) == 200
     finally:
         server.close()
+
+
+# ---- configuration ----------------------------------------------------------------------
+
+
+def test_config_file_feeds_introspect_with_secrets_redacted(tmp_path: Path) -> None:
+    config = tmp_path / "serve.yaml"
+    config.write_text(
+        "llm:\n"
+        "  - name: openai\n"
+        "    base_url: https://api.example.invalid/v1\n"
+        "    models: [gpt-5]\n"
+        "    api_key: sk-very-secret-123\n"
+        "conversation: test-thread\n"
+    )
+
+    async def scenario() -> None:
+        params = StdioServerParameters(
+            command=str(BIN),
+            args=["serve", "--role", "main", "--workdir", str(tmp_path), "--config", str(config)],
+            cwd=str(tmp_path),
+        )
+        async with Client(params, read_timeout_seconds=GUARD_S) as client:
+            llm = await client.call_tool("introspect", {"target": "llm"})
+            assert llm.is_error is False, text(llm)
+            assert "openai" in text(llm)
+            assert "sk-very-secret-123" not in text(llm) + json.dumps(llm.structured_content)
+            hosts = await client.call_tool("introspect", {"target": "hosts"})
+            assert str(tmp_path.resolve()) in text(hosts)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ([], "--role"),
+        (["--role", "nobody"], "unknown role `nobody`"),
+        (["--role", "main", "--family", "nope"], "unknown family `nope`"),
+        (["--role", "main", "--workdir", "/nonexistent/toolsurface"], "--workdir"),
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [str(BIN), "serve", *args], capture_output=True, text=True, cwd=tmp_path,
+        stdin=subprocess.DEVNULL, timeout=GUARD_S, check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert proc.stdout == ""
