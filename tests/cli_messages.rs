@@ -89,7 +89,10 @@ fn import_then_read_the_sample_transcript() {
         out.starts_with("message m-0007 tool_result: characters 5900..5952 of 5952 (end)\n"),
         "{out}"
     );
-    assert!(out.ends_with("0 filtered out; finished in 0.42s\n"), "{out}");
+    assert!(
+        out.ends_with("0 filtered out; finished in 0.42s\n"),
+        "{out}"
+    );
 
     let o = run(
         d.path(),

@@ -127,8 +127,13 @@ pub struct TraitDecl {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TraitKind {
-    Bool { default: bool },
-    Enum { values: Vec<String>, default: String },
+    Bool {
+        default: bool,
+    },
+    Enum {
+        values: Vec<String>,
+        default: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -291,7 +296,10 @@ pub struct Action {
 
 impl Action {
     pub fn uses(&self, field: &str) -> bool {
-        self.required.iter().chain(&self.optional).any(|f| f == field)
+        self.required
+            .iter()
+            .chain(&self.optional)
+            .any(|f| f == field)
     }
     pub fn is_required(&self, field: &str) -> bool {
         self.required.iter().any(|f| f == field)

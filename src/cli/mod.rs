@@ -75,7 +75,11 @@ pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { Status::Usage as u8 } else { 0 };
+            let code = if e.use_stderr() {
+                Status::Usage as u8
+            } else {
+                0
+            };
             let _ = e.print();
             return std::process::ExitCode::from(code);
         }
