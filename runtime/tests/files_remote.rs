@@ -449,6 +449,9 @@ async fn permission_failures_stage_the_content_remotely() {
     assert_eq!(field_str(&out, "status"), "staged", "{}", out.text);
     let staged = field(&out, "staged_paths")[0].as_str().unwrap().to_string();
     fs::remove_dir_all(s.staged_view(&staged).parent().unwrap()).unwrap();
+    // one ssh exec per write, two for the edit (read, then compare-and-swap): nothing was
+    // retried with other credentials, sudo or a new login
+    assert_eq!(s.host.ssh_spawn_count(), 3 + 2);
     // nothing changed: contents, modes, owners; no temp or lock left
     for dir in [&locked, &open] {
         let f = dir.join("root.txt");
@@ -482,7 +485,7 @@ async fn a_concurrent_remote_writer_loses_no_update_over_100_cas_writes() {
          while [ ! -e '{stop}' ] && [ $j -lt 3000 ]; do \
            until mkdir .race.txt.toolsurface-lock 2>/dev/null; do sleep 0.005; done; \
            cp '{target}' .race.tmp && echo \"B $j\" >> .race.tmp && mv .race.tmp '{target}'; \
-           rmdir .race.txt.toolsurface-lock; j=$((j+1)); echo $j > '{count}'; sleep 0.02; \
+           rmdir .race.txt.toolsurface-lock; j=$((j+1)); echo $j > '{count}'; sleep 0.1; \
          done"
     );
     let mut remote_writer = Command::new("ssh")
@@ -563,7 +566,7 @@ async fn a_remote_edit_racing_a_writer_never_loses_the_other_write() {
          while [ ! -e '{stop}' ] && [ $j -lt 3000 ]; do \
            until mkdir .e.txt.toolsurface-lock 2>/dev/null; do sleep 0.005; done; \
            cp '{target}' .e.tmp && echo \"B $j\" >> .e.tmp && mv .e.tmp '{target}'; \
-           rmdir .e.txt.toolsurface-lock; j=$((j+1)); echo $j > e.count; sleep 0.02; \
+           rmdir .e.txt.toolsurface-lock; j=$((j+1)); echo $j > e.count; sleep 0.1; \
          done"
     );
     let mut remote_writer = Command::new("ssh")
