@@ -20,7 +20,8 @@
 //!   includes the skill's tools.
 //! - Wake-ups (a watched session exited or its output matched) are sent to every connected
 //!   client as `notifications/message` (logging) with level `notice`, logger
-//!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]).
+//!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]). While no client is
+//!   connected they are kept (up to [`MAX_PENDING_WAKES`]) for the next one.
 //!
 //! Protocol versions: the handshake-era revisions (2024-11-05 … 2025-11-25). The stateless
 //! 2026-07-28 revision is not offered: its server-to-client notifications (list changes,
@@ -34,6 +35,7 @@
 pub mod http;
 pub mod tools;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
@@ -62,6 +64,7 @@ use rmcp::model::ProgressToken;
 use rmcp::model::ProtocolVersion;
 use rmcp::model::ServerCapabilities;
 use rmcp::model::Tool;
+use rmcp::service::NotificationContext;
 use rmcp::service::Peer;
 use rmcp::service::RequestContext;
 use toolsurface_runtime::core::ToolResult;
@@ -77,6 +80,8 @@ use tools::McpSurface;
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 /// The logger name of wake-up notifications.
 pub const WAKE_LOGGER: &str = "toolsurface.wake";
+/// Wake-ups kept for the next client while none is connected (the oldest are dropped).
+pub const MAX_PENDING_WAKES: usize = 256;
 
 /// The MCP server of one conversation thread. Cheap to clone (every clone serves the same
 /// host: one per stdio connection, one per HTTP session).
@@ -90,6 +95,8 @@ struct Inner {
     surface: McpSurface,
     /// Connected clients, for notifications outside a request (list changes, wake-ups).
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Wake-ups that arrived while no client was connected, for the next one.
+    pending_wakes: Mutex<VecDeque<WakeUp>>,
     /// Read side for parallel-safe calls, write side for every other call.
     calls: tokio::sync::RwLock<()>,
     next_call: AtomicU64,
@@ -114,6 +121,7 @@ impl McpServer {
                 host: Arc::new(host),
                 surface,
                 peers: Mutex::new(Vec::new()),
+                pending_wakes: Mutex::new(VecDeque::new()),
                 calls: tokio::sync::RwLock::new(()),
                 next_call: AtomicU64::new(1),
             }),
@@ -150,6 +158,22 @@ impl McpServer {
             peers.len(),
             if peers.len() == 1 { "" } else { "s" }
         );
+        if peers.is_empty() {
+            let mut pending = self
+                .inner
+                .pending_wakes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if pending.len() == MAX_PENDING_WAKES {
+                pending.pop_front();
+            }
+            pending.push_back(wake.clone());
+            return;
+        }
+        self.send_wake(wake, peers).await;
+    }
+
+    async fn send_wake(&self, wake: &WakeUp, peers: Vec<Peer<RoleServer>>) {
         let mut param = LoggingMessageNotificationParam::new(LoggingLevel::Notice, wake_data(wake));
         param.logger = Some(WAKE_LOGGER.to_owned());
         for peer in peers {
@@ -402,6 +426,19 @@ impl ServerHandler for McpServer {
         context.peer.set_peer_info(request.clone());
         self.remember(&context.peer);
         self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let pending: Vec<WakeUp> = self
+            .inner
+            .pending_wakes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+            .collect();
+        for wake in pending {
+            self.send_wake(&wake, vec![context.peer.clone()]).await;
+        }
     }
 
     async fn list_tools(

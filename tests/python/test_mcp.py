@@ -21,7 +21,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, emit
+from conftest import BIN, emit, surfaces
 
 TRANSPORTS = ["stdio", "http"]
 GUARD_S = 60  # deadlock guard for one scenario, never a measured bound
@@ -97,11 +97,19 @@ class Events:
 
 @asynccontextmanager
 async def connect(
-    transport: str, workdir: Path, role: str = "side_chat", family: str = "chat"
+    transport: str,
+    workdir: Path,
+    role: str = "side_chat",
+    family: str = "chat",
+    running: HttpServer | None = None,
 ) -> AsyncIterator[tuple[Client, Events]]:
+    """A client of a new server (or of `running`, which the caller closes)."""
     events = Events()
-    if transport == "stdio":
-        server: Any = StdioServerParameters(
+    if running is not None:
+        server: Any = running.url
+        http_server = None
+    elif transport == "stdio":
+        server = StdioServerParameters(
             command=str(BIN),
             args=["serve", "--role", role, "--family", family, "--workdir", str(workdir)],
             cwd=str(workdir),
@@ -165,6 +173,15 @@ def test_initialize_and_list_tools_equal_emit(
             assert client.server_capabilities.tools.list_changed is True
             listed = (await client.list_tools()).tools
             assert_same_tools(listed, emit(role, family, "mcp"))
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("role,family", surfaces())
+def test_every_surface_lists_as_emitted(role: str, family: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect("stdio", tmp_path, role, family) as (client, _):
+            assert_same_tools((await client.list_tools()).tools, emit(role, family, "mcp"))
 
     run(scenario())
 
@@ -410,6 +427,37 @@ def post(server: HttpServer, headers: dict[str, str]) -> int:
         return conn.getresponse().status
     finally:
         conn.close()
+
+
+def test_wake_up_while_no_client_is_connected_goes_to_the_next_one(tmp_path: Path) -> None:
+    server = HttpServer("side_chat", "chat", tmp_path)
+
+    async def first() -> int:
+        async with connect("http", tmp_path, running=server) as (client, _):
+            started = await client.call_tool(
+                "monitor_start", {"command": "sleep 1; echo ready-later; sleep 120",
+                                  "until_output": "ready-later"}
+            )
+            assert started.is_error is False, text(started)
+            return session_id_of(started)
+
+    async def wait_for_unheard_wake() -> None:
+        while not any("wake-up" in l and "(0 clients)" in l for l in server.stderr):
+            await asyncio.sleep(0.1)
+
+    async def second(sid: int) -> None:
+        async with connect("http", tmp_path, running=server) as (client, events):
+            await asyncio.wait_for(events.logged.wait(), GUARD_S)
+            assert events.logs[0].data["session_id"] == sid
+            assert events.logs[0].data["kind"] == "matched"
+            await client.call_tool("shell_session", {"action": "kill", "session_id": sid})
+
+    try:
+        sid = run(first())
+        run(wait_for_unheard_wake())
+        run(second(sid))
+    finally:
+        server.close()
 
 
 def test_http_session_ends_cleanly(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
