@@ -335,3 +335,74 @@ fn permission_failures_stage_the_content() {
     );
     let _ = sha("");
 }
+
+/// The local write is the same compare-and-swap: 100 read + CAS writes race a writer
+/// thread that honours the lock convention (`mkdir <dir>/.<name>.toolsurface-lock`);
+/// every write lands or reports a conflict, and no line of either writer is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_local_writer_loses_no_update_over_100_cas_writes() {
+    let s = Side::local();
+    s.put("race.txt", "");
+    let dir = s.view.clone();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let writer = std::thread::spawn(move || {
+        let lock = dir.join(".race.txt.toolsurface-lock");
+        let mut j = 0usize;
+        while !stop2.load(std::sync::atomic::Ordering::SeqCst) {
+            while fs::create_dir(&lock).is_err() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let mut text = fs::read_to_string(dir.join("race.txt")).unwrap();
+            text.push_str(&format!("B {j}\n"));
+            fs::write(dir.join(".race.tmp"), text).unwrap();
+            fs::rename(dir.join(".race.tmp"), dir.join("race.txt")).unwrap();
+            fs::remove_dir(&lock).unwrap();
+            j += 1;
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        j
+    });
+    let mut landed = Vec::new();
+    let mut conflicts = 0;
+    for i in 0..100 {
+        let read = ok(s.read("race.txt").await);
+        let seen = field_str(&read, "sha256");
+        let content = field_str(&read, "content");
+        match s
+            .write(WriteFile {
+                expected_sha256: Some(seen.clone()),
+                ..s.write_req("race.txt", &format!("{content}A {i}\n"))
+            })
+            .await
+        {
+            Ok(o) => {
+                assert_eq!(field_str(&o, "status"), "written", "{}", o.text);
+                assert_eq!(field_str(&o, "old_sha256"), seen);
+                landed.push(format!("A {i}"));
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("does not match") && msg.contains(&seen),
+                    "{msg}"
+                );
+                conflicts += 1;
+            }
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let b_count = writer.join().unwrap();
+    let text = s.get("race.txt").unwrap();
+    let a: Vec<&str> = text.lines().filter(|l| l.starts_with("A ")).collect();
+    assert_eq!(landed.len() + conflicts, 100);
+    assert_eq!(a, landed.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("B ")).count(),
+        b_count
+    );
+    eprintln!(
+        "local race: {} landed, {conflicts} conflicts, writer {b_count}",
+        landed.len()
+    );
+}

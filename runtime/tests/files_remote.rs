@@ -615,3 +615,28 @@ impl Drop for StopFile {
         let _ = fs::write(&self.0, "");
     }
 }
+
+/// A cancelled call stops its ssh process and says so.
+#[tokio::test]
+async fn a_cancelled_call_stops_the_remote_operation() {
+    let s = Side::remote();
+    s.put("c.txt", "x\n");
+    let cx = ctx();
+    cx.cancel.cancel();
+    let err = model_err(
+        s.host
+            .read_file(
+                "c",
+                &cx,
+                ReadFile {
+                    path: s.path("c.txt"),
+                    device: s.device.clone(),
+                    ..ReadFile::default()
+                },
+            )
+            .await,
+    );
+    assert!(err.contains("cancelled"), "{err}");
+    // the next call works normally
+    ok(s.read("c.txt").await);
+}
