@@ -71,6 +71,11 @@
 //! # Wake-ups
 //!
 //! [`WakeSink`] is this module's minimal contract with the runtime core (`wake(WakeUp)`);
+//! A session's exit is published (and its exit wake-up sent) only once the reader has
+//! drained what the leader printed: end of output, or, when a leftover child keeps the
+//! terminal/pipe open, no byte left in the kernel after 250 ms (at most 2 s). So a match
+//! printed right before the exit wakes first, and a finished result holds all output.
+//! Match watchers live until end of output (a leftover child's output can still match).
 //! `core::WakeSender` implements it over the runtime's event channel (hand
 //! `Arc::new(runtime.wake_sender())` to [`ShellHost::new`]). An unbounded tokio mpsc sender
 //! of [`WakeUp`] implements it as is (tests).
@@ -280,8 +285,6 @@ const DEFAULT_YIELD_MS: i64 = 10_000;
 const DEFAULT_WRITE_YIELD_MS: i64 = 250;
 const DEFAULT_MAX_TOKENS: i64 = 10_000;
 const DEFAULT_WAIT_S: f64 = 30.0;
-/// After the leader exits, how long to wait for the rest of its output (EOF).
-const EOF_GRACE: Duration = Duration::from_millis(250);
 /// Warn when this many slots are left.
 const WARN_SLOTS_LEFT: usize = 8;
 
@@ -845,10 +848,7 @@ impl ShellHost {
             st.exit.is_some()
         })
         .await;
-        if matched.is_none() && end == WaitEnd::Met {
-            // Exited: collect the rest of its output.
-            let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
-        }
+        // An exit is published only after the output is drained: nothing more to collect.
         let waited = started.elapsed().as_secs_f64();
         let mut st = s.lock();
         let reason = match (&matched, end, st.exit) {
@@ -909,8 +909,7 @@ impl ShellHost {
                 }
             }
         }
-        // Collect what it printed last.
-        let _ = wait_for(&s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
+        // Once the exit is published its output is complete (see `Session::spawn`).
         let mut st = s.lock();
         let from = st.cursor;
         let r = render(&st.buf, from, st.buf.total(), max_bytes(None), false);
@@ -1074,13 +1073,9 @@ async fn wait_for(
     }
 }
 
-/// Waits for exit (then for the rest of the output, briefly) or the deadline / interrupt.
+/// Waits for exit (published with the output drained) or the deadline / interrupt.
 async fn wait_exit_or(s: &Session, ctx: &CallContext, deadline: Instant) -> WaitEnd {
-    let end = wait_for(s, ctx, deadline, false, |st| st.exit.is_some()).await;
-    if end == WaitEnd::Met {
-        let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
-    }
-    end
+    wait_for(s, ctx, deadline, false, |st| st.exit.is_some()).await
 }
 
 /// After input: wait for output to start (≤ 500 ms) and then to pause for 100 ms
@@ -1102,7 +1097,6 @@ async fn settle(s: &Session, ctx: &CallContext) {
             (st.buf.total(), st.exit.is_some())
         };
         if exited {
-            let _ = wait_for(s, ctx, Instant::now() + EOF_GRACE, false, |st| st.eof).await;
             return;
         }
         last = total;

@@ -8,14 +8,21 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use tokio::sync::watch;
 
 use super::buffer::OutputBuffer;
 use super::{WakeKind, WakeSink, WakeUp};
+
+/// After the leader exits while another process holds its output open: how long to wait
+/// for end of output before settling for "nothing left to read".
+pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
+/// The longest the exit is held back for output (a leftover child that keeps printing).
+pub const DRAIN_CAP: Duration = Duration::from_secs(2);
+const DRAIN_STEP: Duration = Duration::from_millis(25);
 
 /// How a session's leader process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +123,8 @@ pub struct State {
     pub buf: OutputBuffer,
     /// Absolute offset of the next unread byte.
     pub cursor: u64,
+    /// How the leader ended: set once it is reaped *and* its output is drained (see
+    /// [`Session::spawn`]), so whoever sees it also sees everything it printed.
     pub exit: Option<Exit>,
     /// The reader saw end of output (every holder of the terminal/pipe closed it).
     pub eof: bool,
@@ -154,6 +163,11 @@ pub struct Session {
     /// for every chunk.
     pub output_waiters: AtomicUsize,
     pub wake: Arc<dyn WakeSink>,
+    /// Notified (with `state`) when the reader reaches end of output.
+    eof_cv: Condvar,
+    /// The reader holds bytes it has taken from the kernel but not yet pushed (set before
+    /// each read, cleared after the bytes are in the buffer and the watchers saw them).
+    reading: AtomicBool,
 }
 
 impl std::fmt::Debug for Session {
@@ -213,6 +227,14 @@ impl Session {
     }
 
     /// Starts the process and its reader and waiter threads.
+    ///
+    /// The reader feeds the buffer and the match watchers; the waiter reaps the leader,
+    /// then waits for the reader to drain what the leader printed (end of output; or, when
+    /// another process keeps the terminal/pipe open, nothing left in the kernel after
+    /// [`DRAIN_GRACE`], at most [`DRAIN_CAP`]) and only then publishes the exit and sends
+    /// the exit wake-ups. So a match printed right before exiting wakes before the exit,
+    /// and `exit` being set means the output is complete. Match watchers live until end of
+    /// output: what a leftover child prints after the leader's exit can still match.
     pub fn spawn(s: Spawn<'_>) -> io::Result<Arc<Session>> {
         let (child, read_fd, writer, master) = if s.tty {
             spawn_pty(&s)?
@@ -220,6 +242,15 @@ impl Session {
             spawn_pipes(&s)?
         };
         let pid = i32::try_from(child.id()).map_err(io::Error::other)?;
+        // The waiter's own view of the output descriptor, to see whether bytes are still
+        // waiting in the kernel when the leader has exited.
+        let probe = match dup_cloexec(read_fd.as_raw_fd()) {
+            Ok(fd) => fd,
+            Err(e) => {
+                kill_and_reap(child);
+                return Err(e);
+            }
+        };
         let (changed, _) = watch::channel(0u64);
         let session = Arc::new(Session {
             id: s.id,
@@ -244,6 +275,8 @@ impl Session {
             stop: AtomicBool::new(false),
             output_waiters: AtomicUsize::new(0),
             wake: s.wake,
+            eof_cv: Condvar::new(),
+            reading: AtomicBool::new(false),
         });
         let reader = Arc::clone(&session);
         let waiter = Arc::clone(&session);
@@ -253,7 +286,7 @@ impl Session {
             .and_then(|_| {
                 std::thread::Builder::new()
                     .name(format!("shell-wait-{}", s.id))
-                    .spawn(move || waiter.wait_loop(child))
+                    .spawn(move || waiter.wait_loop(child, probe))
             });
         if let Err(e) = spawned {
             // Without threads nothing would reap it: kill now (the child handle was moved
@@ -290,16 +323,26 @@ impl Session {
                 }
                 break;
             }
-            match file.read(&mut chunk) {
+            self.reading.store(true, Ordering::SeqCst);
+            let r = file.read(&mut chunk);
+            match r {
                 Ok(0) => break,
                 Ok(n) => self.on_output(&chunk[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 // EIO: the terminal's last slave descriptor was closed.
                 Err(_) => break,
             }
+            self.reading.store(false, Ordering::SeqCst);
         }
-        self.lock().eof = true;
+        {
+            let mut st = self.lock();
+            st.eof = true;
+            // Nothing more can arrive: match watchers can never fire now.
+            st.watchers.retain(|w| matches!(w.kind, WatchKind::Exit));
+        }
+        self.reading.store(false, Ordering::SeqCst);
+        self.eof_cv.notify_all();
         self.bump();
     }
 
@@ -337,7 +380,7 @@ impl Session {
         }
     }
 
-    fn wait_loop(&self, mut child: Child) {
+    fn wait_loop(&self, mut child: Child, probe: OwnedFd) {
         let exit = loop {
             match child.wait() {
                 Ok(status) => {
@@ -362,10 +405,12 @@ impl Session {
             io.writer = None;
             io.master = None;
         }
+        let mut st = self.await_drained(&probe);
+        drop(probe);
         let mut fired = Vec::new();
         {
-            let mut st = self.lock();
             st.exit = Some(exit);
+            let eof = st.eof;
             if !st.killed {
                 st.watchers.retain(|w| match w.kind {
                     WatchKind::Exit => {
@@ -378,15 +423,49 @@ impl Session {
                         ));
                         false
                     }
-                    WatchKind::Match(_) => false,
+                    // Until end of output (the reader drops them then).
+                    WatchKind::Match(_) => !eof,
                 });
             } else {
                 st.watchers.clear();
             }
+            drop(st);
         }
         self.bump();
         self.fire(fired);
         reap_orphans();
+    }
+
+    /// After the leader is reaped: waits until the reader has seen end of output, or (a
+    /// leftover child holds the terminal/pipe open) until, after [`DRAIN_GRACE`], no byte
+    /// waits in the kernel and the reader holds none; never longer than [`DRAIN_CAP`]
+    /// (a leftover child that keeps printing). Returns with the state locked.
+    fn await_drained(&self, probe: &OwnedFd) -> MutexGuard<'_, State> {
+        let started = Instant::now();
+        let mut st = self.lock();
+        loop {
+            if st.eof || self.stop.load(Ordering::SeqCst) {
+                return st;
+            }
+            let waited = started.elapsed();
+            if waited >= DRAIN_CAP || (waited >= DRAIN_GRACE && self.nothing_in_flight(probe)) {
+                return st;
+            }
+            st = match self.eof_cv.wait_timeout(st, DRAIN_STEP) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+
+    /// No output waits in the kernel and the reader is not between a read and the
+    /// buffer. The order matters: bytes that left the kernel were taken by a read that
+    /// set `reading` first, and `reading` is cleared only once they are in the buffer.
+    fn nothing_in_flight(&self, probe: &OwnedFd) -> bool {
+        let mut queued: libc::c_int = 0;
+        // SAFETY: FIONREAD on an open descriptor we own, with a valid int out-pointer.
+        let r = unsafe { libc::ioctl(probe.as_raw_fd(), libc::FIONREAD, &mut queued) };
+        r == 0 && queued == 0 && !self.reading.load(Ordering::SeqCst)
     }
 
     /// Sends `sig` to the whole process group. False if no process of it is left.
