@@ -8,6 +8,20 @@
 //! (`ControlMaster=auto`, `ControlPersist`, `ControlPath` in a private 0700 folder,
 //! `BatchMode=yes`); keys come only from the OpenSSH config (`ssh_config`, passed as `-F`),
 //! never `-i`, and nothing ever asks for a password, uses sudo or changes permissions.
+//!
+//! The remote side needs a POSIX `sh` and GNU coreutils (`head -c`, `mktemp`, `sha256sum`,
+//! `mv`, `chmod`/`chown --reference`, `stat -c`, `readlink -f`, `sleep` with fractions); no
+//! `flock`. Writes on both sides take the lock `mkdir <dir>/.<name>.toolsurface-lock` from
+//! the expectation check to the rename, so the check-to-rename window is closed against
+//! every writer that honours it (editors that ignore it can still race the final rename;
+//! no POSIX primitive closes that). Staged copies go to [`FileHostConfig::staging_dir`]
+//! locally (with a confirm_token) and to `${TMPDIR:-/tmp}/toolsurface-staged.XXXXXX/` on a
+//! device (no token: there, expected_sha256 / overwrite are the preconditions).
+//!
+//! A file_edit is two round trips (read, then compare-and-swap); every other operation is
+//! one. The remote command goes through the login shell of the account (`sh -c '<script>'`
+//! with single-quoted arguments), so a slow shell rc file on the server slows every
+//! operation.
 
 mod backend;
 mod device;

@@ -997,3 +997,39 @@ pub(crate) async fn apply_patch<B: FileBackend>(
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expected_sha_needs_at_least_eight_hex_digits() {
+        assert_eq!(
+            parse_expected(Some("ABCDEF12")).ok().flatten().as_deref(),
+            Some("abcdef12")
+        );
+        assert!(
+            matches!(parse_expected(Some("abcdef1")), Err(ToolError::Model(m)) if m.contains("at least 8"))
+        );
+        assert!(parse_expected(Some("xyz12345")).is_err());
+        assert!(parse_expected(Some(&"a".repeat(65))).is_err());
+        assert_eq!(parse_expected(None).ok(), Some(None));
+    }
+
+    #[test]
+    fn nearest_fragment_finds_the_most_similar_window() {
+        let text = "one\ntwo\nlet total = items.len();\nreturn total;\nend\n";
+        let found = nearest_fragment(text, "let totals = item.len();\nreturn totals;");
+        assert!(matches!(found, Some((3, ref f, _)) if f.starts_with("let total = items")));
+    }
+
+    #[test]
+    fn prefix_expectations_match_like_the_remote_script() {
+        let sha = sha256_hex(b"x");
+        assert!(Expect::Sha(sha[..8].to_string()).matches(Some(&sha)));
+        assert!(!Expect::Sha("00000000".into()).matches(Some(&sha)));
+        assert!(!Expect::Absent.matches(Some(&sha)));
+        assert!(Expect::Absent.matches(None));
+        assert!(Expect::Any.matches(None));
+    }
+}
