@@ -34,6 +34,7 @@ contract_tests!(
     writes_are_atomic_and_keep_the_mode,
     apply_patch_adds_updates_moves_and_deletes,
     apply_patch_is_all_or_nothing,
+    a_symlink_is_written_through,
 );
 
 #[tokio::test]
@@ -405,4 +406,18 @@ async fn a_concurrent_local_writer_loses_no_update_over_100_cas_writes() {
         "local race: {} landed, {conflicts} conflicts, writer {b_count}",
         landed.len()
     );
+}
+
+/// The private control folder exists while the host lives and is removed with it.
+#[test]
+fn the_control_folder_is_private_and_removed_with_the_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let host = FileHost::new(FileHostConfig::new(tmp.path())).unwrap();
+    let dir = host.control_dir().to_path_buf();
+    assert_eq!(
+        fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    drop(host);
+    assert!(!dir.exists(), "{dir:?} left behind");
 }

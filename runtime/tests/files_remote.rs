@@ -44,6 +44,7 @@ contract_tests!(
     writes_are_atomic_and_keep_the_mode,
     apply_patch_adds_updates_moves_and_deletes,
     apply_patch_is_all_or_nothing,
+    a_symlink_is_written_through,
 );
 
 /// Relative paths resolve against the remote login folder (the unprivileged account's

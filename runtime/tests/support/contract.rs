@@ -571,3 +571,25 @@ pub async fn relative_paths_resolve_against_the_root(s: &Side, root_view: &Path)
     );
     assert!(err.contains("does not exist"), "{err}");
 }
+
+/// A write through a symlink replaces the file it points to and keeps the link.
+pub async fn a_symlink_is_written_through(s: &Side) {
+    s.put("target.txt", "v1\n");
+    std::os::unix::fs::symlink(s.path("target.txt"), s.view.join("link.txt")).unwrap();
+    ok(s.edit("link.txt", "v1", "v2").await);
+    assert_eq!(s.get("target.txt").as_deref(), Some("v2\n"));
+    let meta = fs::symlink_metadata(s.view.join("link.txt")).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link is still a link");
+    ok(s.write(WriteFile {
+        overwrite: Some(true),
+        ..s.write_req("link.txt", "v3\n")
+    })
+    .await);
+    assert_eq!(s.get("target.txt").as_deref(), Some("v3\n"));
+    assert!(
+        fs::symlink_metadata(s.view.join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
