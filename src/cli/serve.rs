@@ -45,7 +45,8 @@ pub struct Args {
     /// OpenSSH config for remote files (`ssh -F FILE`).
     #[arg(long, value_name = "FILE")]
     pub ssh_config: Option<PathBuf>,
-    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio.
+    /// Serve streamable HTTP on this address instead of stdio: HOST:PORT, or a bare PORT
+    /// (on 127.0.0.1).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
     /// Also accept this Host header value over HTTP (repeatable).
@@ -75,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async move {
+    let status = runtime.block_on(async move {
         let host = match StandardHost::new(config) {
             Ok(h) => h,
             Err(e) => {
@@ -104,10 +105,18 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 mcp::serve_stdio(server).await?;
             }
             Some(addr) => {
+                let addr = http_addr(addr);
                 let listener = tokio::net::TcpListener::bind(addr.as_str())
                     .await
                     .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
                 let local = listener.local_addr()?;
+                if !local.ip().is_loopback() && args.allow_host.is_empty() {
+                    eprintln!(
+                        "toolsurface serve: warning: listening on {} but only loopback Host \
+                         headers are accepted; add --allow-host NAME for the names clients use",
+                        local.ip()
+                    );
+                }
                 eprintln!(
                     "toolsurface serve: listening on http://{local}{}",
                     mcp::http::ENDPOINT
@@ -120,7 +129,10 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             }
         }
         Ok(Status::Clean)
-    })
+    });
+    // Background sessions die with the host; reader threads get a moment, not forever.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    status
 }
 
 /// The host config: the config file (if any), then the flags over it.
@@ -209,6 +221,14 @@ pub fn host_config(args: &Args) -> Result<HostConfig, String> {
     Ok(config)
 }
 
+/// `--http` value as a bind address: a bare port means loopback.
+pub fn http_addr(addr: &str) -> String {
+    match addr.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => addr.to_owned(),
+    }
+}
+
 fn unknown<const N: usize>(what: &str, got: &str, all: [&str; N]) -> String {
     format!(
         "unknown {what} `{got}` (expected one of {})",
@@ -253,6 +273,13 @@ mod tests {
             allow_origin: vec![],
             definitions: None,
         }
+    }
+
+    #[test]
+    fn a_bare_port_binds_loopback() {
+        assert_eq!(http_addr("8765"), "127.0.0.1:8765");
+        assert_eq!(http_addr("[::1]:0"), "[::1]:0");
+        assert_eq!(http_addr("0.0.0.0:80"), "0.0.0.0:80");
     }
 
     #[test]

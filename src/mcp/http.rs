@@ -60,7 +60,7 @@ pub fn config(options: &HttpOptions) -> StreamableHttpServerConfig {
         .enforce_origin_validation()
 }
 
-/// Serve `server` on `listener` until the process ends. Every connection is served on its
+/// Serve `server` on `listener` until SIGINT / SIGTERM. Every connection is served on its
 /// own task; a connection error is logged to stderr and ends that connection only.
 pub async fn serve(
     server: McpServer,
@@ -69,13 +69,25 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     server.spawn_wake_forwarder();
     let factory = server.clone();
+    let config = config(options);
+    let stop = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
         move || Ok(factory.clone()),
         Arc::new(LocalSessionManager::default()),
-        config(options),
+        config,
     );
+    let shutdown = super::shutdown_signal();
+    tokio::pin!(shutdown);
     loop {
-        let (stream, peer) = match listener.accept().await {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            signal = &mut shutdown => {
+                eprintln!("toolsurface serve: {signal}; shutting down");
+                stop.cancel();
+                return Ok(());
+            }
+        };
+        let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(e) => {
                 eprintln!("toolsurface serve: accept failed: {e}");

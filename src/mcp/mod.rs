@@ -463,19 +463,52 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// Serve over stdin/stdout until the client closes the connection.
+/// Serve over stdin/stdout until the client closes the connection (or SIGINT / SIGTERM).
 pub async fn serve_stdio(server: McpServer) -> anyhow::Result<()> {
     server.spawn_wake_forwarder();
     let running = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| anyhow::anyhow!("MCP handshake on stdio failed: {e}"))?;
-    let reason = running
-        .waiting()
-        .await
-        .map_err(|e| anyhow::anyhow!("MCP service task failed: {e}"))?;
-    eprintln!("toolsurface serve: stdio connection closed ({reason:?})");
+    let cancel = running.cancellation_token();
+    tokio::select! {
+        reason = running.waiting() => {
+            let reason = reason.map_err(|e| anyhow::anyhow!("MCP service task failed: {e}"))?;
+            eprintln!("toolsurface serve: stdio connection closed ({reason:?})");
+        }
+        signal = shutdown_signal() => {
+            eprintln!("toolsurface serve: {signal}; shutting down");
+            cancel.cancel();
+        }
+    }
     Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM, naming it. Serving ends there, so the host is dropped and
+/// its background sessions are killed rather than orphaned.
+pub async fn shutdown_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::SignalKind;
+        use tokio::signal::unix::signal;
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => "ctrl-c",
+            Err(_) => std::future::pending().await,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -406,6 +406,45 @@ def test_cancelled_call_is_interrupted_and_its_command_kept(
     run(scenario())
 
 
+def process_gone(pid: int) -> bool:
+    """No such process, or a zombie nobody reaped yet (it has exited)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return any(l.startswith("State:") and "Z" in l.split()[1] for l in status.splitlines())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_background_sessions_end_with_the_server(transport: str, tmp_path: Path) -> None:
+    server = HttpServer("side_chat", "chat", tmp_path) if transport == "http" else None
+
+    async def scenario() -> int:
+        async with connect(transport, tmp_path, running=server) as (client, _):
+            started = await client.call_tool(
+                "shell", {"command": "sleep 299", "yield_ms": 250}
+            )
+            assert started.is_error is False, text(started)
+            m = re.search(r"pid (\d+)", text(started))
+            assert m, text(started)
+            pid = int(m.group(1))
+            assert not process_gone(pid)
+            return pid
+
+    try:
+        pid = run(scenario())
+    finally:
+        if server is not None:
+            server.close()  # SIGTERM
+            assert server.proc.returncode == 0, "".join(server.stderr)
+
+    async def until_gone() -> None:
+        while not process_gone(pid):
+            await asyncio.sleep(0.1)
+
+    run(until_gone())
+
+
 # ---- HTTP only ---------------------------------------------------------------------------
 
 
