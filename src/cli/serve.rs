@@ -24,7 +24,8 @@ Config file (YAML or JSON; every key optional): the runtime config — hosts ({n
 description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
 ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
 conversation and definitions. Flags override the file. Without hosts, one host `local` rooted
-at --workdir (default: the current directory).
+at --workdir (default: the current directory); with hosts, --workdir sets the bound host's
+root.
 
 Over HTTP the endpoint is http://ADDR/mcp; the bound address is printed on stderr as
 `listening on http://HOST:PORT/mcp` (use port 0 for a free one). Only loopback Host and
