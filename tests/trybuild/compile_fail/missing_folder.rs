@@ -1,0 +1,5 @@
+mod surface {
+    toolsurface::surface!("no/such/folder");
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+mod surface {
+    toolsurface::surface!(tool_defs);
+}
+
+fn main() {}

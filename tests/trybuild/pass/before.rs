@@ -1,0 +1,18 @@
+//! The pre-merge surface of the case study compiles through `surface!` as well.
+
+mod before {
+    toolsurface::surface!("$TOOLSURFACE_REPO/examples/consolidation/before");
+}
+
+fn main() {
+    let role = before::Role::ALL[0];
+    let family = before::Family::ALL[0];
+    assert!(before::published(role, family).starts_with('['));
+    // Every tool of the old surface parses with no arguments or refuses with a model-facing text.
+    for tool in before::Tool::ALL {
+        match before::Call::parse(role, family, tool.as_str(), "{}") {
+            Ok(call) => assert_eq!(call.tool(), tool),
+            Err(e) => assert!(!e.message.is_empty()),
+        }
+    }
+}
