@@ -22,8 +22,8 @@ pub const DEFAULT_HOST: &str = "local";
 #[command(after_help = "\
 Config file (YAML or JSON; every key optional): the runtime config — hosts ({name: {root,
 description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
-ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
-conversation and definitions. Flags override the file. Without hosts, one host `local` rooted
+ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir
+and conversation. Flags override the file. Without hosts, one host `local` rooted
 at --workdir (default: the current directory); with hosts, --workdir sets the bound host's
 root.
 
@@ -56,14 +56,10 @@ pub struct Args {
     /// Also accept requests from this browser Origin over HTTP (repeatable).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
-    /// Definitions folder skill arrays are compiled from (default: the one this binary was
-    /// built from).
-    #[arg(long, value_name = "DIR")]
-    pub definitions: Option<PathBuf>,
 }
 
 /// The facade-only keys a config file may carry besides the runtime config's.
-const FACADE_KEYS: [&str; 3] = ["state_dir", "conversation", "definitions"];
+const FACADE_KEYS: [&str; 2] = ["state_dir", "conversation"];
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
     let config = match host_config(&args) {
@@ -73,7 +69,6 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             return Ok(Status::Usage);
         }
     };
-    let definitions = config.definitions.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -85,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 return Ok(Status::Usage);
             }
         };
-        let server = mcp::McpServer::new(host, definitions);
+        let server = mcp::McpServer::new(host);
         let tools = server.tools().map_err(|e| anyhow::anyhow!(e))?;
         let host = server.host();
         let bound = host.runtime().bound_host();
@@ -213,12 +208,6 @@ pub fn host_config(args: &Args) -> Result<HostConfig, String> {
     if let Some(conversation) = text("conversation")? {
         config = config.with_conversation(conversation);
     }
-    if let Some(dir) = text("definitions")? {
-        config.definitions = Some(PathBuf::from(dir));
-    }
-    if let Some(dir) = &args.definitions {
-        config.definitions = Some(dir.clone());
-    }
     Ok(config)
 }
 
@@ -272,7 +261,6 @@ mod tests {
             http: None,
             allow_host: vec![],
             allow_origin: vec![],
-            definitions: None,
         }
     }
 

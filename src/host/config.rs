@@ -1,8 +1,7 @@
 //! What a [`super::StandardHost`] is built from: the runtime's own [`RuntimeConfig`] (hosts,
 //! binding, role, family, stores, limits, ssh config, LLM providers — not duplicated here)
 //! plus what only the facade decides: where default stores live, the conversation id file
-//! reads are remembered under, the shell family's limits and the definitions folder skill
-//! arrays are compiled from.
+//! reads are remembered under and the shell family's limits.
 
 use std::fmt;
 use std::path::Path;
@@ -41,9 +40,6 @@ pub struct HostConfig {
     pub shell: ShellConfig,
     /// The `ssh` program remote files use.
     pub ssh_program: PathBuf,
-    /// The definitions folder skill arrays and descriptions are compiled from (see
-    /// [`super::catalog`]); `None` disables skill activation.
-    pub definitions: Option<PathBuf>,
 }
 
 impl HostConfig {
@@ -55,7 +51,6 @@ impl HostConfig {
             conversation: DEFAULT_CONVERSATION.to_owned(),
             shell: ShellConfig::default(),
             ssh_program: PathBuf::from("ssh"),
-            definitions: Some(super::catalog::default_definitions_dir()),
         }
     }
 

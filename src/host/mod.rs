@@ -48,7 +48,6 @@ use toolsurface_runtime::workdirs::Workdirs;
 use toolsurface_runtime::workdirs::WorkdirsMode;
 
 pub use catalog::StandardCatalog;
-pub use catalog::default_definitions_dir;
 pub use catalog::tool_summaries;
 pub use config::DEFAULT_CONVERSATION;
 pub use config::DEFAULT_STATE_DIR;
@@ -143,7 +142,7 @@ impl StandardHost {
             .family
             .parse::<Family>()
             .map_err(|e| HostError::Surface(e.to_string()))?;
-        let catalog = Arc::new(StandardCatalog::new(config.definitions.clone()));
+        let catalog = Arc::new(StandardCatalog::new());
         let runtime = Arc::new(Runtime::new(config.runtime.clone(), catalog)?);
         let staging = config.staging_path();
         let mut machines = BTreeMap::new();

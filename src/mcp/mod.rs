@@ -112,10 +112,10 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// Serve `host`'s role × family. Skill arrays are compiled from `definitions` when a skill
-    /// is activated (`None`: activation still works in the runtime, but tools/list then fails).
-    pub fn new(host: StandardHost, definitions: Option<std::path::PathBuf>) -> McpServer {
-        let surface = McpSurface::new(host.role(), host.family(), definitions);
+    /// Serve `host`'s role × family (resident tools and skill tools both come from the
+    /// generated statics).
+    pub fn new(host: StandardHost) -> McpServer {
+        let surface = McpSurface::new(host.role(), host.family());
         McpServer {
             inner: Arc::new(Inner {
                 host: Arc::new(host),
@@ -569,7 +569,7 @@ mod tests {
             crate::standard::Role::SideChat,
             crate::standard::Family::Chat,
         );
-        let server = McpServer::new(StandardHost::new(config).unwrap(), None);
+        let server = McpServer::new(StandardHost::new(config).unwrap());
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(async move {

@@ -2,18 +2,14 @@
 //! role × family (exactly what `toolsurface emit --dialect mcp` prints), parsed into rmcp's
 //! [`Tool`]s without touching a value, plus the tools of activated skills appended after them.
 //!
-//! Resident arrays are the generated statics ([`standard::published_mcp`]). The generated code
-//! does not carry skill arrays; like the host's catalog, they come from compiling the
-//! definitions folder (lazily, once, only when a skill is active), and only after checking
-//! that the folder's resident mcp array is byte-identical to the compiled-in one.
+//! Everything comes from the generated statics: the resident array is
+//! [`standard::published_mcp`], borrowed; with skills active it is
+//! [`standard::published_mcp_with_skills`] (the resident bytes up to their closing `]`,
+//! unchanged, then the skills' tools in activation order). Nothing is compiled at run time.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use rmcp::model::Tool;
-use toolsurface_compiler::emit::Emitted;
-use toolsurface_compiler::ir::Dialect;
 
 use crate::standard;
 use crate::standard::Family;
@@ -44,88 +40,27 @@ pub fn parse_tools(bytes: &str) -> Result<Vec<Tool>, String> {
         .collect()
 }
 
-/// The served role × family in the mcp dialect, with skill arrays on demand.
-#[derive(Debug)]
+/// The served role × family in the mcp dialect.
+#[derive(Clone, Copy, Debug)]
 pub struct McpSurface {
     role: Role,
     family: Family,
-    definitions: Option<PathBuf>,
-    compiled: OnceLock<Result<Emitted, String>>,
 }
 
 impl McpSurface {
-    pub fn new(role: Role, family: Family, definitions: Option<PathBuf>) -> Self {
-        McpSurface {
-            role,
-            family,
-            definitions,
-            compiled: OnceLock::new(),
-        }
+    pub fn new(role: Role, family: Family) -> Self {
+        McpSurface { role, family }
     }
 
-    /// The published mcp array with `skills` (in activation order) appended.
-    pub fn bytes(&self, skills: &[Skill]) -> Result<Cow<'static, str>, String> {
-        if skills.is_empty() {
-            return Ok(Cow::Borrowed(standard::published_mcp(
-                self.role,
-                self.family,
-            )));
-        }
-        let emitted = self.emitted()?;
-        let names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
-        emitted
-            .with_skills(&names)
-            .map(Cow::Owned)
-            .map_err(|e| e.to_string())
+    /// The published mcp array with `skills` (in activation order) appended; borrowed when no
+    /// skill is active.
+    pub fn bytes(&self, skills: &[Skill]) -> Cow<'static, str> {
+        standard::published_mcp_with_skills(self.role, self.family, skills)
     }
 
     /// [`McpSurface::bytes`], parsed.
     pub fn tools(&self, skills: &[Skill]) -> Result<Vec<Tool>, String> {
-        parse_tools(&self.bytes(skills)?)
-    }
-
-    fn emitted(&self) -> Result<&Emitted, String> {
-        self.compiled
-            .get_or_init(|| self.compile())
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    fn compile(&self) -> Result<Emitted, String> {
-        let dir = self
-            .definitions
-            .as_ref()
-            .ok_or("no definitions folder is configured for skill arrays")?;
-        let sources = toolsurface_compiler::read_dir(dir)
-            .map_err(|e| format!("cannot read definitions {}: {e}", dir.display()))?;
-        let compiled = toolsurface_compiler::compile(&sources);
-        let ir = match compiled.ir {
-            Some(ir) if !compiled.has_errors() => ir,
-            _ => {
-                return Err(format!(
-                    "definitions {} do not compile ({} diagnostics)",
-                    dir.display(),
-                    compiled.diagnostics.len()
-                ));
-            }
-        };
-        let emitted = toolsurface_compiler::emit::surface(
-            &ir,
-            self.role.as_str(),
-            self.family.as_str(),
-            Some(Dialect::Mcp),
-        )
-        .map_err(|e| format!("definitions {}: {e}", dir.display()))?;
-        if emitted.bytes != standard::published_mcp(self.role, self.family) {
-            return Err(format!(
-                "definitions {} differ from the surface this build publishes ({} × {}); \
-                 rebuild, or point the server at the folder it was built from",
-                dir.display(),
-                self.role,
-                self.family
-            ));
-        }
-        Ok(emitted)
+        parse_tools(&self.bytes(skills))
     }
 }
 
@@ -163,24 +98,32 @@ mod tests {
 
     #[test]
     fn skill_tools_are_appended_after_the_resident_ones() {
-        let surface = McpSurface::new(
-            Role::Main,
-            Family::Chat,
-            Some(crate::host::default_definitions_dir()),
-        );
+        let surface = McpSurface::new(Role::Main, Family::Chat);
         let resident = surface.tools(&[]).unwrap();
+        assert!(matches!(surface.bytes(&[]), Cow::Borrowed(_)));
         let with = surface.tools(&[Skill::Sqlite]).unwrap();
-        assert!(with.len() > resident.len());
+        assert_eq!(with.len(), resident.len() + 1);
         assert_eq!(&with[..resident.len()], &resident[..]);
-        let bytes = surface.bytes(&[Skill::Sqlite]).unwrap();
-        let resident_bytes = surface.bytes(&[]).unwrap();
-        assert!(bytes.starts_with(resident_bytes.trim_end_matches(']')));
+        assert_eq!(with[resident.len()].name, "sql_query");
+        let bytes = surface.bytes(&[Skill::Sqlite]);
+        let resident_bytes = surface.bytes(&[]);
+        let body = resident_bytes.strip_suffix(']').unwrap();
+        assert!(bytes.starts_with(body));
+        assert_eq!(
+            &bytes[body.len()..],
+            format!(
+                ",{}]",
+                standard::skill_json_mcp(Role::Main, Family::Chat, Skill::Sqlite)[0]
+            )
+        );
     }
 
     #[test]
-    fn without_definitions_a_skill_array_is_an_error() {
-        let surface = McpSurface::new(Role::Main, Family::Chat, None);
-        assert!(surface.tools(&[]).is_ok());
-        assert!(surface.tools(&[Skill::Sqlite]).is_err());
+    fn a_role_without_the_skill_gets_its_resident_array() {
+        let surface = McpSurface::new(Role::SideChat, Family::Chat);
+        assert_eq!(
+            surface.bytes(&[Skill::Sqlite]),
+            standard::published_mcp(Role::SideChat, Family::Chat)
+        );
     }
 }

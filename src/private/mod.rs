@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+pub mod publish;
 mod scan;
 
 pub use scan::scan;

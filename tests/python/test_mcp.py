@@ -8,6 +8,7 @@ below only guard against a hung server (a test then fails); nothing asserts on d
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import http.client
 import json
 import re
@@ -21,7 +22,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import BIN, emit, surfaces
+from conftest import BIN, TOOL_DEFS, emit, emit_raw, run_toolsurface, surfaces
 
 TRANSPORTS = ["stdio", "http"]
 GUARD_S = 60  # deadlock guard for one scenario, never a measured bound
@@ -136,6 +137,10 @@ def run(coro: Any) -> Any:
         return await asyncio.wait_for(coro, GUARD_S * 2)
 
     return asyncio.run(guarded())
+
+
+def sha256_hex(data: str) -> str:
+    return hashlib.sha256(data.encode()).hexdigest()
 
 
 def text(result: types.CallToolResult) -> str:
@@ -339,6 +344,17 @@ def test_long_call_reports_progress(transport: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 def test_activating_a_skill_changes_the_tool_list(transport: str, tmp_path: Path) -> None:
+    """Activation works from the binary's generated statics (it reads no definitions folder):
+    the listed tools are the emitter's array with the skill, the resident prefix is kept, and
+    the new hash reported is the emitter's."""
+    with_skill = ("--with-skill", "sqlite", str(TOOL_DEFS))
+    expected_mcp = json.loads(
+        run_toolsurface("emit", "--role", "main", "--family", "chat", "--dialect", "mcp",
+                        *with_skill)
+    )
+    expected_native = run_toolsurface("emit", "--role", "main", "--family", "chat", *with_skill)
+    resident_native = emit_raw("main", "chat")
+
     async def scenario() -> None:
         async with connect(transport, tmp_path, "main", "chat") as (client, events):
             before = (await client.list_tools()).tools
@@ -347,10 +363,18 @@ def test_activating_a_skill_changes_the_tool_list(transport: str, tmp_path: Path
             assert result.is_error is False, text(result)
             await asyncio.wait_for(events.changed.wait(), GUARD_S)
             after = (await client.list_tools(cache_mode="refresh")).tools
+            assert_same_tools(after, expected_mcp)
             assert [t.name for t in after[: len(before)]] == [t.name for t in before]
             added = [t.name for t in after[len(before):]]
-            assert added, "the skill added no tool"
+            assert added == ["sql_query"], added
             assert all(name in text(result) for name in added), text(result)
+            facts = result.structured_content or {}
+            assert facts.get("prefix_intact") is True, facts
+            assert facts.get("new_tools") == added, facts
+            assert facts.get("diverges_at") == len(resident_native) - 1, facts
+            assert facts.get("previous_sha256") == sha256_hex(resident_native), facts
+            assert facts.get("surface_sha256") == sha256_hex(expected_native), facts
+            assert facts["surface_sha256"] != facts["previous_sha256"]
 
     run(scenario())
 

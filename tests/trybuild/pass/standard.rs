@@ -1,11 +1,11 @@
 //! `surface!` on tool-defs expands to the same surface build.rs compiled into
-//! `toolsurface::standard`: same parses, same tables, same published bytes.
+//! `toolsurface::standard`: same parses, same tables, same published bytes (with skills too).
 
 mod surface {
     toolsurface::surface!("$TOOLSURFACE_REPO/tool-defs");
 }
 
-use surface::{Call, Family, Role};
+use surface::{Call, Family, Role, Skill};
 
 fn main() {
     let args = r#"{"action":"kill","session_id":4242}"#;
@@ -23,6 +23,18 @@ fn main() {
             assert_eq!(family.as_str(), std_family.as_str());
             assert_eq!(surface::published(*role, *family), toolsurface::standard::published(std_role, std_family));
             assert_eq!(surface::published_sha256(*role, *family), toolsurface::standard::published_sha256(std_role, std_family));
+            for (k, skill) in Skill::ALL.iter().enumerate() {
+                let std_skill = toolsurface::standard::Skill::ALL[k];
+                assert_eq!(skill.description(), std_skill.description());
+                assert_eq!(
+                    surface::published_with_skills(*role, *family, &[*skill]),
+                    toolsurface::standard::published_with_skills(std_role, std_family, &[std_skill])
+                );
+                assert_eq!(
+                    surface::published_mcp_with_skills(*role, *family, &[*skill]),
+                    toolsurface::standard::published_mcp_with_skills(std_role, std_family, &[std_skill])
+                );
+            }
         }
     }
 }

@@ -1,0 +1,72 @@
+//! Joining published arrays with activated skills' tools, for the generated
+//! `published_with_skills` / `published_mcp_with_skills`.
+//!
+//! The inputs are the generated statics: the resident array (`[` + tools joined by `,` + `]`)
+//! and each skill's tools as the emitter's canonical JSON, one string per tool. The output is
+//! exactly what `compiler::emit::Emitted::with_skills` returns for the same skills: the
+//! resident array minus its closing `]`, then `,` + each skill tool, then `]`. Nothing is
+//! parsed or re-serialised; with no skill tool to append the resident array is borrowed.
+
+use std::borrow::Cow;
+
+/// `resident` with the tools of `skills` appended, in the order given. Borrowed (no work) when
+/// `skills` add no tool.
+pub fn append_tools<'s, I>(resident: &'static str, skills: I) -> Cow<'static, str>
+where
+    I: IntoIterator<Item = &'s [&'static str]>,
+    I::IntoIter: Clone,
+{
+    let tools = skills.into_iter().flat_map(|tools| tools.iter());
+    let extra: usize = tools.clone().map(|t| t.len() + 1).sum();
+    if extra == 0 {
+        return Cow::Borrowed(resident);
+    }
+    // The resident array always ends in `]`; `[]` has no tool to separate from.
+    let body = resident.strip_suffix(']').unwrap_or(resident);
+    let mut first = body.len() <= 1;
+    let mut out = String::with_capacity(body.len() + extra + 1);
+    out.push_str(body);
+    for tool in tools {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        out.push_str(tool);
+    }
+    out.push(']');
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_to_append_is_borrowed() {
+        let none: [&[&str]; 0] = [];
+        assert!(matches!(
+            append_tools("[{\"a\":1}]", none),
+            Cow::Borrowed(_)
+        ));
+        let empty: [&[&str]; 2] = [&[], &[]];
+        assert!(matches!(append_tools("[]", empty), Cow::Borrowed("[]")));
+    }
+
+    #[test]
+    fn tools_follow_the_resident_ones_in_order() {
+        let a: &[&str] = &["{\"a\":1}", "{\"b\":2}"];
+        let c: &[&str] = &["{\"c\":3}"];
+        assert_eq!(
+            append_tools("[{\"r\":0}]", [a, c]),
+            "[{\"r\":0},{\"a\":1},{\"b\":2},{\"c\":3}]"
+        );
+        assert_eq!(
+            append_tools("[{\"r\":0}]", [c, a]),
+            "[{\"r\":0},{\"c\":3},{\"a\":1},{\"b\":2}]"
+        );
+        assert_eq!(
+            append_tools("[]", [c, a]),
+            "[{\"c\":3},{\"a\":1},{\"b\":2}]"
+        );
+    }
+}
