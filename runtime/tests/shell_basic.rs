@@ -808,3 +808,25 @@ async fn kill_escalates_to_sigkill_when_term_is_ignored() {
     assert_eq!(s(&k)["running"], false, "{}", k.text);
     assert_eq!(s(&k)["signal"], 9, "{}", k.text);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_to_a_terminal_nobody_reads_fails_instead_of_hanging() {
+    let f = fixture();
+    // Raw input (canonical mode would drop what does not fit in a line instead).
+    let out = run(&f.host, "stty -icanon -echo; echo raw; sleep 60", true, 250).await;
+    let id = sid(&out);
+    if !output(&out).contains("raw") {
+        let w = wait(&f.host, id, Some("^raw$"), 60.0).await;
+        assert!(s(&w)["matched"].is_string(), "{}", w.text);
+    }
+    let host = f.host.clone();
+    // Far more than the terminal's input queue holds; `sleep` never reads it.
+    let sent = tokio::task::spawn_blocking(move || host.send_input(id, &vec![b'x'; 1 << 20]));
+    let sent = tokio::time::timeout(Duration::from_secs(60), sent)
+        .await
+        .expect("writing to a full terminal input hung")
+        .unwrap();
+    let err = sent.expect_err("1 MiB fitted into a terminal nobody reads");
+    assert!(format!("{err:?}").contains("input is full"), "{err:?}");
+    kill(&f.host, id).await;
+}

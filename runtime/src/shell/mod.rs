@@ -65,8 +65,11 @@
 //! with `set -m`) escapes `kill`; adopted orphans of *other* modules' children (same
 //! session as the runtime, or daemons leading their own session) are not reaped here.
 //! PTY rules: the slave is dropped right after spawn, the writer and master are kept until
-//! the leader is reaped, each session has one reader thread (poll + blocking read) feeding
-//! the buffer and one waiter thread; waiters are woken through a `tokio::sync::watch`.
+//! the leader is reaped, each session has one reader thread (non-blocking reads; `poll`
+//! only when a read finds nothing, or first on a pipe) feeding the buffer and one waiter
+//! thread; waiters are woken through a `tokio::sync::watch`. The master is non-blocking
+//! for input too: input a terminal has no room for (a raw-mode process that does not
+//! read) fails after 5 s instead of hanging the call.
 //!
 //! # Wake-ups
 //!

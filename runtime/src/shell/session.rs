@@ -23,6 +23,8 @@ pub const DRAIN_GRACE: Duration = Duration::from_millis(250);
 /// The longest the exit is held back for output (a leftover child that keeps printing).
 pub const DRAIN_CAP: Duration = Duration::from_secs(2);
 const DRAIN_STEP: Duration = Duration::from_millis(25);
+/// How long (ms) input to a terminal may wait for room before the write gives up.
+pub const INPUT_STALL_MS: i32 = 5_000;
 
 /// How a session's leader process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,36 +301,39 @@ impl Session {
         Ok(session)
     }
 
+    /// Reads output until end of output (or `stop`). The descriptor is non-blocking, so a
+    /// read never blocks (which is what lets the waiter trust `reading`, see
+    /// [`Session::nothing_in_flight`]), and `poll` (200 ms, so `stop` is seen while the
+    /// process is silent) comes first only when a read is not expected to find output.
+    ///
+    /// A pty hands out at most 4 KiB per read (n_tty's buffer): 64 MiB is ~16k reads. Its
+    /// read itself waits for the kernel's flush worker when the buffer is empty, so on a
+    /// pty the next read is tried straight away (one syscall per chunk instead of two;
+    /// `poll` only after a read found nothing). A pipe read finds nothing at once when
+    /// the writer is slower, so there `poll` comes first unless the last read filled the
+    /// whole chunk.
     fn read_loop(&self, fd: OwnedFd) {
         let raw = fd.as_raw_fd();
+        set_nonblocking(raw);
         let mut file = File::from(fd);
         let mut chunk = vec![0u8; 64 * 1024];
+        let mut read_first = false;
         loop {
             if self.stop.load(Ordering::SeqCst) {
                 break;
             }
-            let mut pfd = libc::pollfd {
-                fd: raw,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: `pfd` is a valid pollfd for the duration of the call; nfds is 1.
-            let r = unsafe { libc::poll(&mut pfd, 1, 200) };
-            if r == 0 {
-                continue;
-            }
-            if r < 0 {
-                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
+            if !read_first && !wait_readable(raw, 200) {
                 break;
             }
             self.reading.store(true, Ordering::SeqCst);
-            let r = file.read(&mut chunk);
-            match r {
+            read_first = false;
+            match file.read(&mut chunk) {
                 Ok(0) => break,
-                Ok(n) => self.on_output(&chunk[..n]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(n) => {
+                    self.on_output(&chunk[..n]);
+                    read_first = self.tty || n == chunk.len();
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => read_first = true,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 // EIO: the terminal's last slave descriptor was closed.
                 Err(_) => break,
@@ -486,19 +491,43 @@ impl Session {
         group_has_live_member(self.pid)
     }
 
-    /// Writes bytes to the terminal / stdin. False if input is closed.
+    /// Writes bytes to the terminal / stdin. An error if input is closed, or if a terminal
+    /// takes none of the rest for [`INPUT_STALL_MS`] (the process is not reading its input).
     pub fn write_input(&self, bytes: &[u8]) -> io::Result<()> {
         let mut io = self.lock_io();
-        match io.writer.as_mut() {
-            Some(w) => {
-                w.write_all(bytes)?;
-                w.flush()
-            }
-            None => Err(io::Error::new(
+        // The terminal shares the reader's open file, which is non-blocking.
+        let master = io.master.as_ref().and_then(|m| m.as_raw_fd());
+        let Some(w) = io.writer.as_mut() else {
+            return Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "the process's input is closed",
-            )),
+            ));
+        };
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match w.write(rest) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let writable =
+                        master.is_some_and(|fd| wait_fd(fd, libc::POLLOUT, INPUT_STALL_MS));
+                    if !writable {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!(
+                                "the terminal's input is full (the process is not reading \
+                                 it); wrote {} of {} bytes",
+                                bytes.len() - rest.len(),
+                                bytes.len()
+                            ),
+                        ));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
+        w.flush()
     }
 
     /// Closes stdin of a pipe session (ctrl-d without a terminal).
@@ -741,6 +770,44 @@ fn clear_oflag_lflag(fd: i32, oflag: libc::tcflag_t, lflag: libc::tcflag_t) {
         // SAFETY: same fd, pointer to the termios we just read and modified.
         unsafe { libc::tcsetattr(fd, libc::TCSANOW, &t) };
     }
+}
+
+/// Sets O_NONBLOCK on an open descriptor (best effort: on failure reads block, which
+/// only delays `stop` and the waiter's drain check until the next output or its end).
+fn set_nonblocking(fd: i32) {
+    // SAFETY: fcntl(F_GETFL/F_SETFL) on an open descriptor; no pointers.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Polls one descriptor for `events` up to `timeout_ms`. True if ready (or on EINTR: the
+/// caller retries its I/O); false on timeout or error.
+fn wait_fd(fd: i32, events: libc::c_short, timeout_ms: i32) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is a valid pollfd for the duration of the call; nfds is 1.
+    let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+    r > 0 || (r < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted)
+}
+
+/// For the reader: false only if poll itself failed (after a timeout the reader
+/// re-checks `stop` and tries a read, which finds nothing or output).
+fn wait_readable(fd: i32, timeout_ms: i32) -> bool {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is a valid pollfd for the duration of the call; nfds is 1.
+    let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
+    r >= 0 || io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
 }
 
 fn dup_cloexec(fd: i32) -> io::Result<OwnedFd> {
