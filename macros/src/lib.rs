@@ -13,9 +13,12 @@ use quote::quote;
 /// A path may start with `$NAME/` to resolve against an environment variable instead, e.g.
 /// definitions a build script wrote: `surface!("$OUT_DIR/defs")`.
 ///
-/// ```ignore
+/// ```text
 /// mod surface { toolsurface::surface!("tool-defs"); }
 /// ```
+///
+/// (Not a doctest: this crate cannot depend on the facade the expansion names. The same
+/// usage is compiled and run by `tests/trybuild/pass/*.rs` in the facade.)
 #[proc_macro]
 pub fn surface(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<syn::LitStr>(input) {
