@@ -1091,3 +1091,111 @@ fn retired_names_answer_with_their_message() {
         }
     }
 }
+
+/// Where the one-pass decoder stops and the walk takes over (an escape, a duplicate, a null,
+/// a number the scanner leaves to serde_json, trailing text): the same answers as ever, and the
+/// same as for the arguments given as a `serde_json::Value` (which always take the walk).
+#[test]
+fn decoder_boundaries() {
+    let s = "shell_session";
+    let cases: &[(&str, &str)] = &[
+        // Strict-mode providers send every field, the unused ones null.
+        (
+            r#"{"action":"wait","session_id":1,"host_id":null,"chars":null,"keys":null,"peek":null,"offset":null,"timeout_s":null,"until_output":"ready","cols":null,"rows":null,"watcher_id":null}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"wait","session_id":1,"until_output":"ready"}}"#,
+        ),
+        (
+            " \n{ \"action\" : \"kill\" ,\t\"session_id\" : 4242 }\r\n ",
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":4242}}"#,
+        ),
+        (
+            r#"{"action":"kill","session_id":null,"session_id":2}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":2}}"#,
+        ),
+        (
+            r#"{"action":"kill","session_id":2,"session_id":null}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":2}}"#,
+        ),
+        (
+            r#"{"action":"wait","session_id":1,"until_output":"a\"b\u00e9c\\d"}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"wait","session_id":1,"until_output":"a\"béc\\d"}}"#,
+        ),
+        (
+            r#"{"act\u0069on":"kill","session_id":3}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":3}}"#,
+        ),
+        (
+            r#"{"action":"poll","session_id":1,"offset":-0,"keys":[ "C-c" , "Enter" ],"peek":false}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"poll","session_id":1,"keys":["C-c","Enter"],"peek":false,"offset":0}}"#,
+        ),
+        (
+            r#"{"action":"wait","session_id":1,"timeout_s":-0}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"wait","session_id":1,"timeout_s":-0.0}}"#,
+        ),
+        (
+            r#"{"action":"wait","session_id":1,"timeout_s":2e2}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"wait","session_id":1,"timeout_s":200.0}}"#,
+        ),
+        (
+            r#"{"action":"wait","session_id":1,"until_output":"ééé"}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"wait","session_id":1,"until_output":"ééé"}}"#,
+        ),
+        (
+            r#"{"action":"resize","session_id":1,"cols":80,"rows":24,"action":"resize"}"#,
+            "err action=resize: duplicate field action",
+        ),
+        (
+            r#"{"action":"kill","session_id":1234567890123456789}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":1234567890123456789}}"#,
+        ),
+        (
+            r#"{"action":"kill","session_id":01}"#,
+            "err^ shell_session: arguments are not valid JSON",
+        ),
+        (
+            r#"{"action":"kill","session_id":1} x"#,
+            "err^ shell_session: arguments are not valid JSON",
+        ),
+        (
+            r#"{"action":"kill","session_id":1,}"#,
+            "err^ shell_session: arguments are not valid JSON",
+        ),
+        (
+            r#"{"action":null,"session_id":1}"#,
+            "err missing action: expected one of poll, wait, kill, list, resize, unwatch",
+        ),
+        (
+            r#"{"action":"kill","session_id":1,"chars":null}"#,
+            r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":1}}"#,
+        ),
+        (
+            r#"{"action":"kill","session_id":1,"zzz":null}"#,
+            "err action=kill: unexpected field zzz (expected one of session_id, host_id)",
+        ),
+        (
+            r#"{"action":"wait","session_id":1,"until_output":""}"#,
+            r#"err action=wait: until_output: expected a string of 1 to 1024 characters, got """#,
+        ),
+        (
+            r#"{"action":"poll","session_id":1,"keys":[]}"#,
+            "err action=poll: keys: expected an array of 1 to 32 items, got an array of 0 items",
+        ),
+        (
+            r#"{"action":"poll","session_id":1,"keys":["C-c",null]}"#,
+            "err action=poll: keys[1]: expected a string of 1 to 16 characters, got null",
+        ),
+    ];
+    for (args, expect) in cases {
+        side(s, args, expect);
+        // The same arguments as a value, where they parse as one.
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(args) {
+            let dup_key = args.matches("\"session_id\"").count() > 1
+                || args.matches("\"action\"").count() > 1;
+            if !dup_key {
+                let text = Call::parse(Role::SideChat, Family::Chat, s, *args);
+                let value = Call::parse(Role::SideChat, Family::Chat, s, &v);
+                assert_eq!(text, value, "{args}");
+            }
+        }
+    }
+}

@@ -171,3 +171,67 @@ fn same(a: &toolsurface::__private::Val, b: &toolsurface::__private::Val) -> boo
         _ => a == b,
     }
 }
+
+/// Arguments a provider in strict mode sends: every shell_session field, the unused ones null.
+fn strict_args() -> impl Strategy<Value = Value> {
+    (action_args(), any::<bool>()).prop_map(|(mut v, all)| {
+        if let Value::Object(m) = &mut v {
+            for f in [
+                "session_id",
+                "host_id",
+                "chars",
+                "keys",
+                "peek",
+                "offset",
+                "timeout_s",
+                "until_output",
+                "cols",
+                "rows",
+                "watcher_id",
+            ] {
+                if all || f.len() % 2 == 0 {
+                    m.entry(f).or_insert(Value::Null);
+                }
+            }
+        }
+        v
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
+
+    /// The text form goes through the one-pass decoder (falling back to the walk); a
+    /// `serde_json::Value` always takes the walk. Both give the same typed call or the same
+    /// refusal, word for word.
+    #[test]
+    fn decoder_agrees_with_walk(
+        (name, args) in prop_oneof![
+            (names(), json_value()),
+            (Just("shell_session".to_owned()), action_args()),
+            (Just("shell_session".to_owned()), strict_args()),
+        ],
+        r in 0..Role::ALL.len(),
+        f in 0..Family::ALL.len(),
+        side_chat in any::<bool>(),
+        pretty in any::<bool>(),
+    ) {
+        // Half the time where shell_session is offered, so its calls get past the scope.
+        let (role, family) = if side_chat { (Role::SideChat, Family::Chat) } else { (Role::ALL[r], Family::ALL[f]) };
+        // A freeform tool takes a text as its raw input, not as JSON.
+        let freeform = name.parse::<Tool>().ok().and_then(|t| t.freeform_field(family)).is_some();
+        prop_assume!(!freeform);
+        let text = if pretty { serde_json::to_string_pretty(&args).unwrap() } else { args.to_string() };
+        let via_text = Call::parse(role, family, &name, text.as_str());
+        let via_value = Call::parse(role, family, &name, &args);
+        match (&via_text, &via_value) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(
+                serde_json::to_value(a).unwrap(),
+                serde_json::to_value(b).unwrap(),
+                "{}", text
+            ),
+            (Err(a), Err(b)) => prop_assert_eq!(a, b, "{}", text),
+            _ => prop_assert!(false, "{}: text {:?} vs value {:?}", text, via_text, via_value),
+        }
+    }
+}

@@ -8,7 +8,7 @@ use std::fmt;
 pub mod publish;
 mod scan;
 
-pub use scan::scan;
+pub use scan::{Cursor, scan};
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -23,11 +23,98 @@ pub enum Val<'a> {
     Float(f64),
     Str(Cow<'a, str>),
     Arr(Vec<Val<'a>>),
-    Obj(Obj<'a>),
+    Obj(Pairs<'a>),
 }
 
-/// A JSON object, in input order.
-pub type Obj<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+/// A JSON object's members, in input order.
+pub type Pairs<'a> = Vec<(Cow<'a, str>, Val<'a>)>;
+
+/// A call's arguments object as `Call::parse` hands it to a tool's `parse`: the JSON text not
+/// yet read (the tool's generated decoder reads it in one pass; the walk reads the members when
+/// the decoder is not sure), or the members already (a `serde_json::Value`, a freeform input,
+/// an alias's edits), or the refusal reading the text ran into.
+#[derive(Clone, Debug)]
+pub struct Obj<'a>(ObjRepr<'a>);
+
+#[derive(Clone, Debug)]
+enum ObjRepr<'a> {
+    /// `tool` is the name the call used, for the error texts.
+    Text {
+        text: &'a str,
+        tool: &'a str,
+    },
+    Pairs(Pairs<'a>),
+    Refused(CallError),
+}
+
+impl<'a> Obj<'a> {
+    /// The arguments text, when it has not been read yet.
+    #[inline]
+    pub fn text(&self) -> Option<&'a str> {
+        match self.0 {
+            ObjRepr::Text { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The members, reading the text if need be (the refusal when it is not a JSON object).
+    pub fn into_pairs(self) -> Result<Pairs<'a>, CallError> {
+        match self.0 {
+            ObjRepr::Text { text, tool } => pairs_of_text(text, tool),
+            ObjRepr::Pairs(p) => Ok(p),
+            ObjRepr::Refused(e) => Err(e),
+        }
+    }
+
+    /// The members to edit (`None` once the text was refused; the refusal is kept).
+    fn pairs_mut(&mut self) -> Option<&mut Pairs<'a>> {
+        if let ObjRepr::Text { text, tool } = self.0 {
+            self.0 = match pairs_of_text(text, tool) {
+                Ok(p) => ObjRepr::Pairs(p),
+                Err(e) => ObjRepr::Refused(e),
+            };
+        }
+        match &mut self.0 {
+            ObjRepr::Pairs(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> From<Pairs<'a>> for Obj<'a> {
+    fn from(p: Pairs<'a>) -> Self {
+        Obj(ObjRepr::Pairs(p))
+    }
+}
+
+/// The members of an arguments text: the scanner, else serde_json (which then words the
+/// error).
+fn pairs_of_text<'a>(s: &'a str, tool: &str) -> Result<Pairs<'a>, CallError> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let val = match scan(s) {
+        Some(v) => v,
+        None => {
+            let mut de = serde_json::Deserializer::from_str(s);
+            let v = Val::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+            match v {
+                Ok(v) => v,
+                Err(e) => {
+                    return Err(CallError::new(
+                        CallErrorKind::InvalidJson,
+                        format!("{tool}: arguments are not valid JSON ({e})"),
+                    ));
+                }
+            }
+        }
+    };
+    match val {
+        Val::Obj(o) => Ok(o),
+        Val::Null => Ok(Vec::new()),
+        other => Err(not_an_object(tool, &other)),
+    }
+}
 
 impl Val<'_> {
     pub fn is_null(&self) -> bool {
@@ -159,11 +246,13 @@ pub enum Arguments<'a> {
 }
 
 impl<'a> From<&'a str> for Arguments<'a> {
+    #[inline]
     fn from(s: &'a str) -> Self {
         Arguments::Json(Cow::Borrowed(s))
     }
 }
 impl<'a> From<&'a String> for Arguments<'a> {
+    #[inline]
     fn from(s: &'a String) -> Self {
         Arguments::Json(Cow::Borrowed(s))
     }
@@ -187,6 +276,7 @@ impl From<serde_json::Value> for Arguments<'static> {
 impl Arguments<'_> {
     /// The raw text a freeform tool's input is taken from (a JSON text as is, or a JSON string
     /// value).
+    #[inline]
     pub fn raw_text(&self) -> Option<&str> {
         match self {
             Arguments::Json(s) => Some(s),
@@ -195,36 +285,17 @@ impl Arguments<'_> {
     }
 
     /// The arguments as an object. An empty text and `null` are the empty object (providers
-    /// send both for tools without parameters).
-    pub fn object(&self, tool: &str) -> Result<Obj<'_>, CallError> {
-        let val = match self {
-            Arguments::Json(s) if s.trim().is_empty() => return Ok(Vec::new()),
-            Arguments::Json(s) => {
-                if let Some(v) = scan(s) {
-                    return match v {
-                        Val::Obj(o) => Ok(o),
-                        Val::Null => Ok(Vec::new()),
-                        other => Err(not_an_object(tool, &other)),
-                    };
-                }
-                let mut de = serde_json::Deserializer::from_str(s);
-                let v = Val::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-                match v {
-                    Ok(v) => v,
-                    Err(e) => {
-                        return Err(CallError::new(
-                            CallErrorKind::InvalidJson,
-                            format!("{tool}: arguments are not valid JSON ({e})"),
-                        ));
-                    }
-                }
-            }
-            Arguments::Value(v) => Val::from(&**v),
-        };
-        match val {
-            Val::Obj(o) => Ok(o),
-            Val::Null => Ok(Vec::new()),
-            other => Err(not_an_object(tool, &other)),
+    /// send both for tools without parameters). A JSON text is read later, by the tool's
+    /// `parse`; its refusal (not JSON, not an object) comes from there, naming `tool`.
+    #[inline]
+    pub fn object<'s>(&'s self, tool: &'s str) -> Result<Obj<'s>, CallError> {
+        match self {
+            Arguments::Json(s) => Ok(Obj(ObjRepr::Text { text: s, tool })),
+            Arguments::Value(v) => match Val::from(&**v) {
+                Val::Obj(o) => Ok(Obj(ObjRepr::Pairs(o))),
+                Val::Null => Ok(Obj(ObjRepr::Pairs(Vec::new()))),
+                other => Err(not_an_object(tool, &other)),
+            },
         }
     }
 }
@@ -491,9 +562,14 @@ pub fn as_str<'v>(v: &'v Val) -> Option<&'v str> {
     }
 }
 
-/// Length in characters within `[min, max]`.
+/// Length in characters within `[min, max]`. A character takes one to four bytes, so the
+/// byte length alone often settles it.
 #[inline]
 pub fn chars_within(s: &str, min: u64, max: u64) -> bool {
+    let bytes = s.len() as u64;
+    if bytes <= max && bytes.div_ceil(4) >= min {
+        return true;
+    }
     let n = s.chars().count() as u64;
     n >= min && n <= max
 }
@@ -515,6 +591,9 @@ pub fn into_string(v: Val) -> String {
 
 /// Rename `from` to `to` (an alias's `rename`).
 pub fn rename_key(obj: &mut Obj<'_>, from: &str, to: &'static str) {
+    let Some(obj) = obj.pairs_mut() else {
+        return;
+    };
     for (k, _) in obj.iter_mut() {
         if k == from {
             *k = Cow::Borrowed(to);
@@ -524,13 +603,19 @@ pub fn rename_key(obj: &mut Obj<'_>, from: &str, to: &'static str) {
 
 /// Set `key` to `value`, replacing what the call gave (an alias's fixed arguments).
 pub fn set_key<'a>(obj: &mut Obj<'a>, key: &'static str, value: Val<'a>) {
+    let Some(obj) = obj.pairs_mut() else {
+        return;
+    };
     obj.retain(|(k, _)| k != key);
     obj.push((Cow::Borrowed(key), value));
 }
 
 /// Freeform input as the object holding its one field.
 pub fn freeform<'a>(field: &'static str, raw: &'a str) -> Obj<'a> {
-    vec![(Cow::Borrowed(field), Val::Str(Cow::Borrowed(raw)))]
+    Obj(ObjRepr::Pairs(vec![(
+        Cow::Borrowed(field),
+        Val::Str(Cow::Borrowed(raw)),
+    )]))
 }
 
 /// sha256 of published bytes, lowercase hex.

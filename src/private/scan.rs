@@ -3,34 +3,197 @@
 //! Anything it is not sure about (an escape, a control character, a big or out-of-range
 //! number, deep nesting, invalid JSON) makes it give up, and the caller parses with serde_json,
 //! which then defines both the value and the error text.
+//!
+//! [`Cursor`] is the same scanner driven step by step: a tool's generated decoder reads the
+//! arguments object with it straight into typed fields, and gives up (`None`) just as readily.
 
 use std::borrow::Cow;
 
-use super::Val;
+use super::{Val, as_int, as_num};
 
 /// serde_json's default recursion limit.
 const MAX_DEPTH: usize = 128;
 
 /// The value of `text`, or `None` when the caller must fall back to serde_json.
 pub fn scan(text: &str) -> Option<Val<'_>> {
-    let mut s = Scanner {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut s = Cursor::new(text);
     s.ws();
     let v = s.value(0)?;
     s.ws();
     (s.at == s.bytes.len()).then_some(v)
 }
 
-struct Scanner<'a> {
+/// A position in a JSON text, read forward. Every reading method returns `None` (or `false`)
+/// where [`scan`] would give up, and then the position is unspecified: the caller gives up too.
+pub struct Cursor<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
 
-impl<'a> Scanner<'a> {
+/// The generated decoders' steps. Values are read at the position (no leading whitespace);
+/// `open`, `key`, `next_member`, `arr_open` and `next_item` skip the whitespace after what
+/// they read.
+impl<'a> Cursor<'a> {
+    #[inline]
+    pub fn new(text: &'a str) -> Self {
+        Cursor {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        }
+    }
+
+    /// The top-level object's `{`: `true` if members follow, `false` for `{}`.
+    #[inline]
+    pub fn open(&mut self) -> Option<bool> {
+        self.ws();
+        self.eat(b'{')?;
+        self.ws();
+        Some(self.eat(b'}').is_none())
+    }
+
+    /// A member's key and its `:`.
+    #[inline]
+    pub fn key(&mut self) -> Option<&'a str> {
+        let k = self.string()?;
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(k)
+    }
+
+    /// After a member: `,` (`true`, a member follows) or `}` (`false`).
+    #[inline]
+    pub fn next_member(&mut self) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                self.ws();
+                Some(true)
+            }
+            b'}' => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// After the top-level object: nothing but whitespace.
+    #[inline]
+    pub fn end(&mut self) -> Option<()> {
+        self.ws();
+        (self.at == self.bytes.len()).then_some(())
+    }
+
+    /// An array's `[`: `true` if items follow, `false` for `[]`.
+    #[inline]
+    pub fn arr_open(&mut self) -> Option<bool> {
+        self.eat(b'[')?;
+        self.ws();
+        Some(self.eat(b']').is_none())
+    }
+
+    /// After an item: `,` (`true`, an item follows) or `]` (`false`).
+    #[inline]
+    pub fn next_item(&mut self) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                self.ws();
+                Some(true)
+            }
+            b']' => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads a `null` if one is there.
+    #[inline]
+    pub fn null(&mut self) -> bool {
+        let is_null = self.bytes.get(self.at..self.at.saturating_add(4)) == Some(b"null");
+        if is_null {
+            self.at += 4;
+        }
+        is_null
+    }
+
+    /// A string value (no escapes), borrowed.
+    #[inline]
+    pub fn str(&mut self) -> Option<&'a str> {
+        self.string()
+    }
+
+    /// `true` or `false`.
+    #[inline]
+    pub fn bool(&mut self) -> Option<bool> {
+        let (word, b): (&[u8], bool) = match self.peek()? {
+            b't' => (b"true", true),
+            b'f' => (b"false", false),
+            _ => return None,
+        };
+        let end = self.at.checked_add(word.len())?;
+        (self.bytes.get(self.at..end)? == word).then(|| {
+            self.at = end;
+            b
+        })
+    }
+
+    /// A number as the walk takes an integer ([`as_int`] of what [`scan`] reads).
+    #[inline]
+    pub fn int(&mut self) -> Option<i64> {
+        if let Some(n) = self.plain_int() {
+            return Some(n);
+        }
+        as_int(&self.number()?)
+    }
+
+    /// A number as the walk takes a number ([`as_num`] of what [`scan`] reads).
+    #[inline]
+    pub fn num(&mut self) -> Option<f64> {
+        if let Some(n) = self.plain_int() {
+            return Some(n as f64);
+        }
+        as_num(&self.number()?)
+    }
+
+    /// The common number: an integer of 1 to 18 digits, no leading zero, no fraction or
+    /// exponent, not `-0` (what [`scan`] reads as `Val::Int`). Anything else is left unread.
+    #[inline]
+    fn plain_int(&mut self) -> Option<i64> {
+        let negative = self.peek() == Some(b'-');
+        let start = self.at + usize::from(negative);
+        let mut at = start;
+        let mut n: i64 = 0;
+        while let Some(&d) = self.bytes.get(at) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            n = n.wrapping_mul(10).wrapping_add(i64::from(d - b'0'));
+            at += 1;
+        }
+        let len = at - start;
+        let leading_zero = len > 1 && self.bytes.get(start) == Some(&b'0');
+        let more = matches!(self.bytes.get(at), Some(b'.' | b'e' | b'E'));
+        if len == 0 || len > 18 || leading_zero || more || (negative && n == 0) {
+            return None;
+        }
+        self.at = at;
+        Some(if negative { -n } else { n })
+    }
+
+    /// Any value, as [`scan`] reads it, `depth` containers deep (1 for a member of the
+    /// top-level object).
+    pub fn value_at(&mut self, depth: usize) -> Option<Val<'a>> {
+        self.value(depth)
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
@@ -74,13 +237,7 @@ impl<'a> Scanner<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.at;
-        let rest = self.bytes.get(start..)?;
-        let len = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if rest.get(len) != Some(&b'"') {
-            return None;
-        }
+        let len = plain_len(self.bytes.get(start..)?)?;
         self.at = start + len + 1;
         self.text.get(start..start + len)
     }
@@ -214,4 +371,34 @@ impl<'a> Scanner<'a> {
             }
         }
     }
+}
+
+/// Where the string body at the start of `rest` ends: the index of its closing quote, or `None`
+/// if an escape or a control character comes first (or no quote). Eight bytes at a time: a
+/// byte equal to `"` or `\\`, or below 0x20, sets its high bit in the mask; the lowest set bit is
+/// always a true one (a false one only sits above a true one, where a borrow came from).
+#[inline]
+fn plain_len(rest: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(chunk) = rest.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().ok()?);
+        let q = x ^ (ONES * u64::from(b'"'));
+        let b = x ^ (ONES * u64::from(b'\\'));
+        let m = ((q.wrapping_sub(ONES) & !q)
+            | (b.wrapping_sub(ONES) & !b)
+            | (x.wrapping_sub(ONES * 0x20) & !x))
+            & HIGH;
+        if m != 0 {
+            let j = i + (m.trailing_zeros() / 8) as usize;
+            return (rest.get(j) == Some(&b'"')).then_some(j);
+        }
+        i += 8;
+    }
+    let j = i + rest
+        .get(i..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest.get(j) == Some(&b'"')).then_some(j)
 }

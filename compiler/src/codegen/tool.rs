@@ -316,7 +316,7 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 },
             );
             cx.defs.push(quote! {
-                fn #parse_fn(__obj: #rt::Obj<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
+                fn #parse_fn(__obj: #rt::Pairs<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
                     #walk
                 }
             });
@@ -683,10 +683,33 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
             &field_ty,
         );
         items.push(quote! { #d #st });
+        let decode = decoder(
+            &mut cx,
+            tool,
+            &field_ty,
+            None,
+            &[Target {
+                action,
+                strukt: ident("Call"),
+                variant: None,
+            }],
+        );
         items.push(quote! {
             pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
+                    return ::core::result::Result::Ok(__call);
+                }
+                walk(__obj)
+            }
+
+            /// The validating walk: decides what the decoder left, and words every refusal.
+            #[inline(never)]
+            fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                let __obj = __obj.into_pairs()?;
                 #walk_fn
             }
+
+            #decode
         });
     } else {
         let selector = tool
@@ -715,12 +738,23 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
                 aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
             );
             parse_fns.push(quote! {
-                fn #f(__obj: #rt::Obj<'_>) -> ::core::result::Result<#id, #rt::CallError> {
+                fn #f(__obj: #rt::Pairs<'_>) -> ::core::result::Result<#id, #rt::CallError> {
                     #walk_fn
                 }
             });
             variants.push((aname, id.clone(), f));
         }
+        let targets: Vec<Target> = tool
+            .actions
+            .iter()
+            .zip(&action_idents)
+            .map(|(action, id)| Target {
+                action,
+                strukt: id.clone(),
+                variant: Some(id.clone()),
+            })
+            .collect();
+        let decode = decoder(&mut cx, tool, &field_ty, Some(selector), &targets);
         let strs: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
         let ids: Vec<&Ident> = variants.iter().map(|v| &v.1).collect();
         let fns: Vec<&Ident> = variants.iter().map(|v| &v.2).collect();
@@ -754,6 +788,16 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
             }
 
             pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
+                    return ::core::result::Result::Ok(__call);
+                }
+                walk(__obj)
+            }
+
+            /// The validating walk: decides what the decoder left, and words every refusal.
+            #[inline(never)]
+            fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+                let __obj = __obj.into_pairs()?;
                 let __action = match __obj.iter().find(|(k, _)| &**k == #selector) {
                     ::core::option::Option::None | ::core::option::Option::Some((_, #rt::Val::Null)) => {
                         return ::core::result::Result::Err(#rt::missing_selector(#missing_msg));
@@ -774,6 +818,8 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
             }
 
             #(#parse_fns)*
+
+            #decode
         });
         let _ = serde_crate;
     }
@@ -839,4 +885,277 @@ fn action_items<'t>(
         },
     );
     (st, walk_body)
+}
+
+/// An action the decoder can produce: its struct, and its `Call`/`Action` variant (`None` for a
+/// plain tool, whose struct is `Call` itself).
+struct Target<'a> {
+    action: &'a Action,
+    strukt: Ident,
+    variant: Option<Ident>,
+}
+
+/// `fn decode(text) -> Option<Call>`: one pass over the arguments text with a
+/// [`Cursor`](rt), every member read straight into a typed local (all of the tool's fields, so
+/// nothing waits for the selector), then the chosen action's checks: fields it does not take,
+/// required fields, constraints. It answers `None` whenever it is not sure the walk would accept
+/// the same call with the same values (anything refused, and anything the scanner gives up
+/// on): `parse` then runs the walk, which decides, error text included. Values are converted as
+/// the walk converts them (the same `as_int`/`as_num` of the same scanned number); a `null`
+/// member counts as absent, as in the walk.
+fn decoder<'t>(
+    cx: &mut ModCx,
+    tool: &Tool,
+    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+    selector: Option<&str>,
+    targets: &[Target<'_>],
+) -> TokenStream {
+    let rt = rt();
+    let none = quote!(return ::core::option::Option::None);
+    // A field no action takes is refused even when null: leave it to the walk.
+    let fields: Vec<(&str, Ident, &RType)> = tool
+        .fields
+        .iter()
+        .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
+        .filter_map(|f| {
+            field_ty(&f.name).map(|t| (f.name.as_str(), format_ident!("f_{}", f.name), t))
+        })
+        .collect();
+    let c = format_ident!("__c");
+    let mut arms = Vec::new();
+    for (name, local, ty) in &fields {
+        let read = read_fast(cx, ty, &c, 1);
+        arms.push(quote! {
+            #name => {
+                if !#c.null() {
+                    if #local.is_some() { #none; }
+                    #local = ::core::option::Option::Some(#read);
+                }
+            }
+        });
+    }
+    let mut sel_state = quote!();
+    let mut sel_arm = quote!();
+    if let Some(sel) = selector {
+        let strs = targets
+            .iter()
+            .map(|t| t.action.name.clone().unwrap_or_default());
+        let ids = targets.iter().map(|t| &t.strukt);
+        sel_state =
+            quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
+        sel_arm = quote! {
+            #sel => {
+                if __sel.is_some() { #none; }
+                __sel = ::core::option::Option::Some(match #c.str() {
+                    #( ::core::option::Option::Some(#strs) => Action::#ids, )*
+                    _ => #none,
+                });
+            }
+        };
+    }
+    let members = if arms.is_empty() && selector.is_none() {
+        quote! {
+            if #c.open()? { #none; }
+        }
+    } else {
+        quote! {
+            if #c.open()? {
+                loop {
+                    match #c.key()? {
+                        #sel_arm
+                        #(#arms)*
+                        _ => #none,
+                    }
+                    if !#c.next_member()? { break; }
+                }
+            }
+        }
+    };
+    let finish = |t: &Target<'_>| -> TokenStream {
+        let a = t.action;
+        let taken = |name: &str| a.uses(name);
+        let others: Vec<&Ident> = fields
+            .iter()
+            .filter(|(n, _, _)| !taken(n))
+            .map(|(_, l, _)| l)
+            .collect();
+        let refuse_others = if others.is_empty() {
+            quote!()
+        } else {
+            quote! {
+                if #(#others.is_some())||* { #none; }
+            }
+        };
+        let required = fields
+            .iter()
+            .filter(|(n, _, _)| taken(n) && a.is_required(n))
+            .map(|(_, l, _)| quote!(let #l = #l?;));
+        // As the walk counts a field given (a required one always is; for forbidden_with a
+        // boolean set to false asks for nothing).
+        let present = |field: &str, bool_false_absent: bool| -> TokenStream {
+            match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
+                Some((n, _, _)) if a.is_required(n) => quote!(true),
+                Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
+                    quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
+                }
+                Some((_, l, _)) => quote!(#l.is_some()),
+                None => quote!(false),
+            }
+        };
+        let mut checks = Vec::new();
+        for group in &a.exactly_one_of {
+            let flags = group.iter().map(|n| present(n, false));
+            checks.push(quote! {
+                if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
+            });
+        }
+        for fw in &a.forbidden_with {
+            let x = present(&fw.field, true);
+            let y = present(&fw.with, true);
+            checks.push(quote! {
+                if #x && #y { #none; }
+            });
+        }
+        let strukt = &t.strukt;
+        let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
+            let id = snake(n);
+            quote!(#id: #l)
+        });
+        let value = match &t.variant {
+            Some(v) => quote!(Call::#v(#strukt { #(#inits),* })),
+            None => quote!(#strukt { #(#inits),* }),
+        };
+        quote! {
+            #refuse_others
+            #(#required)*
+            #(#checks)*
+            ::core::option::Option::Some(#value)
+        }
+    };
+    let end = if selector.is_some() {
+        let arms = targets.iter().map(|t| {
+            let id = &t.strukt;
+            let body = finish(t);
+            quote!(Action::#id => { #body })
+        });
+        quote! {
+            match __sel? { #(#arms)* }
+        }
+    } else {
+        targets.first().map(finish).unwrap_or_default()
+    };
+    let locals = fields.iter().map(|(_, l, ty)| {
+        let t = ty.rust();
+        quote!(let mut #l: ::core::option::Option<#t> = ::core::option::Option::None;)
+    });
+    quote! {
+        /// The one-pass decoder; `None` leaves the call to the walk.
+        fn decode(__text: &str) -> ::core::option::Option<Call> {
+            let mut #c = #rt::Cursor::new(__text);
+            #sel_state
+            #(#locals)*
+            #members
+            #c.end()?;
+            #end
+        }
+    }
+}
+
+/// Reading a value of `ty` at the cursor, `depth` containers deep: evaluates to the typed value
+/// or returns `None` from the decoder.
+fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream {
+    let rt = rt();
+    let none = quote!(return ::core::option::Option::None);
+    match ty {
+        RType::Int { min, max, .. } => {
+            if min.is_none() && max.is_none() {
+                return quote!(#c.int()?);
+            }
+            let guard = range_guard(min, max);
+            quote!(match #c.int() { ::core::option::Option::Some(n) #guard => n, _ => #none })
+        }
+        RType::Num { min, max, .. } => {
+            if min.is_none() && max.is_none() {
+                return quote!(#c.num()?);
+            }
+            let guard = range_guard(min, max);
+            quote!(match #c.num() { ::core::option::Option::Some(n) #guard => n, _ => #none })
+        }
+        RType::Bool => quote!(#c.bool()?),
+        RType::Str {
+            min, max, pattern, ..
+        } => {
+            let mut checks = Vec::new();
+            if min.is_some() || max.is_some() {
+                let a = min.unwrap_or(0);
+                let b = max.unwrap_or(u64::MAX);
+                checks.push(quote!(#rt::chars_within(s, #a, #b)));
+            }
+            if let Some(p) = pattern {
+                checks.push(quote!(#rt::matches(&#p, s)));
+            }
+            if checks.is_empty() {
+                return quote!(::std::string::String::from(#c.str()?));
+            }
+            quote! {
+                match #c.str() {
+                    ::core::option::Option::Some(s) if #(#checks)&&* => ::std::string::String::from(s),
+                    _ => #none,
+                }
+            }
+        }
+        RType::Enum { name, values, .. } => {
+            let arms = values
+                .iter()
+                .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
+            quote!(match #c.str() { #(#arms)* _ => #none })
+        }
+        RType::Array {
+            items, min, max, ..
+        } => {
+            cx.depth += 1;
+            let out = format_ident!("__out{}", cx.depth);
+            let item = read_fast(cx, items, c, depth + 1);
+            cx.depth -= 1;
+            let guard = match (min, max) {
+                (None, None) => quote!(),
+                _ => {
+                    let a = min.unwrap_or(0) as usize;
+                    let b = max.map_or(usize::MAX, |m| m as usize);
+                    quote!(if !(#a..=#b).contains(&#out.len()) { #none; })
+                }
+            };
+            quote! {
+                {
+                    let mut #out = ::std::vec::Vec::new();
+                    if #c.arr_open()? {
+                        loop {
+                            #out.push(#item);
+                            if !#c.next_item()? { break; }
+                        }
+                    }
+                    #guard
+                    #out
+                }
+            }
+        }
+        RType::Object { parse_fn, .. } => {
+            quote! {
+                match #c.value_at(#depth)? {
+                    #rt::Val::Obj(o) => #parse_fn(o, "").ok()?,
+                    _ => #none,
+                }
+            }
+        }
+    }
+}
+
+/// `if <n in [min, max]>` for a match arm on `n` (empty when unbounded).
+fn range_guard<T: quote::ToTokens>(min: &Option<T>, max: &Option<T>) -> TokenStream {
+    match (min, max) {
+        (Some(a), Some(b)) => quote!(if (#a..=#b).contains(&n)),
+        (Some(a), None) => quote!(if n >= #a),
+        (None, Some(b)) => quote!(if n <= #b),
+        (None, None) => quote!(),
+    }
 }
