@@ -148,18 +148,28 @@ impl<'a> Cursor<'a> {
     /// A number as the walk takes an integer ([`as_int`] of what [`scan`] reads).
     #[inline]
     pub fn int(&mut self) -> Option<i64> {
-        if let Some(n) = self.plain_int() {
-            return Some(n);
+        match self.plain_int() {
+            Some(n) => Some(n),
+            None => self.other_int(),
         }
-        as_int(&self.number()?)
     }
 
     /// A number as the walk takes a number ([`as_num`] of what [`scan`] reads).
     #[inline]
     pub fn num(&mut self) -> Option<f64> {
-        if let Some(n) = self.plain_int() {
-            return Some(n as f64);
+        match self.plain_int() {
+            Some(n) => Some(n as f64),
+            None => self.other_num(),
         }
+    }
+
+    #[inline(never)]
+    fn other_int(&mut self) -> Option<i64> {
+        as_int(&self.number()?)
+    }
+
+    #[inline(never)]
+    fn other_num(&mut self) -> Option<f64> {
         as_num(&self.number()?)
     }
 
