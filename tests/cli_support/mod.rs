@@ -1,0 +1,59 @@
+//! Helpers shared by the tests that drive the built `toolsurface` binary on temporary copies
+//! of tool-defs (lock_check, diff_cli).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolsurface"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// A temporary copy of tool-defs with its lock.
+pub fn defs() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("defs");
+    copy_dir(&repo().join("tool-defs"), &dir);
+    (tmp, dir)
+}
+
+pub fn edit(dir: &Path, file: &str, from: &str, to: &str) {
+    let p = dir.join(file);
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains(from), "{file} does not contain {from:?}");
+    std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+}
