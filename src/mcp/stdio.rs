@@ -227,8 +227,14 @@ where
             signal.to_owned()
         }
     };
+    // rmcp's output half is closed now; let the writer pass on what rmcp wrote last.
     reader.abort();
-    writer.abort();
+    if tokio::time::timeout(std::time::Duration::from_secs(2), writer)
+        .await
+        .is_err()
+    {
+        eprintln!("toolsurface serve: stdout did not take the last messages within 2 s");
+    }
     Ok(reason)
 }
 

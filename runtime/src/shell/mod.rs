@@ -73,7 +73,9 @@
 //!
 //! # Wake-ups
 //!
-//! [`WakeSink`] is this module's minimal contract with the runtime core (`wake(WakeUp)`);
+//! [`WakeSink`] is this module's contract with the runtime core (`wake(WakeUp)`, the core's
+//! one wake-up type: an exit carries its code and this module's wording in `detail`, the
+//! watcher id and the command always);
 //! A session's exit is published (and its exit wake-up sent) only once the reader has
 //! drained what the leader printed: end of output, or, when a leftover child keeps the
 //! terminal/pipe open, no byte left in the kernel after 250 ms (at most 2 s). So a match
@@ -107,45 +109,7 @@ pub use session::{model_env, proc_stat, reap_orphans};
 // ---------------------------------------------------------------------------------------
 // Wake-ups
 
-/// Receives wake-ups (a watched session exited or its output matched). Implemented by the
-/// runtime core over its event channel.
-pub trait WakeSink: Send + Sync + 'static {
-    fn wake(&self, wake: WakeUp);
-}
-
-/// A watcher fired.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WakeUp {
-    /// The host owning the session.
-    pub host: String,
-    pub session_id: i64,
-    pub watcher_id: i64,
-    pub command: String,
-    pub kind: WakeKind,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum WakeKind {
-    /// `until_output` matched; `text` is the match.
-    Matched { text: String },
-    /// The process exited (`exit_code` is 128+signal for a signal).
-    Exited { exit_code: i32, description: String },
-}
-
-/// A sink that drops every wake-up.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoWake;
-
-impl WakeSink for NoWake {
-    fn wake(&self, _: WakeUp) {}
-}
-
-impl WakeSink for tokio::sync::mpsc::UnboundedSender<WakeUp> {
-    fn wake(&self, wake: WakeUp) {
-        // A closed channel means nobody listens any more; the wake-up has no reader.
-        let _ = self.send(wake);
-    }
-}
+pub use crate::core::{NoWake, WakeKind, WakeSink, WakeUp};
 
 // ---------------------------------------------------------------------------------------
 // Requests (field names as in the tool definitions)
