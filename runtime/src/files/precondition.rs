@@ -327,8 +327,8 @@ pub(crate) async fn read_file<B: FileBackend>(
         }
         let n = first + i + 1;
         if line.chars().count() > MAX_LINE_CHARS {
-            let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
-            body.push_str(&format!("{n:>6}\t{cut}… [line truncated]\n"));
+            let cut = toolsurface_text::cut(line, MAX_LINE_CHARS);
+            body.push_str(&format!("{n:>6}\t{cut} [line truncated]\n"));
         } else {
             body.push_str(&format!("{n:>6}\t{line}\n"));
         }
