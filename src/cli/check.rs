@@ -7,9 +7,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use toolsurface_compiler::diag::render_all;
 use toolsurface_compiler::ir::Ir;
-use toolsurface_compiler::{Sources, compile, read_dir};
+use toolsurface_compiler::{Sources, compile_folder};
 
 use super::Status;
 
@@ -68,24 +67,16 @@ pub fn compile_dir_with_warnings(
             dir.display()
         );
     }
-    let sources =
-        read_dir(dir).with_context(|| format!("reading definitions from {}", dir.display()))?;
-    let compiled = compile(&sources);
-    if !compiled.diagnostics.is_empty() {
+    let folder = compile_folder(dir, &dir.display().to_string())
+        .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    if !folder.compiled.diagnostics.is_empty() {
         let mut err = std::io::stderr().lock();
-        err.write_all(render_all(&compiled.diagnostics, &sources).as_bytes())?;
+        err.write_all(folder.report().as_bytes())?;
         err.flush()?;
     }
-    if compiled.has_errors() {
-        return Ok(Err(Status::Invalid));
-    }
-    let warnings = compiled.diagnostics.len();
-    match compiled.ir {
-        Some(ir) => Ok(Ok((sources, ir, warnings))),
-        None => anyhow::bail!(
-            "{}: the compiler produced no IR and no error",
-            dir.display()
-        ),
+    match folder.into_valid() {
+        Ok(valid) => Ok(Ok((valid.sources, valid.ir, valid.warnings.len()))),
+        Err(_) => Ok(Err(Status::Invalid)),
     }
 }
 
