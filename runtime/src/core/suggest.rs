@@ -18,11 +18,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn suggests_close_names_only() {
+    fn hint_is_a_parenthesised_suggestion_or_nothing() {
         let names = ["tools", "skills", "hosts", "workdirs"];
-        assert_eq!(did_you_mean("tols", names), Some("tools"));
-        assert_eq!(did_you_mean("HOSTS", names), Some("hosts"));
-        assert_eq!(did_you_mean("zzzzzz", names), None);
         assert_eq!(hint("skils", names), " (did you mean skills?)");
+        assert_eq!(hint("zzzzzz", names), "");
     }
 }
