@@ -140,3 +140,27 @@ fn a_pure_addition_goes_below_its_context_line_or_at_the_end() {
     assert_eq!(apply_chunks("a\nb\n", &at_end), Ok("a\nb\nx\n".into()));
     assert_eq!(apply_chunks("", &at_end), Ok("x\n".into()));
 }
+
+/// runtime/tests/data/apply_patch_syntax.json is shared with the grammar test
+/// (tests/python/test_sdk_schemas.py): each case says whether the parser takes it, and
+/// whether the published Lark grammar does (with a note wherever the two differ).
+#[test]
+fn the_shared_syntax_cases_parse_as_labelled() {
+    let cases: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tests/data/apply_patch_syntax.json")).unwrap();
+    let cases = cases.as_array().unwrap();
+    assert!(
+        cases.len() > 30,
+        "the shared syntax table is unexpectedly short"
+    );
+    let mut wrong = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let patch = case["patch"].as_str().unwrap();
+        let accepted = parse_patch(patch);
+        if accepted.is_ok() != case["parser"].as_bool().unwrap() {
+            wrong.push(format!("{name}: {accepted:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
