@@ -1,6 +1,7 @@
 //! Unit tests of the patch format: how text becomes hunks (the structure the file tests
 //! cannot see) and how hunks apply to text. The end-to-end table, local and over ssh, is
 //! runtime/tests/files_patch.rs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 
