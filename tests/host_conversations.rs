@@ -10,8 +10,8 @@ use std::time::Duration;
 use host_support::*;
 use toolsurface::host::Conversation;
 use toolsurface::host::ModelToolCall;
-use toolsurface::runtime::core::ToolResult;
-use toolsurface::runtime::core::TurnKind;
+use toolsurface::runtime::ToolResult;
+use toolsurface::runtime::TurnKind;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
 
