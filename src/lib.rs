@@ -24,8 +24,8 @@ pub mod mcp;
 pub mod runtime {
     pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
     pub use toolsurface_runtime::core::{
-        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind,
-        WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
+        WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};

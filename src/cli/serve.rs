@@ -22,8 +22,8 @@ pub const DEFAULT_HOST: &str = "local";
 #[command(after_help = "\
 Config file (YAML or JSON; every key optional): the runtime config — hosts ({name: {root,
 description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
-ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir
-and conversation. Flags override the file. Without hosts, one host `local` rooted
+ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
+conversation and mcp (token_file and the limits below). Flags override the file. Without hosts, one host `local` rooted
 at --workdir (default: the current directory); with hosts, --workdir sets the bound host's
 root.
 
@@ -40,12 +40,16 @@ Authentication (HTTP): with a token file (--token-file, else $TOOLSURFACE_TOKEN_
 the config key mcp.token_file) every request needs `Authorization: Bearer <token>`
 (otherwise 401). Binding beyond loopback without a token is refused (exit 2).
 
-Limits (flag, config key under `mcp:`, default): --max-sessions / max_sessions, MCP
-sessions at once over HTTP, 64 (503 beyond); --max-message-bytes / max_message_bytes, an
-HTTP request body or a stdio line, 4194304 (413, or a JSON-RPC error on stdio); --idle-timeout-s / idle_timeout_s, 1800; --max-calls-per-session
-/ max_calls_per_session, calls running at once in one session, 16 (an isError result beyond);
---max-background-sessions / max_background_sessions, shell sessions per conversation and
-host, 64 (an isError result when all are running).
+Limits (flag / config key under `mcp:`, default, what answers beyond it):
+  --max-sessions / max_sessions                 64    MCP sessions at once over HTTP (503)
+  --max-message-bytes / max_message_bytes  4194304    an HTTP body (413) or a stdio line
+                                                      (a JSON-RPC error)
+  --max-calls-per-session / max_calls_per_session
+                                                16    calls running in one session (isError)
+  --max-background-sessions / max_background_sessions
+                                                64    shell sessions per conversation and
+                                                      host (isError when all are running)
+  --idle-timeout-s / idle_timeout_s           1800    an idle HTTP session ends
 
 Examples:
   toolsurface serve --role main --workdir .
@@ -458,6 +462,54 @@ mod tests {
         assert_eq!(c.runtime.bound_host, "box");
         assert_eq!(c.conversation, "c1");
         assert_eq!(c.runtime.llm.len(), 1);
+    }
+
+    #[test]
+    fn limits_come_from_flags_over_the_config_over_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(
+            &file,
+            "mcp:\n  max_sessions: 3\n  max_calls_per_session: 2\n  idle_timeout_s: 9\n  \
+             max_background_sessions: 5\n",
+        )
+        .unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        let (config, defaults) = settings(&a).unwrap();
+        assert_eq!(defaults.http.max_sessions, 64);
+        assert_eq!(defaults.limits, mcp::McpLimits::default());
+        assert_eq!(
+            defaults.http.idle_timeout,
+            std::time::Duration::from_secs(1800)
+        );
+        assert_eq!(config.shell.max_sessions, 64);
+        a.config = Some(file);
+        a.max_sessions = Some(4);
+        let (config, set) = settings(&a).unwrap();
+        assert_eq!(set.http.max_sessions, 4, "the flag wins");
+        assert_eq!(set.limits.max_calls_per_session, 2);
+        assert_eq!(set.http.idle_timeout, std::time::Duration::from_secs(9));
+        assert_eq!(config.shell.max_sessions, 5);
+        a.max_calls_per_session = Some(0);
+        assert!(settings(&a).unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn an_unknown_mcp_key_and_an_empty_token_file_are_usage_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(&file, "mcp:\n  max_sesions: 3\n").unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        a.config = Some(file);
+        assert!(settings(&a).unwrap_err().contains("max_sesions"));
+        let token = dir.path().join("token");
+        std::fs::write(&token, "\n").unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        a.token_file = Some(token);
+        assert!(settings(&a).unwrap_err().contains("is empty"));
     }
 
     #[test]
