@@ -443,8 +443,9 @@ impl Conversation {
     }
 
     /// End the conversation: SIGKILL every background session's process group (they are
-    /// reaped), forget its file reads and confirm tokens. Later calls still run (a host
-    /// should not make any); ending twice does nothing more. Returns the session ids ended.
+    /// reaped), forget its file reads and confirm tokens. Later calls start no command (they
+    /// are refused with a sentence); ending twice does nothing more. Returns the session ids
+    /// ended.
     pub fn end(&self) -> Vec<i64> {
         if self.ended.swap(true, Ordering::SeqCst) {
             return Vec::new();

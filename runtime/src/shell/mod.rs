@@ -274,6 +274,8 @@ struct Inner {
     sessions: Mutex<HashMap<i64, Arc<Session>>>,
     /// Session id → the call id that started it (see [`ShellHost::kill_sessions_started_by`]).
     started_by: Mutex<HashMap<i64, String>>,
+    /// Set by [`ShellHost::end_all_sessions`]: no command starts any more.
+    ended: std::sync::atomic::AtomicBool,
     next_watcher: AtomicI64,
 }
 
@@ -343,6 +345,7 @@ impl ShellHost {
             shell,
             sessions: Mutex::new(HashMap::new()),
             started_by: Mutex::new(HashMap::new()),
+            ended: std::sync::atomic::AtomicBool::new(false),
             next_watcher: AtomicI64::new(1),
         });
         if inner.config.reap_orphans && session::become_subreaper() {
@@ -378,10 +381,15 @@ impl ShellHost {
     }
 
     /// End every session of this host: SIGKILL each process group, forget the sessions and
-    /// release their ids. What a conversation's end does to the processes it started.
-    /// Returns the ids ended.
+    /// release their ids; from now on no command starts (a call still running when its
+    /// conversation ended cannot leave a new process behind). What a conversation's end does
+    /// to the processes it started. Returns the ids ended.
     pub fn end_all_sessions(&self) -> Vec<i64> {
-        let ended: Vec<Arc<Session>> = self.sessions().drain().map(|(_, s)| s).collect();
+        let ended: Vec<Arc<Session>> = {
+            let mut sessions = self.sessions();
+            self.inner.ended.store(true, Ordering::SeqCst);
+            sessions.drain().map(|(_, s)| s).collect()
+        };
         self.started_by().clear();
         for s in &ended {
             kill_group_and_forget(s, &self.inner.registry);
@@ -695,6 +703,12 @@ impl ShellHost {
         let cap = self.inner.config.max_sessions.max(1);
         let mut notes = Vec::new();
         let mut sessions = self.sessions();
+        // Checked under the table's lock, which end_all_sessions holds while it sets it.
+        if self.inner.ended.load(Ordering::SeqCst) {
+            return Err(ToolError::Model(
+                "this conversation has ended; no command is started any more".into(),
+            ));
+        }
         while sessions.len() >= cap {
             let victim = sessions
                 .values()
