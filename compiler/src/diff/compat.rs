@@ -417,78 +417,20 @@ impl Cx<'_> {
         }
     }
 
+    /// The value an alias fixes for the selector `sel`, if it fixes one.
+    fn fixed_selector(&self, sel: &str) -> Option<String> {
+        self.set()
+            .and_then(|s| s.get(sel))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    }
+
     /// Every old action against the new action it lands on.
     fn call(&mut self, x: &ToolShape, y: &ToolShape) {
         let old = self.old;
-        let fixed = |sel: &str| {
-            self.set()
-                .and_then(|s| s.get(sel))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
+        let Some(pairs) = self.action_pairs(x, y) else {
+            return;
         };
-        let mut pairs: Vec<(&ActionShape, Option<&ActionShape>)> = Vec::new();
-        match (&x.selector, &y.selector) {
-            (Some(sx), Some(sy)) => {
-                if let Some(v) = fixed(sy) {
-                    let na = y.action(Some(&v));
-                    pairs.extend(x.actions.iter().map(|a| (a, na)));
-                } else if self.renamed(sx) != sy.as_str() {
-                    let f = self.finding(
-                        "selector-renamed",
-                        &[],
-                        Verdict::Breaking,
-                        format!("{old}: selector {sx} renamed to {sy}; old calls name {sx}"),
-                    );
-                    self.push(f, &format!("tool:{}", self.new));
-                    return;
-                } else {
-                    for a in &x.actions {
-                        pairs.push((a, y.action(a.name.as_deref())));
-                    }
-                    if self.alias.is_none() {
-                        for b in &y.actions {
-                            let Some(n) = b.name.as_deref() else { continue };
-                            if x.action(Some(n)).is_none() {
-                                let f = self.finding(
-                                    "action-added",
-                                    &[n],
-                                    Verdict::Compatible,
-                                    format!("{old}: new action {n}"),
-                                );
-                                self.push(f, &format!("action:{}/{n}", self.new));
-                            }
-                        }
-                    }
-                }
-            }
-            (Some(sx), None) => {
-                let f = self.finding(
-                    "selector-removed",
-                    &[],
-                    Verdict::Breaking,
-                    format!(
-                        "{old}: the {sx} selector is gone; old calls carry it{}",
-                        self.via()
-                    ),
-                );
-                self.push(f, &format!("tool:{}", self.new));
-                return;
-            }
-            (None, Some(sy)) => match fixed(sy) {
-                Some(v) => pairs.extend(x.actions.iter().map(|a| (a, y.action(Some(&v))))),
-                None => {
-                    let f = self.finding(
-                        "selector-added",
-                        &[],
-                        Verdict::Breaking,
-                        format!("{old}: now needs {sy}; old calls carry none{}", self.via()),
-                    );
-                    self.push(f, &format!("tool:{}", self.new));
-                    return;
-                }
-            },
-            (None, None) => pairs.extend(x.actions.iter().map(|a| (a, y.action(None)))),
-        }
         for (oa, na) in pairs {
             let an = oa.name.as_deref();
             let Some(na) = na else {
@@ -503,6 +445,86 @@ impl Cx<'_> {
                 continue;
             };
             self.action(x, y, oa, na);
+        }
+    }
+
+    /// Each old action with the new action its calls land on (`None`: none), by how the
+    /// selector changed; `None` when a selector change already breaks every old call.
+    fn action_pairs<'s>(
+        &mut self,
+        x: &'s ToolShape,
+        y: &'s ToolShape,
+    ) -> Option<Vec<(&'s ActionShape, Option<&'s ActionShape>)>> {
+        let old = self.old;
+        let mut pairs: Vec<(&ActionShape, Option<&ActionShape>)> = Vec::new();
+        match (&x.selector, &y.selector) {
+            (Some(sx), Some(sy)) => {
+                if let Some(v) = self.fixed_selector(sy) {
+                    let na = y.action(Some(&v));
+                    pairs.extend(x.actions.iter().map(|a| (a, na)));
+                } else if self.renamed(sx) != sy.as_str() {
+                    let f = self.finding(
+                        "selector-renamed",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: selector {sx} renamed to {sy}; old calls name {sx}"),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return None;
+                } else {
+                    for a in &x.actions {
+                        pairs.push((a, y.action(a.name.as_deref())));
+                    }
+                    if self.alias.is_none() {
+                        self.actions_added(x, y);
+                    }
+                }
+            }
+            (Some(sx), None) => {
+                let f = self.finding(
+                    "selector-removed",
+                    &[],
+                    Verdict::Breaking,
+                    format!(
+                        "{old}: the {sx} selector is gone; old calls carry it{}",
+                        self.via()
+                    ),
+                );
+                self.push(f, &format!("tool:{}", self.new));
+                return None;
+            }
+            (None, Some(sy)) => match self.fixed_selector(sy) {
+                Some(v) => pairs.extend(x.actions.iter().map(|a| (a, y.action(Some(&v))))),
+                None => {
+                    let f = self.finding(
+                        "selector-added",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: now needs {sy}; old calls carry none{}", self.via()),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return None;
+                }
+            },
+            (None, None) => pairs.extend(x.actions.iter().map(|a| (a, y.action(None)))),
+        }
+        Some(pairs)
+    }
+
+    /// Actions of the new tool that the old one did not have.
+    fn actions_added(&mut self, x: &ToolShape, y: &ToolShape) {
+        let old = self.old;
+        for b in &y.actions {
+            let Some(n) = b.name.as_deref() else { continue };
+            if x.action(Some(n)).is_none() {
+                let f = self.finding(
+                    "action-added",
+                    &[n],
+                    Verdict::Compatible,
+                    format!("{old}: new action {n}"),
+                );
+                self.push(f, &format!("action:{}/{n}", self.new));
+            }
         }
     }
 

@@ -384,11 +384,39 @@ fn check_action<'t>(
         Some(n) => format!("action `{}`", n.v),
         None => format!("tool `{}`", tool.name.v),
     };
+    let listed = check_listed_fields(action, tool, fields, &context, used, d);
+    // A plain tool without `optional:` takes every other declared field as optional.
+    if action.name.is_none() && action.optional.is_none() {
+        for f in &tool.fields {
+            used.insert(f.name.as_str());
+        }
+    }
+    let uses = |name: &str| {
+        listed.contains_key(name)
+            || (action.name.is_none() && action.optional.is_none() && fields.contains_key(name))
+    };
+    check_exactly_one_of(action, tool, fields, &context, &uses, d);
+    check_forbidden_with(action, tool, fields, &context, &uses, d);
+    for (k, v) in &action.traits {
+        check_trait_value(k, v, idx, d);
+    }
+}
+
+/// `required` and `optional`: declared fields, each listed once; returns which list each
+/// field is in.
+fn check_listed_fields<'t>(
+    action: &'t ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    used: &mut BTreeSet<&'t str>,
+    d: &mut Diags,
+) -> BTreeMap<&'t str, &'static str> {
     let mut listed: BTreeMap<&str, &'static str> = BTreeMap::new();
     let optional = action.optional.as_deref().unwrap_or_default();
     for (list, kind) in [(&action.required[..], "required"), (optional, "optional")] {
         for f in list {
-            if check_field_ref(f, tool, fields, &context, d) {
+            if check_field_ref(f, tool, fields, context, d) {
                 used.insert(f.as_str());
             }
             if let Some(prev) = listed.insert(f.as_str(), kind) {
@@ -400,16 +428,18 @@ fn check_action<'t>(
             }
         }
     }
-    // A plain tool without `optional:` takes every other declared field as optional.
-    if action.name.is_none() && action.optional.is_none() {
-        for f in &tool.fields {
-            used.insert(f.name.as_str());
-        }
-    }
-    let uses = |name: &str| {
-        listed.contains_key(name)
-            || (action.name.is_none() && action.optional.is_none() && fields.contains_key(name))
-    };
+    listed
+}
+
+/// `exactly_one_of` groups: declared fields the action accepts and does not require.
+fn check_exactly_one_of(
+    action: &ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    uses: &dyn Fn(&str) -> bool,
+    d: &mut Diags,
+) {
     let is_required = |name: &str| action.required.iter().any(|r| r.v == name);
     for group in &action.exactly_one_of {
         for f in group {
@@ -432,6 +462,17 @@ fn check_action<'t>(
             }
         }
     }
+}
+
+/// `forbidden_with` pairs: two different declared fields the action accepts.
+fn check_forbidden_with(
+    action: &ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    uses: &dyn Fn(&str) -> bool,
+    d: &mut Diags,
+) {
     for fw in &action.forbidden_with {
         for f in [&fw.field, &fw.with] {
             if !fields.contains_key(f.as_str()) {
@@ -455,11 +496,7 @@ fn check_action<'t>(
             ));
         }
     }
-    for (k, v) in &action.traits {
-        check_trait_value(k, v, idx, d);
-    }
 }
-
 /// Every trait the runtime reads ([`RUNTIME_TRAITS`]) is declared, as a bool. A missing one
 /// is reported at a declaration whose name is close to it (the misspelling) when there is one.
 fn check_runtime_traits(surface: &SurfaceDef, d: &mut Diags) {
