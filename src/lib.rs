@@ -9,6 +9,7 @@ pub use toolsurface_compiler as compiler;
 pub use toolsurface_macros::surface;
 pub use toolsurface_runtime as runtime;
 
+pub mod call_check;
 pub mod cli;
 pub mod host;
 pub mod mcp;
