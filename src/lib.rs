@@ -13,6 +13,7 @@ pub mod call_check;
 pub mod cli;
 pub mod host;
 pub mod mcp;
+pub mod transcript;
 
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
 /// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of

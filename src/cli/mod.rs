@@ -11,6 +11,7 @@ pub mod explain;
 pub mod facts;
 pub mod lock;
 pub mod messages;
+pub mod replay;
 pub mod serve;
 pub mod stats;
 pub mod validate;
@@ -69,6 +70,8 @@ pub enum Command {
     Messages(messages::Args),
     /// The facts store behind search_memory.
     Facts(facts::Args),
+    /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
+    Replay(replay::Args),
 }
 
 pub fn main() -> std::process::ExitCode {
@@ -95,6 +98,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Messages(a) => messages::run(a),
         Command::Facts(a) => facts::run(a),
+        Command::Replay(a) => replay::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),
