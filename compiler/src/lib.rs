@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod diag;
 pub mod diff;
 pub mod emit;
+pub mod import;
 pub mod ir;
 pub mod load;
 pub mod lock;
