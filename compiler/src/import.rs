@@ -432,10 +432,18 @@ impl Mapper<'_> {
                 }
             };
         }
-        if let Some(Value::Array(values)) = o.get("enum") {
+        if let Some(Value::Array(all)) = o.get("enum") {
+            // A null among the values is the nullable form (OpenAI strict): absent = null.
+            let values: Vec<&Value> = all.iter().filter(|v| !v.is_null()).collect();
+            if values.len() < all.len() && !self.strict {
+                self.note(
+                    &format!("{ptr}/enum"),
+                    "null among the enum values: mapped to an optional enum (absent = null)",
+                );
+            }
             let strings: Vec<String> = values
                 .iter()
-                .filter_map(Value::as_str)
+                .filter_map(|v| v.as_str())
                 .map(str::to_owned)
                 .collect();
             if strings.len() == values.len() && !strings.is_empty() {
