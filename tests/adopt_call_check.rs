@@ -109,10 +109,10 @@ fn the_parse_table_gets_the_same_answers() {
             Ok(Answer::Accepted(_)) => {}
             Err(e) => failures.push(e),
         }
-        if let Ok(v) = serde_json::from_str::<Value>(args) {
-            if let Err(e) = compare(role, family, &[], name, &Args::Value(&v)) {
-                failures.push(e);
-            }
+        if let Ok(v) = serde_json::from_str::<Value>(args)
+            && let Err(e) = compare(role, family, &[], name, &Args::Value(&v))
+        {
+            failures.push(e);
         }
     }
     assert!(CASES.len() >= 60 && refused >= 20, "{refused} refusals");
@@ -410,10 +410,13 @@ fn value_of(ty: &Type) -> BoxedStrategy<Value> {
     }
 }
 
+/// A tool name and its arguments' members, in order (keys may repeat).
+type Members = (String, Vec<(String, Value)>);
+
 /// A call to a real tool and action with its required fields and some optional ones: most of
 /// these are accepted, so the typed values get compared too.
-fn plausible_call() -> BoxedStrategy<(String, Vec<(String, Value)>)> {
-    let calls: Vec<BoxedStrategy<(String, Vec<(String, Value)>)>> = IR
+fn plausible_call() -> BoxedStrategy<Members> {
+    let calls: Vec<BoxedStrategy<Members>> = IR
         .tools
         .iter()
         .flat_map(|t| t.actions.iter().map(move |a| (t, a)))

@@ -107,11 +107,14 @@ pub struct Options {
     pub source: String,
 }
 
+/// The input's tools, each with its JSON pointer.
+pub type PointedTools<'a> = Vec<(String, &'a Value)>;
+
 /// The tools of the input with their pointers, and the shape.
 pub fn tools_of(
     doc: &Value,
     forced: Option<Shape>,
-) -> Result<(Shape, Vec<(String, &Value)>), ImportError> {
+) -> Result<(Shape, PointedTools<'_>), ImportError> {
     let (prefix, list): (String, Vec<&Value>) = match doc {
         Value::Array(a) => {
             // Gemini: [{"functionDeclarations": [...]}, ...]
@@ -901,13 +904,13 @@ fn import_tool(
         tool.selector = Some((sel, actions));
     } else {
         let root = schema.as_object().cloned().unwrap_or_default();
-        if let Some(t) = root.get("type").and_then(Value::as_str) {
-            if !t.eq_ignore_ascii_case("object") {
-                m.note(
-                    &format!("{schema_ptr}/type"),
-                    format!("a root of type `{t}`: tools take an object; mapped to no fields"),
-                );
-            }
+        if let Some(t) = root.get("type").and_then(Value::as_str)
+            && !t.eq_ignore_ascii_case("object")
+        {
+            m.note(
+                &format!("{schema_ptr}/type"),
+                format!("a root of type `{t}`: tools take an object; mapped to no fields"),
+            );
         }
         for k in root.keys() {
             if ![
@@ -1029,16 +1032,16 @@ fn selector_of(
                     required: false,
                     ..p.clone()
                 });
-            } else if let Some(f) = fields.iter().find(|f| f.name == p.name) {
-                if f.ty != p.ty {
-                    m.note(
-                        &format!("{bptr}/properties/{}", escape(&p.name)),
-                        format!(
-                            "`{}` differs from its first declaration: the first is kept",
-                            p.name
-                        ),
-                    );
-                }
+            } else if let Some(f) = fields.iter().find(|f| f.name == p.name)
+                && f.ty != p.ty
+            {
+                m.note(
+                    &format!("{bptr}/properties/{}", escape(&p.name)),
+                    format!(
+                        "`{}` differs from its first declaration: the first is kept",
+                        p.name
+                    ),
+                );
             }
             if p.required {
                 required.push(p.name.clone());
@@ -1433,21 +1436,20 @@ fn norm_type(v: &Value, strict: bool) -> (String, bool) {
 /// A union node as the mapping read it: its first non-null branch, with the node's own keys.
 fn unwrap_union(a: &Value) -> Value {
     for u in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = a.get(u) {
-            if let Some(first) = branches
+        if let Some(Value::Array(branches)) = a.get(u)
+            && let Some(first) = branches
                 .iter()
                 .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-            {
-                let mut merged = first.clone();
-                if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
-                    for (k, v) in o {
-                        if k != u {
-                            m.entry(k.clone()).or_insert_with(|| v.clone());
-                        }
+        {
+            let mut merged = first.clone();
+            if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
+                for (k, v) in o {
+                    if k != u {
+                        m.entry(k.clone()).or_insert_with(|| v.clone());
                     }
                 }
-                return merged;
             }
+            return merged;
         }
     }
     a.clone()

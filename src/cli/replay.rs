@@ -292,12 +292,12 @@ pub fn replay_pair(
         };
         let old = from.check(call.name, text);
         fo.count(&old, call.name, example, examples);
-        if let (Ok(_), Err(new)) = (&old, &got) {
-            if new.kind == CallErrorKind::Retired {
-                // Deliberate, and answered with guidance: not a break (as `diff` rules).
-                r.retired_since += 1;
-                return;
-            }
+        if let (Ok(_), Err(new)) = (&old, &got)
+            && new.kind == CallErrorKind::Retired
+        {
+            // Deliberate, and answered with guidance: not a break (as `diff` rules).
+            r.retired_since += 1;
+            return;
         }
         if let (Ok(old), Err(new)) = (&old, &got) {
             r.broken_calls += 1;

@@ -335,8 +335,10 @@ impl Usage {
             t.last_line = call.line;
             (prev, err)
         };
-        if let Some((prev, prev_keys, _)) = previous {
-            if prev != raw_id {
+        if let Some((prev, prev_keys, _)) = previous
+            && prev != raw_id
+        {
+            {
                 if last_error {
                     let s = self
                         .signals
