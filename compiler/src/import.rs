@@ -1116,10 +1116,22 @@ fn surface_yaml(shape: Shape, strict: bool, opts: &Options, mcp_traits: bool) ->
         );
     }
     let _ = writeln!(s, "traits:");
-    let _ = writeln!(
-        s,
-        "  read_only: {{ type: bool, default: false, doc: \"allowed in rehearsal turns\" }}"
-    );
+    // Every trait the runtime reads must be declared; imported tools take the defaults.
+    for name in crate::ir::RUNTIME_TRAITS {
+        let doc = match name {
+            "parallel_safe" => "may run concurrently with other parallel-safe calls",
+            "follow_up" => "targets a running session; routed to its host",
+            "poll" => "reads a running session",
+            "read_only" => "allowed in rehearsal turns",
+            "result_on_interrupt" => "hands back its real result when interrupted",
+            _ => "read by the runtime",
+        };
+        let _ = writeln!(
+            s,
+            "  {name}: {{ type: bool, default: false, doc: {} }}",
+            quoted(doc)
+        );
+    }
     if mcp_traits {
         let _ = writeln!(
             s,
