@@ -25,6 +25,27 @@ static IR: LazyLock<Ir> = LazyLock::new(|| {
     toolsurface_compiler::compile(&sources).ir.unwrap()
 });
 
+/// One checker per role × family × skill set, built once (lowering every tool is the costly
+/// part, and the scope is all a checker depends on).
+fn checker(role: Role, family: Family, skills: &[Skill]) -> &'static CallChecker<'static> {
+    type Key = (Role, Family, Vec<Skill>);
+    static CHECKERS: LazyLock<std::sync::Mutex<Vec<(Key, &'static CallChecker<'static>)>>> =
+        LazyLock::new(Default::default);
+    let key = (role, family, skills.to_vec());
+    let mut all = CHECKERS.lock().unwrap();
+    if let Some((_, c)) = all.iter().find(|(k, _)| *k == key) {
+        return c;
+    }
+    let names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
+    let c = CallChecker::new(&IR, role.as_str(), family.as_str())
+        .unwrap()
+        .with_skills(&names)
+        .unwrap();
+    let c: &'static CallChecker<'static> = Box::leak(Box::new(c));
+    all.push((key, c));
+    c
+}
+
 /// What a parser answered, in a comparable form.
 #[derive(Debug, PartialEq)]
 enum Answer {
@@ -68,13 +89,8 @@ fn compare(
     args: &Args<'_>,
 ) -> Result<Answer, String> {
     let scope = Scope::new(role, family).with_skills(skills);
-    let skill_names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
-    let checker = CallChecker::new(&IR, role.as_str(), family.as_str())
-        .unwrap()
-        .with_skills(&skill_names)
-        .unwrap();
     let a = generated(&scope, name, args);
-    let b = checked(&checker, name, args);
+    let b = checked(checker(role, family, skills), name, args);
     if a == b {
         Ok(a)
     } else {

@@ -1606,3 +1606,112 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(doc: &Value) -> (Shape, Vec<String>) {
+        let (shape, tools) = tools_of(doc, None).unwrap();
+        (shape, tools.into_iter().map(|(p, _)| p).collect())
+    }
+
+    #[test]
+    fn every_input_layout_is_found_with_its_pointers() {
+        let decl = json!({"name": "a", "parameters": {"type": "OBJECT", "properties": {}}});
+        assert_eq!(
+            pointers(&json!([{"functionDeclarations": [decl.clone(), decl.clone()]}])),
+            (
+                Shape::Gemini,
+                vec![
+                    "/0/functionDeclarations/0".into(),
+                    "/0/functionDeclarations/1".into()
+                ]
+            )
+        );
+        assert_eq!(
+            pointers(&json!({"functionDeclarations": [decl.clone()]})),
+            (Shape::Gemini, vec!["/functionDeclarations/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"tools": [{"functionDeclarations": [decl]}]})),
+            (
+                Shape::Gemini,
+                vec!["/tools/0/functionDeclarations/0".into()]
+            )
+        );
+        let mcp = json!({"name": "a", "inputSchema": {"type": "object"}});
+        assert_eq!(
+            pointers(&json!({"tools": [mcp.clone()]})),
+            (Shape::Mcp, vec!["/tools/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [mcp]}})),
+            (Shape::Mcp, vec!["/result/tools/0".into()])
+        );
+        let chat = json!({"type": "function", "function": {"name": "a", "parameters": {}}});
+        assert_eq!(pointers(&json!([chat])).0, Shape::OpenaiChat);
+        let resp = json!({"type": "function", "name": "a", "parameters": {}});
+        assert_eq!(pointers(&json!([resp])).0, Shape::OpenaiResponses);
+        let anth = json!({"name": "a", "input_schema": {}});
+        assert_eq!(pointers(&json!([anth])).0, Shape::Anthropic);
+        assert!(tools_of(&json!("x"), None).is_err());
+        assert!(tools_of(&json!([]), None).is_err());
+    }
+
+    #[test]
+    fn names_are_made_valid() {
+        assert_eq!(snake_name("oldText"), "old_text");
+        assert_eq!(snake_name("list-files"), "list_files");
+        assert_eq!(snake_name("2fa"), "n2fa");
+        assert_eq!(snake_name("HTTPGet"), "httpget");
+        assert!(valid_name("git_status") && !valid_name("gitStatus") && !valid_name(""));
+    }
+
+    #[test]
+    fn template_syntax_in_descriptions_is_kept_raw() {
+        assert_eq!(template("plain"), "\"plain\"");
+        assert_eq!(template("a {{ b }}"), "\"{% raw %}a {{ b }}{% endraw %}\"");
+        assert_eq!(key("on"), "\"on\"");
+        assert_eq!(key("path"), "path");
+    }
+
+    #[test]
+    fn a_strict_array_maps_nullable_required_fields_to_optional() {
+        let doc = json!([{"type": "function", "function": {"name": "t", "strict": true, "parameters": {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "description": "A."},
+                "b": {"type": ["integer", "null"], "description": "B."},
+                "c": {"type": ["string", "null"], "enum": ["x", "y", null], "description": "C."}
+            },
+            "required": ["a", "b", "c"],
+            "additionalProperties": false
+        }}}]);
+        let imp = import(
+            &doc,
+            &Options {
+                role: "main".into(),
+                shape: None,
+                source: "t".into(),
+            },
+        )
+        .unwrap();
+        assert!(imp.strict);
+        assert!(imp.notes.is_empty(), "{:?}", imp.notes);
+        let tool = imp.files.iter().find(|f| f.path == "tools/t.yaml").unwrap();
+        assert!(tool.text.contains("required: [a]\n"), "{}", tool.text);
+        assert!(
+            tool.text.contains("type: enum\n    values: [\"x\", \"y\"]"),
+            "{}",
+            tool.text
+        );
+        let surface = &imp.files[0].text;
+        assert!(
+            surface.contains("chat: { dialect: openai-chat, strict: true }"),
+            "{surface}"
+        );
+    }
+}
