@@ -269,13 +269,52 @@ fn place(call: &transcript::CallEvent<'_>) -> String {
     }
 }
 
-/// Replay `paths` against the targets. Streaming: one call at a time.
+/// Replay `paths` against the targets. Streaming: one call at a time per file; files are
+/// spread over the machine's cores (a call's answer depends on nothing but the call), and the
+/// results are merged in file order, so counts and examples do not depend on scheduling.
 pub fn replay_pair(
     paths: &[PathBuf],
     targets: &Targets<'_>,
     examples: usize,
 ) -> anyhow::Result<Replay> {
     let files = transcript_files(paths)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len())
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<anyhow::Result<Replay>>>> =
+        std::sync::Mutex::new((0..files.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let r = replay_file(file, targets, examples);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let mut total = Replay {
+        from: targets.has_from().then(Outcome::default),
+        ..Replay::default()
+    };
+    let all = results
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a replay worker panicked"))?;
+    for r in all.into_iter().flatten() {
+        total.absorb(r?, examples);
+    }
+    Ok(total)
+}
+
+/// One file's replay.
+fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::Result<Replay> {
+    let files = [file];
     let mut r = Replay {
         from: targets.has_from().then(Outcome::default),
         ..Replay::default()
@@ -322,6 +361,54 @@ pub fn replay_pair(
     };
     r.read = transcript::read_files(&files, &mut sink)?;
     Ok(r)
+}
+
+impl Outcome {
+    /// Add a later file's outcome (groups keep their first examples).
+    fn absorb(&mut self, o: Outcome, keep: usize) {
+        self.calls += o.calls;
+        self.as_is += o.as_is;
+        for (k, (t, n)) in o.via_alias {
+            self.via_alias.entry(k).or_insert_with(|| (t, 0)).1 += n;
+        }
+        for (k, (m, n)) in o.retired {
+            self.retired.entry(k).or_insert_with(|| (m, 0)).1 += n;
+        }
+        for (k, n) in o.unknown {
+            *self.unknown.entry(k).or_default() += n;
+        }
+        for (k, g) in o.refused {
+            let mine = self.refused.entry(k).or_insert_with(|| Group {
+                kind: g.kind.clone(),
+                ..Group::default()
+            });
+            mine.calls += g.calls;
+            let room = keep.saturating_sub(mine.examples.len());
+            mine.examples.extend(g.examples.into_iter().take(room));
+        }
+    }
+}
+
+impl Replay {
+    /// Add a later file's replay.
+    fn absorb(&mut self, r: Replay, keep: usize) {
+        self.read.absorb(r.read);
+        self.to.absorb(r.to, keep);
+        if let (Some(mine), Some(theirs)) = (self.from.as_mut(), r.from) {
+            mine.absorb(theirs, keep);
+        }
+        for (k, (n, b)) in r.breaks {
+            let mine = self.breaks.entry(k).or_default();
+            mine.0 += n;
+            let room = keep.saturating_sub(mine.1.len());
+            mine.1.extend(b.into_iter().take(room));
+        }
+        self.broken_calls += r.broken_calls;
+        self.retired_since += r.retired_since;
+        for (k, n) in r.break_keys {
+            *self.break_keys.entry(k).or_default() += n;
+        }
+    }
 }
 
 /// How many of `r`'s breaks a diff finding explains. `id` is `rule/role/tool[/action]/field…`
