@@ -283,8 +283,17 @@ pub fn replay_pair(
         .min(files.len())
         .max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: std::sync::Mutex<Vec<Option<anyhow::Result<Replay>>>> =
-        std::sync::Mutex::new((0..files.len()).map(|_| None).collect());
+    // Finished files wait here until every earlier one is merged, so at most a few per-file
+    // results are held at once and the merge order is the file order.
+    let merged = std::sync::Mutex::new(Merge {
+        total: Replay {
+            from: targets.has_from().then(Outcome::default),
+            ..Replay::default()
+        },
+        waiting: std::collections::BTreeMap::new(),
+        next: 0,
+        error: None,
+    });
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -292,24 +301,39 @@ pub fn replay_pair(
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(file) = files.get(i) else { break };
                     let r = replay_file(file, targets, examples);
-                    if let Ok(mut all) = results.lock() {
-                        all[i] = Some(r);
+                    let Ok(mut guard) = merged.lock() else { break };
+                    let m = &mut *guard;
+                    m.waiting.insert(i, r);
+                    while let Some(r) = m.waiting.remove(&m.next) {
+                        m.next += 1;
+                        match r {
+                            Ok(r) => m.total.absorb(r, examples),
+                            Err(e) => {
+                                if m.error.is_none() {
+                                    m.error = Some(e);
+                                }
+                            }
+                        }
                     }
                 }
             });
         }
     });
-    let mut total = Replay {
-        from: targets.has_from().then(Outcome::default),
-        ..Replay::default()
-    };
-    let all = results
+    let m = merged
         .into_inner()
         .map_err(|_| anyhow::anyhow!("a replay worker panicked"))?;
-    for r in all.into_iter().flatten() {
-        total.absorb(r?, examples);
+    match m.error {
+        Some(e) => Err(e),
+        None => Ok(m.total),
     }
-    Ok(total)
+}
+
+/// The replay so far and the files finished out of order.
+struct Merge {
+    total: Replay,
+    waiting: std::collections::BTreeMap<usize, anyhow::Result<Replay>>,
+    next: usize,
+    error: Option<anyhow::Error>,
 }
 
 /// One file's replay.
@@ -323,13 +347,13 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
         let Event::Call(call) = event else { return };
         let (to, from) = targets.for_format(call.format);
         let text = call.arguments.text();
-        let got = to.check(call.name, text);
+        let got = to.verdict(call.name, text);
         let example = || place(&call);
         r.to.count(&got, call.name, example, examples);
         let (Some(from), Some(fo)) = (from, r.from.as_mut()) else {
             return;
         };
-        let old = from.check(call.name, text);
+        let old = from.verdict(call.name, text);
         fo.count(&old, call.name, example, examples);
         if let (Ok(_), Err(new)) = (&old, &got)
             && new.kind == CallErrorKind::Retired
