@@ -12,11 +12,17 @@ extern crate self as toolsurface;
 #[cfg(feature = "macros")]
 pub use toolsurface_macros::surface;
 
+/// `Call::parse`'s rules for any definitions folder (replay, `check`), from the IR.
+#[cfg(feature = "cli")]
+pub mod call_check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod host;
 #[cfg(feature = "cli")]
 pub mod mcp;
+/// Reading (and generating) agent transcripts for `usage` and `replay`.
+#[cfg(feature = "cli")]
+pub mod transcript;
 
 /// The runtime types a host handles, by name: turns and their results, wake-ups, the
 /// provider config `introspect` reports, and the store traits a host may implement. The

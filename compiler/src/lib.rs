@@ -10,6 +10,7 @@ pub mod diag;
 #[cfg(feature = "tokens")]
 pub mod diff;
 pub mod emit;
+pub mod import;
 pub mod ir;
 pub mod load;
 #[cfg(feature = "tokens")]

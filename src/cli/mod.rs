@@ -9,10 +9,13 @@ pub mod drift;
 pub mod emit;
 pub mod explain;
 pub mod facts;
+pub mod import;
 pub mod lock;
 pub mod messages;
+pub mod replay;
 pub mod serve;
 pub mod stats;
+pub mod usage;
 pub mod validate;
 
 /// Documented exit statuses.
@@ -69,6 +72,12 @@ pub enum Command {
     Messages(messages::Args),
     /// The facts store behind search_memory.
     Facts(facts::Args),
+    /// Import a provider tools array or a live MCP server's tools as a definitions folder.
+    Import(import::Args),
+    /// How models really use a surface: per tool/action stats and confusion signals.
+    Usage(usage::Args),
+    /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
+    Replay(replay::Args),
 }
 
 pub fn main() -> std::process::ExitCode {
@@ -95,6 +104,9 @@ pub fn main() -> std::process::ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Messages(a) => messages::run(a),
         Command::Facts(a) => facts::run(a),
+        Command::Replay(a) => replay::run(a),
+        Command::Usage(a) => usage::run(a),
+        Command::Import(a) => import::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),

@@ -570,7 +570,7 @@ pub fn into_string(v: Val) -> String {
 }
 
 /// Rename `from` to `to` (an alias's `rename`).
-pub fn rename_key(obj: &mut Obj<'_>, from: &str, to: &'static str) {
+pub fn rename_key<'a>(obj: &mut Obj<'a>, from: &str, to: &'a str) {
     let Some(obj) = obj.pairs_mut() else {
         return;
     };
@@ -582,7 +582,7 @@ pub fn rename_key(obj: &mut Obj<'_>, from: &str, to: &'static str) {
 }
 
 /// Set `key` to `value`, replacing what the call gave (an alias's fixed arguments).
-pub fn set_key<'a>(obj: &mut Obj<'a>, key: &'static str, value: Val<'a>) {
+pub fn set_key<'a>(obj: &mut Obj<'a>, key: &'a str, value: Val<'a>) {
     let Some(obj) = obj.pairs_mut() else {
         return;
     };
@@ -591,7 +591,7 @@ pub fn set_key<'a>(obj: &mut Obj<'a>, key: &'static str, value: Val<'a>) {
 }
 
 /// Freeform input as the object holding its one field.
-pub fn freeform<'a>(field: &'static str, raw: &'a str) -> Obj<'a> {
+pub fn freeform<'a>(field: &'a str, raw: &'a str) -> Obj<'a> {
     Obj(ObjRepr::Pairs(vec![(
         Cow::Borrowed(field),
         Val::Str(Cow::Borrowed(raw)),

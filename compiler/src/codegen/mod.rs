@@ -20,6 +20,7 @@ use crate::emit;
 use crate::ir::{Dialect, Ir, Route, TraitKind, TraitValue};
 use names::{ident, pascal_str, predicate, snake, unique_pascal, upper};
 
+pub use names::and_list;
 pub use tool::expected_text;
 
 /// The stamp on the first line of rendered code.

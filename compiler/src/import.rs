@@ -1,0 +1,1720 @@
+//! Importing an existing tool surface: a provider's tools array (OpenAI Chat or Responses,
+//! Anthropic, Gemini `functionDeclarations`, an MCP `tools/list` result) mapped onto the
+//! definition language — one YAML file per tool, `roles.yaml` in the array's order and a
+//! `surface.yaml` with the matching family — plus every construct the language cannot express,
+//! named by its JSON pointer with the mapping chosen. And [`compare`]: what `emit` of the
+//! imported folder still says differently from the input (the round trip's differences).
+//!
+//! Pure logic, no I/O: the CLI reads the input (a file, or a live MCP server) and writes the
+//! files; `lint` and `merge` can reuse the mapping on schemas they hold.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+/// The shape of the input array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Gemini,
+    Mcp,
+}
+
+impl Shape {
+    pub const ALL: [Shape; 5] = [
+        Shape::OpenaiChat,
+        Shape::OpenaiResponses,
+        Shape::Anthropic,
+        Shape::Gemini,
+        Shape::Mcp,
+    ];
+
+    /// The dialect (and the family name written into surface.yaml).
+    pub fn dialect(self) -> &'static str {
+        match self {
+            Shape::OpenaiChat => "openai-chat",
+            Shape::OpenaiResponses => "openai-responses",
+            Shape::Anthropic => "anthropic",
+            Shape::Gemini => "gemini",
+            Shape::Mcp => "mcp",
+        }
+    }
+
+    pub fn family(self) -> &'static str {
+        match self {
+            Shape::OpenaiChat => "chat",
+            Shape::OpenaiResponses => "responses",
+            Shape::Anthropic => "anthropic",
+            Shape::Gemini => "gemini",
+            Shape::Mcp => "mcp",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Shape> {
+        Shape::ALL
+            .into_iter()
+            .find(|x| x.dialect() == s || x.family() == s)
+    }
+}
+
+/// Something the language could not say as the input said it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub tool: String,
+    /// JSON pointer into the input document.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// One file of the definitions folder, relative to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub shape: Shape,
+    /// Whether the input was OpenAI strict (the family is written `strict: true`).
+    pub strict: bool,
+    /// Tool names in input order (after any renaming).
+    pub tools: Vec<String>,
+    /// Per tool, the input tool object and its pointer (for [`compare`]).
+    pub inputs: Vec<(String, Value)>,
+    pub files: Vec<File>,
+    pub notes: Vec<Note>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    #[error("the input is not a tools array of a known shape: {0}")]
+    Shape(String),
+    #[error("tool {pointer}: {message}")]
+    Tool { pointer: String, message: String },
+}
+
+/// Options of one import.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub role: String,
+    /// Force the shape instead of detecting it.
+    pub shape: Option<Shape>,
+    /// Where the input came from, for the header comments.
+    pub source: String,
+}
+
+/// The input's tools, each with its JSON pointer.
+pub type PointedTools<'a> = Vec<(String, &'a Value)>;
+
+/// The tools of the input with their pointers, and the shape.
+pub fn tools_of(
+    doc: &Value,
+    forced: Option<Shape>,
+) -> Result<(Shape, PointedTools<'_>), ImportError> {
+    let (prefix, list): (String, Vec<&Value>) = match doc {
+        Value::Array(a) => {
+            // Gemini: [{"functionDeclarations": [...]}, ...]
+            if a.iter().any(|t| t.get("functionDeclarations").is_some()) {
+                let mut out = Vec::new();
+                for (i, t) in a.iter().enumerate() {
+                    if let Some(Value::Array(decls)) = t.get("functionDeclarations") {
+                        for (j, d) in decls.iter().enumerate() {
+                            out.push((format!("/{i}/functionDeclarations/{j}"), d));
+                        }
+                    }
+                }
+                return Ok((forced.unwrap_or(Shape::Gemini), out));
+            }
+            (String::new(), a.iter().collect())
+        }
+        Value::Object(o) => {
+            if let Some(Value::Array(t)) = o.get("tools") {
+                if t.iter().any(|x| x.get("functionDeclarations").is_some()) {
+                    let (shape, inner) = tools_of(&o["tools"], forced)?;
+                    return Ok((
+                        shape,
+                        inner
+                            .into_iter()
+                            .map(|(p, v)| (format!("/tools{p}"), v))
+                            .collect(),
+                    ));
+                }
+                ("/tools".to_owned(), t.iter().collect())
+            } else if let Some(Value::Array(d)) = o.get("functionDeclarations") {
+                ("/functionDeclarations".to_owned(), d.iter().collect())
+            } else if let Some(Value::Array(t)) = o.get("result").and_then(|r| r.get("tools")) {
+                // A JSON-RPC tools/list response.
+                ("/result/tools".to_owned(), t.iter().collect())
+            } else {
+                return Err(ImportError::Shape(
+                    "an object without `tools` or `functionDeclarations`".into(),
+                ));
+            }
+        }
+        _ => return Err(ImportError::Shape("not an array or object".into())),
+    };
+    let shape = match forced {
+        Some(s) => s,
+        None => detect(&list)?,
+    };
+    Ok((
+        shape,
+        list.into_iter()
+            .enumerate()
+            .map(|(i, v)| (format!("{prefix}/{i}"), v))
+            .collect(),
+    ))
+}
+
+fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
+    let Some(first) = list.first() else {
+        return Err(ImportError::Shape("the array is empty".into()));
+    };
+    let has = |k: &str| first.get(k).is_some();
+    Ok(if has("function") {
+        Shape::OpenaiChat
+    } else if has("inputSchema") {
+        Shape::Mcp
+    } else if has("input_schema") {
+        Shape::Anthropic
+    } else if matches!(
+        first.get("type").and_then(Value::as_str),
+        Some("function" | "custom")
+    ) {
+        Shape::OpenaiResponses
+    } else if has("parameters") || has("name") {
+        Shape::Gemini
+    } else {
+        return Err(ImportError::Shape(
+            "the first tool has none of function, inputSchema, input_schema, type, parameters"
+                .into(),
+        ));
+    })
+}
+
+// --- The mapping --------------------------------------------------------------------------------
+
+/// A field type as the language writes it.
+#[derive(Clone, Debug, PartialEq)]
+enum DefType {
+    String {
+        min: Option<u64>,
+        max: Option<u64>,
+        pattern: Option<String>,
+    },
+    Integer {
+        min: Option<i64>,
+        max: Option<i64>,
+    },
+    Number {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Boolean,
+    Enum(Vec<String>),
+    Array {
+        items: Box<DefType>,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+    Object(Vec<DefProp>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct DefProp {
+    name: String,
+    ty: DefType,
+    description: String,
+    required: bool,
+}
+
+struct DefAction {
+    name: String,
+    description: String,
+    required: Vec<String>,
+    optional: Vec<String>,
+}
+
+struct DefTool {
+    name: String,
+    description: String,
+    fields: Vec<DefProp>,
+    /// `None`: a plain tool (the required/optional of `fields`).
+    selector: Option<(String, Vec<DefAction>)>,
+    freeform: Option<(String, String)>,
+    traits: Vec<(&'static str, bool)>,
+}
+
+/// The walk over one tool's schema, collecting notes.
+struct Mapper<'n> {
+    tool: String,
+    notes: &'n mut Vec<Note>,
+    root: &'n Value,
+    strict: bool,
+    depth: usize,
+}
+
+/// Keys mapped or deliberately ignored; anything else is reported.
+const KNOWN_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "items",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "nullable",
+    "$ref",
+    "$schema",
+    "$defs",
+    "definitions",
+    "title",
+];
+
+impl Mapper<'_> {
+    fn note(&mut self, pointer: &str, message: impl Into<String>) {
+        self.notes.push(Note {
+            tool: self.tool.clone(),
+            pointer: pointer.to_owned(),
+            message: message.into(),
+        });
+    }
+
+    /// Map one schema node; `ptr` is its pointer in the input.
+    fn ty(&mut self, v: &Value, ptr: &str) -> DefType {
+        self.depth += 1;
+        let t = self.ty_inner(v, ptr);
+        self.depth -= 1;
+        t
+    }
+
+    /// Long on purpose: the constructs are decided in this order (`$ref`, unions, type, const,
+    /// enum, then the plain types), and the order is the mapping; split, it would hide it.
+    fn ty_inner(&mut self, v: &Value, ptr: &str) -> DefType {
+        let Some(o) = v.as_object() else {
+            self.note(ptr, "a schema that is not an object: mapped to a string");
+            return string_type();
+        };
+        for k in o.keys() {
+            if !KNOWN_KEYS.contains(&k.as_str()) {
+                self.note(
+                    &format!("{ptr}/{}", escape(k)),
+                    format!("`{k}` has no equivalent in the definition language: dropped"),
+                );
+            }
+        }
+        if let Some(r) = o.get("$ref") {
+            let target = r.as_str().unwrap_or("");
+            if self.depth > 16 {
+                self.note(
+                    ptr,
+                    format!("recursive `$ref` {target}: mapped to an empty object"),
+                );
+                return DefType::Object(Vec::new());
+            }
+            let resolved = target
+                .strip_prefix('#')
+                .and_then(|p| self.root.pointer(p))
+                .cloned();
+            return match resolved {
+                Some(inner) => {
+                    self.note(
+                        ptr,
+                        format!("`$ref` {target}: inlined (the language has no references)"),
+                    );
+                    self.ty(&inner, ptr)
+                }
+                None => {
+                    self.note(
+                        ptr,
+                        format!("`$ref` {target} cannot be resolved: mapped to a string"),
+                    );
+                    string_type()
+                }
+            };
+        }
+        for union in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = o.get(union) {
+                let non_null: Vec<(usize, &Value)> = branches
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| b.get("type").and_then(Value::as_str) != Some("null"))
+                    .collect();
+                let Some((i, first)) = non_null.first().copied() else {
+                    self.note(ptr, format!("`{union}` of only null: mapped to a string"));
+                    return string_type();
+                };
+                if non_null.len() > 1 {
+                    self.note(
+                        &format!("{ptr}/{union}"),
+                        format!(
+                            "a union without a discriminator ({} branches): mapped to its first branch",
+                            non_null.len()
+                        ),
+                    );
+                } else if non_null.len() < branches.len() && !self.strict {
+                    self.note(
+                        &format!("{ptr}/{union}"),
+                        "a union with null: mapped to the non-null branch (absent = null)",
+                    );
+                }
+                let mut merged = first.clone();
+                if let (Some(m), Some(d)) = (merged.as_object_mut(), o.get("description")) {
+                    m.entry("description").or_insert_with(|| d.clone());
+                }
+                return self.ty(&merged, &format!("{ptr}/{union}/{i}"));
+            }
+        }
+        let ty_name = match o.get("type") {
+            Some(Value::String(s)) => s.to_ascii_lowercase(),
+            Some(Value::Array(list)) => {
+                let names: Vec<String> = list
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_ascii_lowercase)
+                    .filter(|s| s != "null")
+                    .collect();
+                if names.len() > 1 {
+                    self.note(
+                        &format!("{ptr}/type"),
+                        format!("a type union {names:?}: mapped to {}", names[0]),
+                    );
+                } else if names.len() < list.len() && !self.strict {
+                    self.note(
+                        &format!("{ptr}/type"),
+                        "a nullable type: mapped to the type (absent = null)",
+                    );
+                }
+                names
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| "string".to_owned())
+            }
+            _ => {
+                if o.contains_key("properties") {
+                    "object".to_owned()
+                } else if o.contains_key("items") {
+                    "array".to_owned()
+                } else if o.contains_key("enum") || o.contains_key("const") {
+                    "string".to_owned()
+                } else {
+                    self.note(ptr, "no `type`: mapped to a string");
+                    "string".to_owned()
+                }
+            }
+        };
+        if let Some(c) = o.get("const") {
+            return match c.as_str() {
+                Some(s) => {
+                    self.note(
+                        &format!("{ptr}/const"),
+                        "`const`: mapped to a one-value enum",
+                    );
+                    DefType::Enum(vec![s.to_owned()])
+                }
+                None => {
+                    self.note(
+                        &format!("{ptr}/const"),
+                        format!("a non-string `const` {c}: dropped"),
+                    );
+                    self.plain(&ty_name, o, ptr)
+                }
+            };
+        }
+        if let Some(Value::Array(all)) = o.get("enum") {
+            // A null among the values is the nullable form (OpenAI strict): absent = null.
+            let values: Vec<&Value> = all.iter().filter(|v| !v.is_null()).collect();
+            if values.len() < all.len() && !self.strict {
+                self.note(
+                    &format!("{ptr}/enum"),
+                    "null among the enum values: mapped to an optional enum (absent = null)",
+                );
+            }
+            let strings: Vec<String> = values
+                .iter()
+                .filter_map(|v| v.as_str())
+                .map(str::to_owned)
+                .collect();
+            if strings.len() == values.len() && !strings.is_empty() {
+                return DefType::Enum(strings);
+            }
+            self.note(
+                &format!("{ptr}/enum"),
+                "an enum of non-string values: dropped (the language's enums are strings)",
+            );
+        }
+        self.plain(&ty_name, o, ptr)
+    }
+
+    /// One arm per JSON type, each with the bounds the language keeps (a table, read as one).
+    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str) -> DefType {
+        let uint = |k: &str| o.get(k).and_then(Value::as_u64);
+        match ty_name {
+            "string" => DefType::String {
+                min: uint("minLength").filter(|n| *n > 0),
+                max: uint("maxLength"),
+                pattern: o.get("pattern").and_then(Value::as_str).map(str::to_owned),
+            },
+            "integer" => {
+                let int = |k: &str| {
+                    o.get(k)
+                        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f.ceil() as i64)))
+                };
+                let mut min = int("minimum");
+                let mut max = int("maximum");
+                if let Some(x) = int("exclusiveMinimum") {
+                    min = Some(x.saturating_add(1));
+                    self.note(
+                        &format!("{ptr}/exclusiveMinimum"),
+                        format!(
+                            "`exclusiveMinimum` {x}: mapped to minimum {}",
+                            x.saturating_add(1)
+                        ),
+                    );
+                }
+                if let Some(x) = int("exclusiveMaximum") {
+                    max = Some(x.saturating_sub(1));
+                    self.note(
+                        &format!("{ptr}/exclusiveMaximum"),
+                        format!(
+                            "`exclusiveMaximum` {x}: mapped to maximum {}",
+                            x.saturating_sub(1)
+                        ),
+                    );
+                }
+                DefType::Integer { min, max }
+            }
+            "number" => {
+                let num = |k: &str| o.get(k).and_then(Value::as_f64);
+                for k in ["exclusiveMinimum", "exclusiveMaximum"] {
+                    if o.contains_key(k) {
+                        self.note(
+                            &format!("{ptr}/{k}"),
+                            format!("`{k}` on a number: mapped to the inclusive bound"),
+                        );
+                    }
+                }
+                DefType::Number {
+                    min: num("minimum").or(num("exclusiveMinimum")),
+                    max: num("maximum").or(num("exclusiveMaximum")),
+                }
+            }
+            "boolean" => DefType::Boolean,
+            "array" => {
+                let items = match o.get("items") {
+                    Some(i) => {
+                        if i.get("description").is_some() {
+                            self.note(
+                                &format!("{ptr}/items/description"),
+                                "array items carry no description in the language: dropped",
+                            );
+                        }
+                        self.ty(i, &format!("{ptr}/items"))
+                    }
+                    None => {
+                        self.note(
+                            ptr,
+                            "an array without `items`: mapped to an array of strings",
+                        );
+                        string_type()
+                    }
+                };
+                DefType::Array {
+                    items: Box::new(items),
+                    min: uint("minItems").filter(|n| *n > 0),
+                    max: uint("maxItems"),
+                }
+            }
+            "object" => {
+                match o.get("additionalProperties") {
+                    None | Some(Value::Bool(false)) => {}
+                    Some(other) => self.note(
+                        &format!("{ptr}/additionalProperties"),
+                        format!("`additionalProperties: {}`: the language's objects are strict; only the declared properties are kept", short(other)),
+                    ),
+                }
+                DefType::Object(self.props(o, ptr))
+            }
+            "null" => {
+                self.note(ptr, "type null: mapped to a string");
+                string_type()
+            }
+            other => {
+                self.note(
+                    &format!("{ptr}/type"),
+                    format!("type `{other}`: mapped to a string"),
+                );
+                string_type()
+            }
+        }
+    }
+
+    /// An object's properties (names checked, required marked).
+    fn props(&mut self, o: &Map<String, Value>, ptr: &str) -> Vec<DefProp> {
+        let required: BTreeSet<&str> = o
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out: Vec<DefProp> = Vec::new();
+        let Some(Value::Object(props)) = o.get("properties") else {
+            return out;
+        };
+        for (name, schema) in props {
+            let p = format!("{ptr}/properties/{}", escape(name));
+            let mut field_name = name.clone();
+            if !valid_name(name) {
+                field_name = snake_name(name);
+                self.note(
+                    &p,
+                    format!("property name `{name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{field_name}` (calls must use the new name)"),
+                );
+            }
+            while out.iter().any(|f| f.name == field_name) {
+                field_name.push('_');
+            }
+            let nullable = is_nullable(schema);
+            let mut req = required.contains(name.as_str());
+            if self.strict && nullable && req {
+                req = false;
+            }
+            let description = schema
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| first_branch_description(schema))
+                .unwrap_or_default();
+            let ty = self.ty(schema, &p);
+            out.push(DefProp {
+                name: field_name,
+                ty,
+                description,
+                required: req,
+            });
+        }
+        for r in &required {
+            if !props.contains_key(*r) {
+                self.note(
+                    &format!("{ptr}/required"),
+                    format!("required `{r}` is not a property: dropped"),
+                );
+            }
+        }
+        out
+    }
+}
+
+fn first_branch_description(schema: &Value) -> Option<String> {
+    ["anyOf", "oneOf"].iter().find_map(|u| {
+        schema.get(*u)?.as_array()?.iter().find_map(|b| {
+            b.get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+    })
+}
+
+fn is_nullable(schema: &Value) -> bool {
+    let in_type = schema
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|t| t.iter().any(|x| x == "null"));
+    let in_union = ["anyOf", "oneOf"].iter().any(|u| {
+        schema.get(*u).and_then(Value::as_array).is_some_and(|b| {
+            b.iter()
+                .any(|x| x.get("type").and_then(Value::as_str) == Some("null"))
+        })
+    });
+    in_type || in_union || schema.get("nullable") == Some(&Value::Bool(true))
+}
+
+fn string_type() -> DefType {
+    DefType::String {
+        min: None,
+        max: None,
+        pattern: None,
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// A JSON pointer segment.
+fn escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// `^[a-z][a-z0-9_]{0,63}$`.
+pub fn valid_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+}
+
+/// `oldText` → `old_text`, `list-files` → `list_files`, `2fa` → `n2fa`.
+pub fn snake_name(s: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+            prev_lower = true;
+        } else {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    let mut out = out.trim_matches('_').to_owned();
+    if !out.starts_with(|c: char| c.is_ascii_lowercase()) {
+        out.insert(0, 'n');
+    }
+    out.truncate(64);
+    out
+}
+
+/// Import `doc`: the definitions folder's files and every note.
+pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
+    let (shape, tools) = tools_of(doc, opts.shape)?;
+    if tools.is_empty() {
+        return Err(ImportError::Shape("no tools".into()));
+    }
+    let mut notes = Vec::new();
+    let mut defs: Vec<DefTool> = Vec::new();
+    let mut inputs = Vec::new();
+    let strict = shape == Shape::OpenaiChat
+        && tools
+            .iter()
+            .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
+    for (ptr, t) in &tools {
+        let def = import_tool(shape, strict, ptr, t, &mut notes)?;
+        if defs.iter().any(|d| d.name == def.name) {
+            return Err(ImportError::Tool {
+                pointer: ptr.clone(),
+                message: format!("a second tool named {}", def.name),
+            });
+        }
+        inputs.push((ptr.clone(), (*t).clone()));
+        defs.push(def);
+    }
+    let mut files = Vec::new();
+    files.push(File {
+        path: "surface.yaml".into(),
+        text: surface_yaml(
+            shape,
+            strict,
+            opts,
+            defs.iter().any(|d| !d.traits.is_empty()),
+        ),
+    });
+    files.push(File {
+        path: "roles.yaml".into(),
+        text: roles_yaml(&defs, opts),
+    });
+    for d in &defs {
+        if let Some((syntax, grammar)) = &d.freeform {
+            let ext = if syntax == "lark" { "lark" } else { "txt" };
+            files.push(File {
+                path: format!("grammars/{}.{ext}", d.name),
+                text: grammar.clone(),
+            });
+        }
+        files.push(File {
+            path: format!("tools/{}.yaml", d.name),
+            text: tool_yaml(d, shape, &opts.source),
+        });
+    }
+    Ok(Imported {
+        shape,
+        strict,
+        tools: defs.iter().map(|d| d.name.clone()).collect(),
+        inputs,
+        files,
+        notes,
+    })
+}
+
+/// One input tool → its definition.
+fn import_tool(
+    shape: Shape,
+    strict: bool,
+    ptr: &str,
+    t: &Value,
+    notes: &mut Vec<Note>,
+) -> Result<DefTool, ImportError> {
+    let body = match shape {
+        Shape::OpenaiChat => t.get("function").ok_or_else(|| ImportError::Tool {
+            pointer: ptr.to_owned(),
+            message: "no `function` object".into(),
+        })?,
+        _ => t,
+    };
+    let body_ptr = if shape == Shape::OpenaiChat {
+        format!("{ptr}/function")
+    } else {
+        ptr.to_owned()
+    };
+    let raw_name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ImportError::Tool {
+            pointer: body_ptr.clone(),
+            message: "no `name` string".into(),
+        })?;
+    let mut name = raw_name.to_owned();
+    let mut local = Vec::new();
+    if !valid_name(raw_name) {
+        name = snake_name(raw_name);
+        local.push(Note {
+            tool: name.clone(),
+            pointer: format!("{body_ptr}/name"),
+            message: format!("tool name `{raw_name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{name}`"),
+        });
+    }
+    let description = body
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let (schema_key, known): (&str, &[&str]) = match shape {
+        Shape::OpenaiChat => (
+            "parameters",
+            &["name", "description", "parameters", "strict"],
+        ),
+        Shape::OpenaiResponses => (
+            "parameters",
+            &[
+                "type",
+                "name",
+                "description",
+                "parameters",
+                "strict",
+                "format",
+            ],
+        ),
+        Shape::Anthropic => (
+            "input_schema",
+            &[
+                "name",
+                "description",
+                "input_schema",
+                "type",
+                "cache_control",
+            ],
+        ),
+        Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
+        Shape::Mcp => (
+            "inputSchema",
+            &["name", "title", "description", "inputSchema", "annotations"],
+        ),
+    };
+    if let Some(o) = body.as_object() {
+        for k in o.keys() {
+            if !known.contains(&k.as_str()) {
+                local.push(Note {
+                    tool: name.clone(),
+                    pointer: format!("{body_ptr}/{}", escape(k)),
+                    message: format!("`{k}` has no equivalent in the definition language: dropped"),
+                });
+            }
+        }
+    }
+    notes.append(&mut local);
+    // A Responses custom (freeform) tool.
+    if shape == Shape::OpenaiResponses && t.get("type").and_then(Value::as_str) == Some("custom") {
+        let format = t.get("format");
+        let grammar = format
+            .filter(|f| f.get("type").and_then(Value::as_str) == Some("grammar"))
+            .and_then(|f| {
+                Some((
+                    f.get("syntax")?.as_str()?.to_owned(),
+                    f.get("definition")?.as_str()?.to_owned(),
+                ))
+            });
+        if grammar.is_none() {
+            notes.push(Note {
+                tool: name.clone(),
+                pointer: format!("{ptr}/format"),
+                message: "a custom tool without a grammar: mapped to a function tool with one string field `input`".into(),
+            });
+        }
+        return Ok(DefTool {
+            name,
+            description,
+            fields: vec![DefProp {
+                name: "input".into(),
+                ty: string_type(),
+                description: String::new(),
+                required: true,
+            }],
+            selector: None,
+            freeform: grammar,
+            traits: Vec::new(),
+        });
+    }
+    let empty = Value::Object(Map::new());
+    let schema = body.get(schema_key).unwrap_or(&empty);
+    let schema_ptr = format!("{body_ptr}/{schema_key}");
+    let mut m = Mapper {
+        tool: name.clone(),
+        notes,
+        root: schema,
+        strict,
+        depth: 0,
+    };
+    let mut tool = DefTool {
+        name: name.clone(),
+        description,
+        fields: Vec::new(),
+        selector: None,
+        freeform: None,
+        traits: Vec::new(),
+    };
+    if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
+        tool.fields = fields;
+        tool.selector = Some((sel, actions));
+    } else {
+        let root = schema.as_object().cloned().unwrap_or_default();
+        if let Some(t) = root.get("type").and_then(Value::as_str)
+            && !t.eq_ignore_ascii_case("object")
+        {
+            m.note(
+                &format!("{schema_ptr}/type"),
+                format!("a root of type `{t}`: tools take an object; mapped to no fields"),
+            );
+        }
+        for k in root.keys() {
+            if ![
+                "type",
+                "properties",
+                "required",
+                "additionalProperties",
+                "$schema",
+                "$defs",
+                "definitions",
+                "description",
+                "title",
+            ]
+            .contains(&k.as_str())
+            {
+                m.note(
+                    &format!("{schema_ptr}/{}", escape(k)),
+                    format!("`{k}` at the root has no equivalent: dropped"),
+                );
+            }
+        }
+        if let Some(extra) = root
+            .get("additionalProperties")
+            .filter(|v| **v != Value::Bool(false))
+        {
+            m.note(
+                &format!("{schema_ptr}/additionalProperties"),
+                format!(
+                    "`additionalProperties: {}`: the language refuses undeclared fields",
+                    short(extra)
+                ),
+            );
+        }
+        tool.fields = m.props(&root, &schema_ptr);
+    }
+    if shape == Shape::Mcp {
+        let hint = |k: &str, default: bool| {
+            t.pointer(&format!("/annotations/{k}"))
+                .and_then(Value::as_bool)
+                .unwrap_or(default)
+        };
+        tool.traits = vec![
+            ("read_only", hint("readOnlyHint", false)),
+            ("destructive", hint("destructiveHint", true)),
+            ("idempotent", hint("idempotentHint", false)),
+            ("open_world", hint("openWorldHint", true)),
+        ];
+    }
+    Ok(tool)
+}
+
+/// A root `oneOf` / `anyOf` whose branches each pin one property to a constant: the selector,
+/// its actions (one per branch) and the fields (merged over the branches and the root's own
+/// properties, first declaration kept).
+fn selector_of(
+    m: &mut Mapper<'_>,
+    schema: &Value,
+    ptr: &str,
+) -> Option<(String, Vec<DefAction>, Vec<DefProp>)> {
+    let (union, branches) = ["oneOf", "anyOf"]
+        .iter()
+        .find_map(|u| Some((*u, schema.get(*u)?.as_array()?)))?;
+    let pinned = |b: &Value, key: &str| -> Option<String> {
+        let p = b.get("properties")?.get(key)?;
+        match (p.get("const"), p.get("enum").and_then(Value::as_array)) {
+            (Some(Value::String(s)), _) => Some(s.clone()),
+            (_, Some(vals)) if vals.len() == 1 => vals[0].as_str().map(str::to_owned),
+            _ => None,
+        }
+    };
+    let first = branches.first()?;
+    let candidates: Vec<String> = first
+        .get("properties")?
+        .as_object()?
+        .keys()
+        .cloned()
+        .collect();
+    let sel = candidates
+        .into_iter()
+        .find(|k| branches.iter().all(|b| pinned(b, k).is_some()))?;
+    if !valid_name(&sel) {
+        return None;
+    }
+    m.note(
+        &format!("{ptr}/{union}"),
+        format!("a root `{union}` discriminated by `{sel}`: mapped to a selector with one action per branch (published as one flat object)"),
+    );
+    let root = schema.as_object().cloned().unwrap_or_default();
+    let shared = m.props(&root, ptr);
+    let mut fields: Vec<DefProp> = shared.clone();
+    let mut actions = Vec::new();
+    for (i, b) in branches.iter().enumerate() {
+        let bptr = format!("{ptr}/{union}/{i}");
+        let action = pinned(b, &sel).unwrap_or_default();
+        let aname = if valid_name(&action) {
+            action.clone()
+        } else {
+            snake_name(&action)
+        };
+        if aname != action {
+            m.note(
+                &format!("{bptr}/properties/{}", escape(&sel)),
+                format!("action `{action}` renamed to `{aname}`"),
+            );
+        }
+        let mut bo = b.as_object().cloned().unwrap_or_default();
+        if let Some(Value::Object(props)) = bo.get_mut("properties") {
+            props.remove(&sel);
+        }
+        if let Some(Value::Array(req)) = bo.get_mut("required") {
+            req.retain(|r| r.as_str() != Some(sel.as_str()));
+        }
+        let props = m.props(&bo, &bptr);
+        let mut required = Vec::new();
+        let mut optional = Vec::new();
+        for p in shared.iter().chain(&props) {
+            if !fields.iter().any(|f| f.name == p.name) {
+                fields.push(DefProp {
+                    required: false,
+                    ..p.clone()
+                });
+            } else if let Some(f) = fields.iter().find(|f| f.name == p.name)
+                && f.ty != p.ty
+            {
+                m.note(
+                    &format!("{bptr}/properties/{}", escape(&p.name)),
+                    format!(
+                        "`{}` differs from its first declaration: the first is kept",
+                        p.name
+                    ),
+                );
+            }
+            if p.required {
+                required.push(p.name.clone());
+            } else {
+                optional.push(p.name.clone());
+            }
+        }
+        actions.push(DefAction {
+            name: aname,
+            description: b
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            required,
+            optional,
+        });
+    }
+    Some((sel, actions, fields))
+}
+
+// --- Writing YAML ---------------------------------------------------------------------------------
+
+/// A YAML scalar for any text: JSON's double-quoted form is YAML's too.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// A description as a template: text that minijinja would read as syntax is kept raw.
+fn template(s: &str) -> String {
+    if s.contains("{{") || s.contains("{%") || s.contains("{#") {
+        quoted(&format!("{{% raw %}}{s}{{% endraw %}}"))
+    } else {
+        quoted(s)
+    }
+}
+
+/// A mapping key (quoted where YAML would read a plain one as a bool or null).
+fn key(s: &str) -> String {
+    match s {
+        "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null" => quoted(s),
+        _ => s.to_owned(),
+    }
+}
+
+fn surface_yaml(shape: Shape, strict: bool, opts: &Options, mcp_traits: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Imported by `toolsurface import` from {} ({}).",
+        opts.source,
+        shape.dialect()
+    );
+    let _ = writeln!(
+        s,
+        "# Review the tools (each `object:` is left for you), then `toolsurface check` this folder."
+    );
+    let _ = writeln!(s, "families:");
+    if strict {
+        let _ = writeln!(
+            s,
+            "  {}: {{ dialect: {}, strict: true }}",
+            shape.family(),
+            shape.dialect()
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  {}: {{ dialect: {} }}",
+            shape.family(),
+            shape.dialect()
+        );
+    }
+    let _ = writeln!(s, "traits:");
+    // Every trait the runtime reads must be declared; imported tools take the defaults.
+    for name in crate::ir::RUNTIME_TRAITS {
+        let doc = match name {
+            "parallel_safe" => "may run concurrently with other parallel-safe calls",
+            "follow_up" => "targets a running session; routed to its host",
+            "poll" => "reads a running session",
+            "read_only" => "allowed in rehearsal turns",
+            "result_on_interrupt" => "hands back its real result when interrupted",
+            _ => "read by the runtime",
+        };
+        let _ = writeln!(
+            s,
+            "  {name}: {{ type: bool, default: false, doc: {} }}",
+            quoted(doc)
+        );
+    }
+    if mcp_traits {
+        let _ = writeln!(
+            s,
+            "  destructive: {{ type: bool, default: true, doc: \"MCP destructiveHint\" }}"
+        );
+        let _ = writeln!(
+            s,
+            "  idempotent: {{ type: bool, default: false, doc: \"MCP idempotentHint\" }}"
+        );
+        let _ = writeln!(
+            s,
+            "  open_world: {{ type: bool, default: true, doc: \"MCP openWorldHint\" }}"
+        );
+    }
+    s
+}
+
+fn roles_yaml(defs: &[DefTool], opts: &Options) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Resident tools in the input's order.");
+    let _ = writeln!(s, "{}:", key(&opts.role));
+    let _ = writeln!(
+        s,
+        "  description: {}",
+        quoted(&format!("Imported from {}.", opts.source))
+    );
+    let _ = writeln!(s, "  tools:");
+    for d in defs {
+        let _ = writeln!(s, "    - {}", d.name);
+    }
+    s
+}
+
+fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Imported from {source}.");
+    let _ = writeln!(s, "name: {}", d.name);
+    let _ = writeln!(
+        s,
+        "object: \"\"  # TODO: what this tool operates on (file, shell session, …); the merge rule keys on it"
+    );
+    let _ = writeln!(s, "description: {}", template(&d.description));
+    if !d.traits.is_empty() {
+        let t: Vec<String> = d.traits.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let _ = writeln!(s, "traits: {{ {} }}", t.join(", "));
+    }
+    if let Some((syntax, _)) = &d.freeform {
+        let ext = if syntax == "lark" { "lark" } else { "txt" };
+        let _ = writeln!(s, "freeform:");
+        let _ = writeln!(s, "  families: [{}]", shape.family());
+        let _ = writeln!(s, "  field: input");
+        let _ = writeln!(s, "  syntax: {}", quoted(syntax));
+        let _ = writeln!(s, "  grammar: grammars/{}.{ext}", d.name);
+    }
+    if let Some((sel, _)) = &d.selector {
+        let _ = writeln!(s, "selector:");
+        let _ = writeln!(s, "  name: {}", key(sel));
+        let _ = writeln!(s, "  description: \"\"");
+    }
+    if d.fields.is_empty() {
+        let _ = writeln!(s, "fields: {{}}");
+    } else {
+        let _ = writeln!(s, "fields:");
+        for f in &d.fields {
+            write_field(&mut s, f, 1, true);
+        }
+    }
+    match &d.selector {
+        None => {
+            let req: Vec<&str> = d
+                .fields
+                .iter()
+                .filter(|f| f.required)
+                .map(|f| f.name.as_str())
+                .collect();
+            let _ = writeln!(
+                s,
+                "required: [{}]",
+                req.iter().map(|r| key(r)).collect::<Vec<_>>().join(", ")
+            );
+        }
+        Some((_, actions)) => {
+            let _ = writeln!(s, "actions:");
+            for a in actions {
+                let _ = writeln!(s, "  {}:", key(&a.name));
+                let _ = writeln!(s, "    description: {}", template(&a.description));
+                let _ = writeln!(
+                    s,
+                    "    required: [{}]",
+                    a.required
+                        .iter()
+                        .map(|r| key(r))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let _ = writeln!(
+                    s,
+                    "    optional: [{}]",
+                    a.optional
+                        .iter()
+                        .map(|r| key(r))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+    }
+    s
+}
+
+fn write_field(s: &mut String, f: &DefProp, depth: usize, with_description: bool) {
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(s, "{pad}{}:", key(&f.name));
+    write_type(s, &f.ty, depth + 1);
+    if with_description {
+        let _ = writeln!(s, "{pad}  description: {}", template(&f.description));
+    }
+}
+
+fn write_type(s: &mut String, ty: &DefType, depth: usize) {
+    let pad = "  ".repeat(depth);
+    match ty {
+        DefType::String { min, max, pattern } => {
+            let _ = writeln!(s, "{pad}type: string");
+            if let Some(n) = min {
+                let _ = writeln!(s, "{pad}min_length: {n}");
+            }
+            if let Some(n) = max {
+                let _ = writeln!(s, "{pad}max_length: {n}");
+            }
+            if let Some(p) = pattern {
+                let _ = writeln!(s, "{pad}pattern: {}", quoted(p));
+            }
+        }
+        DefType::Integer { min, max } => {
+            let _ = writeln!(s, "{pad}type: integer");
+            if let Some(n) = min {
+                let _ = writeln!(s, "{pad}minimum: {n}");
+            }
+            if let Some(n) = max {
+                let _ = writeln!(s, "{pad}maximum: {n}");
+            }
+        }
+        DefType::Number { min, max } => {
+            let _ = writeln!(s, "{pad}type: number");
+            for (k, v) in [("minimum", min), ("maximum", max)] {
+                if let Some(n) = v {
+                    let _ = writeln!(
+                        s,
+                        "{pad}{k}: {}",
+                        serde_json::Number::from_f64(*n)
+                            .map_or_else(|| n.to_string(), |n| n.to_string())
+                    );
+                }
+            }
+        }
+        DefType::Boolean => {
+            let _ = writeln!(s, "{pad}type: boolean");
+        }
+        DefType::Enum(values) => {
+            let _ = writeln!(s, "{pad}type: enum");
+            let v: Vec<String> = values.iter().map(|v| quoted(v)).collect();
+            let _ = writeln!(s, "{pad}values: [{}]", v.join(", "));
+        }
+        DefType::Array { items, min, max } => {
+            let _ = writeln!(s, "{pad}type: array");
+            let _ = writeln!(s, "{pad}items:");
+            write_type(s, items, depth + 1);
+            if let Some(n) = min {
+                let _ = writeln!(s, "{pad}min_items: {n}");
+            }
+            if let Some(n) = max {
+                let _ = writeln!(s, "{pad}max_items: {n}");
+            }
+        }
+        DefType::Object(props) => {
+            let _ = writeln!(s, "{pad}type: object");
+            if props.is_empty() {
+                let _ = writeln!(s, "{pad}properties: {{}}");
+            } else {
+                let _ = writeln!(s, "{pad}properties:");
+                for p in props {
+                    write_field(s, p, depth + 1, true);
+                }
+            }
+            let req: Vec<String> = props
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| key(&p.name))
+                .collect();
+            let _ = writeln!(s, "{pad}required: [{}]", req.join(", "));
+        }
+    }
+}
+
+// --- The round trip ------------------------------------------------------------------------------
+
+/// What `emitted` (one tool of `emit` of the imported folder, same shape) says differently from
+/// `input` on names, order, property sets, types, required sets, enum values, bounds and
+/// descriptions. `ptr` is the input tool's pointer.
+pub fn compare(shape: Shape, strict: bool, ptr: &str, input: &Value, emitted: &Value) -> Vec<Note> {
+    let body = |v: &Value| -> Value {
+        match shape {
+            Shape::OpenaiChat => v.get("function").cloned().unwrap_or(Value::Null),
+            _ => v.clone(),
+        }
+    };
+    let (a, b) = (body(input), body(emitted));
+    let name = b
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let mut out = Vec::new();
+    let mut push = |pointer: String, message: String| {
+        out.push(Note {
+            tool: name.clone(),
+            pointer,
+            message,
+        })
+    };
+    let base = if shape == Shape::OpenaiChat {
+        format!("{ptr}/function")
+    } else {
+        ptr.to_owned()
+    };
+    for k in ["name", "description"] {
+        let (x, y) = (
+            a.get(k).and_then(Value::as_str).unwrap_or(""),
+            b.get(k).and_then(Value::as_str).unwrap_or(""),
+        );
+        if x != y {
+            push(
+                format!("{base}/{k}"),
+                format!(
+                    "{k}: {} → {}",
+                    short(&Value::from(x)),
+                    short(&Value::from(y))
+                ),
+            );
+        }
+    }
+    if shape == Shape::Mcp {
+        let derived = b.get("title").and_then(Value::as_str).unwrap_or("");
+        match a.get("title").and_then(Value::as_str) {
+            Some(t) if t != derived => push(
+                format!("{base}/title"),
+                format!(
+                    "title {} → {} (derived from the name)",
+                    quoted(t),
+                    quoted(derived)
+                ),
+            ),
+            None => push(
+                format!("{base}/title"),
+                format!("title added: {} (derived from the name)", quoted(derived)),
+            ),
+            _ => {}
+        }
+        if a.get("annotations").is_none() {
+            push(
+                format!("{base}/annotations"),
+                "annotations added (all four hints, from the traits)".into(),
+            );
+        }
+    }
+    let key = match shape {
+        Shape::Anthropic => "input_schema",
+        Shape::Mcp => "inputSchema",
+        _ => "parameters",
+    };
+    let empty = Value::Object(Map::new());
+    let (sa, sb) = (a.get(key).unwrap_or(&empty), b.get(key).unwrap_or(&empty));
+    if sa.get("oneOf").is_some() || sa.get("anyOf").is_some() {
+        push(
+            format!("{base}/{key}"),
+            "the root union is published as one flat object with a selector".into(),
+        );
+        return out;
+    }
+    let mut diffs = Vec::new();
+    schema_diff(&format!("{base}/{key}"), sa, sb, strict, &mut diffs);
+    for (p, m) in diffs {
+        push(p, m);
+    }
+    out
+}
+
+/// The semantic part of a schema node, normalized across dialects.
+fn norm_type(v: &Value, strict: bool) -> (String, bool) {
+    match v.get("type") {
+        Some(Value::String(s)) => (s.to_ascii_lowercase(), false),
+        Some(Value::Array(list)) => {
+            let nullable = list.iter().any(|x| x == "null");
+            let t = list
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|x| *x != "null")
+                .unwrap_or("null");
+            (t.to_ascii_lowercase(), nullable && strict)
+        }
+        _ => {
+            if v.get("properties").is_some() {
+                ("object".into(), false)
+            } else if v.get("enum").is_some() || v.get("const").is_some() {
+                ("string".into(), false)
+            } else {
+                (String::new(), false)
+            }
+        }
+    }
+}
+
+/// A union node as the mapping read it: its first non-null branch, with the node's own keys.
+fn unwrap_union(a: &Value) -> Value {
+    for u in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = a.get(u)
+            && let Some(first) = branches
+                .iter()
+                .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+        {
+            let mut merged = first.clone();
+            if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
+                for (k, v) in o {
+                    if k != u {
+                        m.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+            return merged;
+        }
+    }
+    a.clone()
+}
+
+fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(String, String)>) {
+    let a = &unwrap_union(a);
+    let (ta, _) = norm_type(a, strict);
+    let (tb, _) = norm_type(b, strict);
+    if ta != tb {
+        out.push((format!("{ptr}/type"), format!("type {ta} → {tb}")));
+    }
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    if text(a, "description") != text(b, "description") {
+        out.push((
+            format!("{ptr}/description"),
+            format!(
+                "description {} → {}",
+                short(&Value::from(text(a, "description"))),
+                short(&Value::from(text(b, "description")))
+            ),
+        ));
+    }
+    let enum_of = |v: &Value| -> Option<Vec<Value>> {
+        v.get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .or_else(|| v.get("const").map(|c| vec![c.clone()]))
+    };
+    let (ea, eb) = (enum_of(a), enum_of(b));
+    let strip_null = |e: Option<Vec<Value>>| {
+        e.map(|v| v.into_iter().filter(|x| !x.is_null()).collect::<Vec<_>>())
+    };
+    if strip_null(ea.clone()) != strip_null(eb.clone()) {
+        out.push((
+            format!("{ptr}/enum"),
+            format!(
+                "enum {} → {}",
+                short(&Value::from(ea.unwrap_or_default())),
+                short(&Value::from(eb.unwrap_or_default()))
+            ),
+        ));
+    }
+    for k in [
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+    ] {
+        let num = |v: &Value| {
+            v.get(k)
+                .map(|x| x.as_f64().map_or_else(|| x.to_string(), |f| f.to_string()))
+        };
+        let (x, y) = (num(a), num(b));
+        let trivial_zero =
+            matches!(k, "minLength" | "minItems") && x.as_deref() == Some("0") && y.is_none();
+        let strict_dropped = strict && matches!(k, "minLength" | "maxLength") && y.is_none();
+        if x != y && !trivial_zero && !strict_dropped {
+            out.push((
+                format!("{ptr}/{k}"),
+                format!(
+                    "{k} {} → {}",
+                    x.unwrap_or_else(|| "none".into()),
+                    y.unwrap_or_else(|| "none".into())
+                ),
+            ));
+        }
+    }
+    if let (Some(ia), Some(ib)) = (a.get("items"), b.get("items")) {
+        schema_diff(&format!("{ptr}/items"), ia, ib, strict, out);
+    }
+    let props = |v: &Value| -> Vec<(String, Value)> {
+        v.get("properties")
+            .and_then(Value::as_object)
+            .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default()
+    };
+    let (pa, pb) = (props(a), props(b));
+    let names_a: Vec<&str> = pa.iter().map(|(k, _)| k.as_str()).collect();
+    let names_b: Vec<&str> = pb.iter().map(|(k, _)| k.as_str()).collect();
+    for n in &names_a {
+        if !names_b.contains(n) {
+            out.push((
+                format!("{ptr}/properties/{}", escape(n)),
+                format!("property {n} is not published (renamed or dropped)"),
+            ));
+        }
+    }
+    for n in &names_b {
+        if !names_a.contains(n) {
+            out.push((
+                format!("{ptr}/properties/{}", escape(n)),
+                format!("property {n} is published but not in the input"),
+            ));
+        }
+    }
+    let common_a: Vec<&&str> = names_a.iter().filter(|n| names_b.contains(n)).collect();
+    let common_b: Vec<&&str> = names_b.iter().filter(|n| names_a.contains(n)).collect();
+    if common_a != common_b {
+        out.push((format!("{ptr}/properties"), "property order differs".into()));
+    }
+    for (k, va) in &pa {
+        if let Some((_, vb)) = pb.iter().find(|(n, _)| n == k) {
+            schema_diff(
+                &format!("{ptr}/properties/{}", escape(k)),
+                va,
+                vb,
+                strict,
+                out,
+            );
+        }
+    }
+    let required = |v: &Value, props: &[(String, Value)]| -> BTreeSet<String> {
+        v.get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect::<BTreeSet<_>>()
+            })
+            .unwrap_or_default()
+            .into_iter()
+            // Strict mode lists every property; the optional ones are the nullable.
+            .filter(|n| {
+                !strict
+                    || props
+                        .iter()
+                        .find(|(k, _)| k == n)
+                        .is_none_or(|(_, p)| !is_nullable(p))
+            })
+            .collect()
+    };
+    let (ra, rb) = (required(a, &pa), required(b, &pb));
+    if ra != rb && !(pa.is_empty() && pb.is_empty()) {
+        out.push((
+            format!("{ptr}/required"),
+            format!("required {:?} → {:?}", ra, rb),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(doc: &Value) -> (Shape, Vec<String>) {
+        let (shape, tools) = tools_of(doc, None).unwrap();
+        (shape, tools.into_iter().map(|(p, _)| p).collect())
+    }
+
+    #[test]
+    fn every_input_layout_is_found_with_its_pointers() {
+        let decl = json!({"name": "a", "parameters": {"type": "OBJECT", "properties": {}}});
+        assert_eq!(
+            pointers(&json!([{"functionDeclarations": [decl.clone(), decl.clone()]}])),
+            (
+                Shape::Gemini,
+                vec![
+                    "/0/functionDeclarations/0".into(),
+                    "/0/functionDeclarations/1".into()
+                ]
+            )
+        );
+        assert_eq!(
+            pointers(&json!({"functionDeclarations": [decl.clone()]})),
+            (Shape::Gemini, vec!["/functionDeclarations/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"tools": [{"functionDeclarations": [decl]}]})),
+            (
+                Shape::Gemini,
+                vec!["/tools/0/functionDeclarations/0".into()]
+            )
+        );
+        let mcp = json!({"name": "a", "inputSchema": {"type": "object"}});
+        assert_eq!(
+            pointers(&json!({"tools": [mcp.clone()]})),
+            (Shape::Mcp, vec!["/tools/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [mcp]}})),
+            (Shape::Mcp, vec!["/result/tools/0".into()])
+        );
+        let chat = json!({"type": "function", "function": {"name": "a", "parameters": {}}});
+        assert_eq!(pointers(&json!([chat])).0, Shape::OpenaiChat);
+        let resp = json!({"type": "function", "name": "a", "parameters": {}});
+        assert_eq!(pointers(&json!([resp])).0, Shape::OpenaiResponses);
+        let anth = json!({"name": "a", "input_schema": {}});
+        assert_eq!(pointers(&json!([anth])).0, Shape::Anthropic);
+        assert!(tools_of(&json!("x"), None).is_err());
+        assert!(tools_of(&json!([]), None).is_err());
+    }
+
+    #[test]
+    fn names_are_made_valid() {
+        assert_eq!(snake_name("oldText"), "old_text");
+        assert_eq!(snake_name("list-files"), "list_files");
+        assert_eq!(snake_name("2fa"), "n2fa");
+        assert_eq!(snake_name("HTTPGet"), "httpget");
+        assert!(valid_name("git_status") && !valid_name("gitStatus") && !valid_name(""));
+    }
+
+    #[test]
+    fn template_syntax_in_descriptions_is_kept_raw() {
+        assert_eq!(template("plain"), "\"plain\"");
+        assert_eq!(template("a {{ b }}"), "\"{% raw %}a {{ b }}{% endraw %}\"");
+        assert_eq!(key("on"), "\"on\"");
+        assert_eq!(key("path"), "path");
+    }
+
+    #[test]
+    fn a_strict_array_maps_nullable_required_fields_to_optional() {
+        let doc = json!([{"type": "function", "function": {"name": "t", "strict": true, "parameters": {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "description": "A."},
+                "b": {"type": ["integer", "null"], "description": "B."},
+                "c": {"type": ["string", "null"], "enum": ["x", "y", null], "description": "C."}
+            },
+            "required": ["a", "b", "c"],
+            "additionalProperties": false
+        }}}]);
+        let imp = import(
+            &doc,
+            &Options {
+                role: "main".into(),
+                shape: None,
+                source: "t".into(),
+            },
+        )
+        .unwrap();
+        assert!(imp.strict);
+        assert!(imp.notes.is_empty(), "{:?}", imp.notes);
+        let tool = imp.files.iter().find(|f| f.path == "tools/t.yaml").unwrap();
+        assert!(tool.text.contains("required: [a]\n"), "{}", tool.text);
+        assert!(
+            tool.text.contains("type: enum\n    values: [\"x\", \"y\"]"),
+            "{}",
+            tool.text
+        );
+        let surface = &imp.files[0].text;
+        assert!(
+            surface.contains("chat: { dialect: openai-chat, strict: true }"),
+            "{surface}"
+        );
+    }
+}

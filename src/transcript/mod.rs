@@ -1,0 +1,672 @@
+//! Reading the transcripts agent frameworks write, so `usage` and `replay` can count and
+//! re-parse the tool calls models really made. Streaming: a file is read line by line into
+//! one reused buffer and every tool call and tool result is handed to a callback as it is
+//! found; nothing of a transcript is kept.
+//!
+//! Formats (detected per line, so one file may mix them): OpenAI Chat messages (assistant
+//! `tool_calls`, `tool` results), OpenAI Responses items (`function_call`, `custom_tool_call`,
+//! `function_call_output`, `custom_tool_call_output`), Anthropic Messages (`tool_use` /
+//! `tool_result` blocks), Codex CLI rollouts (`response_item` / `session_meta` lines), and the
+//! project's own messages import format (`toolsurface messages import`). Layouts:
+//!
+//! - one conversation per line: `{"messages": […]}` (fine-tuning), `{"input": […]}`
+//!   (Responses), `{"custom_id", "body"|"params": {…}}` (OpenAI / Anthropic batch); the thread
+//!   is the line (named by `custom_id` when there is one);
+//! - one message or event per line: the thread is the line's `thread_id`, `conversation_id`,
+//!   `session_id` or `thread` (also inside a `payload`), else the Codex `session_meta` id seen
+//!   earlier in the file, else the file itself;
+//! - a whole `.json` file (or one starting with `[`): one conversation, an array of messages
+//!   or items, or an object with `messages` / `input`.
+//!
+//! A line that is not JSON, or JSON of none of these shapes' types, is reported as malformed
+//! (file:line, reason) and skipped; a JSON line with no tool call in it (a user message, a
+//! token count event) is simply not a call.
+
+use std::borrow::Cow;
+use std::io::BufRead as _;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+pub mod generate;
+
+/// Where a tool call's arguments came from.
+#[derive(Clone, Copy, Debug)]
+pub enum CallArguments<'a> {
+    /// A JSON text, as OpenAI Chat / Responses and Codex send it (a string holding JSON).
+    Text(&'a str),
+    /// A JSON value written inline (Anthropic `input`, the messages format's object).
+    Inline(&'a RawValue),
+    /// A freeform (custom) tool's raw input.
+    Freeform(&'a str),
+}
+
+impl<'a> CallArguments<'a> {
+    /// The text a tool-call parser is handed: the JSON text, the inline value's JSON as
+    /// written, or the raw freeform input.
+    pub fn text(&self) -> &'a str {
+        match self {
+            CallArguments::Text(s) | CallArguments::Freeform(s) => s,
+            CallArguments::Inline(raw) => raw.get(),
+        }
+    }
+}
+
+/// One tool call a model made.
+#[derive(Clone, Copy, Debug)]
+pub struct CallEvent<'a> {
+    pub format: Format,
+    pub file: &'a str,
+    pub thread: &'a str,
+    /// 1-based line of the file (of the conversation's line, for one conversation per line).
+    pub line: u64,
+    pub call_id: Option<&'a str>,
+    pub name: &'a str,
+    pub arguments: CallArguments<'a>,
+}
+
+/// One tool result handed back to the model.
+#[derive(Clone, Copy, Debug)]
+pub struct ResultEvent<'a> {
+    pub file: &'a str,
+    pub thread: &'a str,
+    pub line: u64,
+    pub call_id: Option<&'a str>,
+    /// An error result: an explicit flag (`is_error`, `isError`, `status: "failed"`, a Codex
+    /// non-zero `exit_code`), or a text starting with `error` (any case).
+    pub is_error: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    Call(CallEvent<'a>),
+    Result(ResultEvent<'a>),
+    /// A conversation-per-line thread is complete (event-per-line threads end with the input).
+    ThreadEnd(&'a str),
+}
+
+/// The format a line (or document) was recognised as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Codex,
+    ToolsurfaceMessages,
+}
+
+impl Format {
+    /// The dialect a model writing this format was served (`None`: any).
+    pub fn dialect(self) -> Option<toolsurface_compiler::ir::Dialect> {
+        use toolsurface_compiler::ir::Dialect;
+        match self {
+            Format::OpenaiChat => Some(Dialect::OpenaiChat),
+            Format::OpenaiResponses | Format::Codex => Some(Dialect::OpenaiResponses),
+            Format::Anthropic => Some(Dialect::Anthropic),
+            Format::ToolsurfaceMessages => None,
+        }
+    }
+    pub const ALL: [Format; 5] = [
+        Format::OpenaiChat,
+        Format::OpenaiResponses,
+        Format::Anthropic,
+        Format::Codex,
+        Format::ToolsurfaceMessages,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::OpenaiChat => "openai-chat",
+            Format::OpenaiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Codex => "codex",
+            Format::ToolsurfaceMessages => "toolsurface-messages",
+        }
+    }
+}
+
+/// A skipped line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub file: String,
+    pub line: u64,
+    pub reason: String,
+}
+
+/// What reading the inputs found besides the events.
+#[derive(Clone, Debug, Default)]
+pub struct ReadSummary {
+    pub files: usize,
+    pub lines: u64,
+    pub calls: u64,
+    pub results: u64,
+    /// Lines (or documents) per detected format.
+    pub formats: std::collections::BTreeMap<&'static str, u64>,
+    pub malformed_count: u64,
+    /// The first [`MALFORMED_LISTED`] malformed lines.
+    pub malformed: Vec<Malformed>,
+}
+
+/// How many malformed lines are listed by name (all are counted).
+pub const MALFORMED_LISTED: usize = 50;
+
+impl ReadSummary {
+    /// Add a later file's summary.
+    pub fn absorb(&mut self, s: ReadSummary) {
+        self.files += s.files;
+        self.lines += s.lines;
+        self.calls += s.calls;
+        self.results += s.results;
+        for (k, v) in s.formats {
+            *self.formats.entry(k).or_default() += v;
+        }
+        self.malformed_count += s.malformed_count;
+        let room = MALFORMED_LISTED.saturating_sub(self.malformed.len());
+        self.malformed.extend(s.malformed.into_iter().take(room));
+    }
+
+    fn malformed(&mut self, file: &str, line: u64, reason: String) {
+        self.malformed_count += 1;
+        if self.malformed.len() < MALFORMED_LISTED {
+            self.malformed.push(Malformed {
+                file: file.to_owned(),
+                line,
+                reason,
+            });
+        }
+    }
+}
+
+/// Every field any of the formats uses at any level; what a level does not use stays `None`.
+/// Values whose type varies between formats are kept raw and read when their meaning is known.
+#[derive(Deserialize, Default)]
+struct Node<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    messages: Option<Vec<Node<'a>>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow)]
+    body: Option<Box<Node<'a>>>,
+    #[serde(borrow)]
+    params: Option<Box<Node<'a>>>,
+    #[serde(borrow)]
+    payload: Option<Box<Node<'a>>>,
+    #[serde(borrow)]
+    message: Option<Box<Node<'a>>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_calls: Option<Vec<Node<'a>>>,
+    #[serde(borrow)]
+    function: Option<Box<Node<'a>>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    custom_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    thread_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    conversation_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    thread: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    is_error: Option<bool>,
+    #[serde(rename = "isError")]
+    is_error_camel: Option<bool>,
+}
+
+impl Node<'_> {
+    /// `is_error: true` or `isError: true`.
+    fn flags_error(&self) -> bool {
+        self.is_error == Some(true) || self.is_error_camel == Some(true)
+    }
+}
+
+/// A `content` block list or an item list, read lazily.
+fn nodes_of<'a>(raw: &'a RawValue) -> Option<Vec<Node<'a>>> {
+    if raw.get().starts_with('[') {
+        serde_json::from_str(raw.get()).ok()
+    } else {
+        None
+    }
+}
+
+/// A JSON string's value (borrowed when it has no escapes).
+fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if raw.get().starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    } else {
+        None
+    }
+}
+
+/// Whether a result text reads as an error.
+fn text_is_error(text: &str) -> bool {
+    let t = text.trim_start();
+    t.len() >= 5 && t.as_bytes()[..5].eq_ignore_ascii_case(b"error")
+}
+
+/// Whether a raw result value reads as an error: a string starting with `error`, a Codex
+/// output (a JSON text in a string) whose `metadata.exit_code` is not 0, or a block list whose
+/// first text does. Read from the raw JSON without unescaping where the raw form decides it.
+fn raw_is_error(raw: &RawValue) -> bool {
+    let s = raw.get();
+    if let Some(body) = s.strip_prefix('"') {
+        let body = body.trim_start();
+        if body.starts_with('{') {
+            // Codex: `{"output":…,"metadata":{"exit_code":N,…}}`, escaped inside the string.
+            return codex_exit_code(body).is_some_and(|c| c != 0);
+        }
+        if !body.starts_with('\\') {
+            return text_is_error(body);
+        }
+        return string_of(raw).is_some_and(|t| text_is_error(&t));
+    }
+    if s.starts_with('[') {
+        #[derive(Deserialize)]
+        struct Block<'a> {
+            #[serde(borrow)]
+            text: Option<Cow<'a, str>>,
+        }
+        if let Ok(blocks) = serde_json::from_str::<Vec<Block<'_>>>(s) {
+            return blocks
+                .iter()
+                .find_map(|b| b.text.as_deref())
+                .is_some_and(text_is_error);
+        }
+    }
+    false
+}
+
+/// The `exit_code` of a Codex function output, from its escaped JSON text.
+fn codex_exit_code(escaped: &str) -> Option<i64> {
+    const KEY: &str = "\\\"exit_code\\\":";
+    let at = escaped.rfind(KEY)? + KEY.len();
+    let digits: String = escaped[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
+/// Where a parsed line's events go: the thread naming and the callback.
+struct Emit<'s, 'f> {
+    /// A Codex rollout line: its items are Codex's, whatever their shape.
+    codex: bool,
+    file: &'s str,
+    thread: &'s str,
+    line: u64,
+    sink: &'s mut dyn FnMut(Event<'_>),
+    summary: &'s mut ReadSummary,
+    formats: &'f mut Vec<Format>,
+}
+
+impl Emit<'_, '_> {
+    fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, args: CallArguments<'_>) {
+        let format = if self.codex { Format::Codex } else { format };
+        self.formats.push(format);
+        self.summary.calls += 1;
+        (self.sink)(Event::Call(CallEvent {
+            format,
+            file: self.file,
+            thread: self.thread,
+            line: self.line,
+            call_id,
+            name,
+            arguments: args,
+        }));
+    }
+    fn result(&mut self, format: Format, call_id: Option<&str>, is_error: bool) {
+        let format = if self.codex { Format::Codex } else { format };
+        self.formats.push(format);
+        self.summary.results += 1;
+        (self.sink)(Event::Result(ResultEvent {
+            file: self.file,
+            thread: self.thread,
+            line: self.line,
+            call_id,
+            is_error,
+        }));
+    }
+}
+
+/// The events of one message or item (any format).
+fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
+    let kind = node.kind.as_deref();
+    match kind {
+        Some("function_call") => {
+            if let (Some(name), Some(args)) = (&node.name, node.arguments) {
+                let text = string_of(args);
+                let args_view = match &text {
+                    Some(t) => CallArguments::Text(t),
+                    None => CallArguments::Inline(args),
+                };
+                emit.call(
+                    Format::OpenaiResponses,
+                    node.call_id.as_deref(),
+                    name,
+                    args_view,
+                );
+            }
+            return;
+        }
+        Some("custom_tool_call") => {
+            if let Some(name) = &node.name {
+                let input = node.input.and_then(string_of).unwrap_or_default();
+                emit.call(
+                    Format::OpenaiResponses,
+                    node.call_id.as_deref(),
+                    name,
+                    CallArguments::Freeform(&input),
+                );
+            }
+            return;
+        }
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let flagged = node.status.as_deref() == Some("failed") || node.flags_error();
+            let is_error = flagged || node.output.is_some_and(raw_is_error);
+            emit.result(Format::OpenaiResponses, node.call_id.as_deref(), is_error);
+            return;
+        }
+        Some("tool_use") => {
+            if let (Some(name), Some(input)) = (&node.name, node.input) {
+                emit.call(
+                    Format::Anthropic,
+                    node.id.as_deref(),
+                    name,
+                    CallArguments::Inline(input),
+                );
+            }
+            return;
+        }
+        Some("tool_result") => {
+            let is_error = node.flags_error() || node.content.is_some_and(raw_is_error);
+            emit.result(Format::Anthropic, node.tool_use_id.as_deref(), is_error);
+            return;
+        }
+        _ => {}
+    }
+    // A message: chat tool calls, the messages format's tool calls, Anthropic blocks.
+    if let Some(calls) = &node.tool_calls {
+        for c in calls {
+            let (format, name, args) = match &c.function {
+                Some(f) => (Format::OpenaiChat, f.name.as_deref(), f.arguments),
+                None => (Format::ToolsurfaceMessages, c.name.as_deref(), c.arguments),
+            };
+            let Some(name) = name else { continue };
+            let text = args.and_then(string_of);
+            let view = match (&text, args) {
+                (Some(t), _) => CallArguments::Text(t),
+                (None, Some(raw)) => CallArguments::Inline(raw),
+                (None, None) => CallArguments::Text(""),
+            };
+            emit.call(format, c.id.as_deref(), name, view);
+        }
+    }
+    match node.role.as_deref() {
+        Some("tool") => {
+            let (format, raw) = match node.tool_result {
+                Some(r) => (Format::ToolsurfaceMessages, Some(r)),
+                None => (Format::OpenaiChat, node.content),
+            };
+            let is_error = node.flags_error() || raw.is_some_and(raw_is_error);
+            emit.result(format, node.tool_call_id.as_deref(), is_error);
+        }
+        Some(_) => {
+            if let Some(blocks) = node.content.and_then(nodes_of) {
+                for b in &blocks {
+                    if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
+                        message_events(b, emit);
+                    }
+                }
+            }
+        }
+        None => {}
+    }
+}
+
+/// The conversation a node carries as a whole (one conversation per line or per document):
+/// its messages or items, `None` when it is a single message or event.
+fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<Vec<&'n Node<'a>>> {
+    if let Some(inner) = node.body.as_deref().or(node.params.as_deref()) {
+        return conversation_of(inner);
+    }
+    if let Some(m) = &node.messages {
+        return Some(m.iter().collect());
+    }
+    None
+}
+
+/// Items of a Responses request/response (`input` / `output` arrays at the conversation level).
+fn responses_items<'a>(node: &Node<'a>) -> Option<Vec<Node<'a>>> {
+    if node.kind.is_some() || node.role.is_some() {
+        return None;
+    }
+    let inner = node
+        .body
+        .as_deref()
+        .or(node.params.as_deref())
+        .unwrap_or(node);
+    let mut items = Vec::new();
+    let mut any = false;
+    for raw in [inner.input, inner.output].into_iter().flatten() {
+        if let Some(list) = nodes_of(raw) {
+            any = true;
+            items.extend(list);
+        }
+    }
+    any.then_some(items)
+}
+
+/// The thread id a single-event line names (itself or in its payload / message).
+fn explicit_thread<'n>(node: &'n Node<'_>) -> Option<&'n str> {
+    let own = node
+        .thread_id
+        .as_deref()
+        .or(node.conversation_id.as_deref())
+        .or(node.session_id.as_deref())
+        .or(node.thread.as_deref());
+    own.or_else(|| node.payload.as_deref().and_then(explicit_thread))
+        .or_else(|| node.message.as_deref().and_then(explicit_thread))
+}
+
+/// Per-file reading state: the Codex session id once seen, and the file's own name as the
+/// thread of last resort.
+struct FileState {
+    name: String,
+    codex_session: Option<String>,
+}
+
+/// Read one parsed line (or document) and emit its events.
+fn node_events(
+    node: &Node<'_>,
+    line: u64,
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) {
+    let mut formats = Vec::new();
+    // One conversation per line.
+    let conversation = conversation_of(node);
+    let items = if conversation.is_none() {
+        responses_items(node)
+    } else {
+        None
+    };
+    if conversation.is_some() || items.is_some() {
+        let thread = match node.custom_id.as_deref() {
+            Some(id) => format!("{}#{id}", file.name),
+            None => format!("{}:{line}", file.name),
+        };
+        let mut emit = Emit {
+            codex: false,
+            file: &file.name,
+            thread: &thread,
+            line,
+            sink,
+            summary,
+            formats: &mut formats,
+        };
+        for m in conversation.into_iter().flatten() {
+            message_events(m, &mut emit);
+        }
+        for m in items.iter().flatten() {
+            message_events(m, &mut emit);
+        }
+        (emit.sink)(Event::ThreadEnd(&thread));
+        count_format(summary, &formats);
+        return;
+    }
+    // One message or event per line.
+    if node.kind.as_deref() == Some("session_meta") {
+        if let Some(id) = node.payload.as_deref().and_then(|p| p.id.as_deref()) {
+            file.codex_session = Some(format!("codex:{id}"));
+        }
+        summary.formats.entry(Format::Codex.as_str()).or_default();
+        return;
+    }
+    let thread = explicit_thread(node)
+        .map(str::to_owned)
+        .or_else(|| file.codex_session.clone())
+        .unwrap_or_else(|| file.name.clone());
+    let codex = node.kind.as_deref() == Some("response_item");
+    let inner = node
+        .payload
+        .as_deref()
+        .or(node.message.as_deref())
+        .unwrap_or(node);
+    let mut emit = Emit {
+        codex,
+        file: &file.name,
+        thread: &thread,
+        line,
+        sink,
+        summary,
+        formats: &mut formats,
+    };
+    message_events(inner, &mut emit);
+    count_format(summary, &formats);
+}
+
+fn count_format(summary: &mut ReadSummary, formats: &[Format]) {
+    if let Some(f) = formats.first() {
+        *summary.formats.entry(f.as_str()).or_default() += 1;
+    }
+}
+
+/// Read every file, in order, handing each event to `sink`. An unreadable file is an error;
+/// a malformed line is counted, listed and skipped.
+pub fn read_files(
+    paths: &[impl AsRef<Path>],
+    sink: &mut dyn FnMut(Event<'_>),
+) -> std::io::Result<ReadSummary> {
+    let mut summary = ReadSummary::default();
+    for p in paths {
+        read_file(p.as_ref(), sink, &mut summary)?;
+    }
+    Ok(summary)
+}
+
+/// Whether a file is one JSON document rather than JSON lines: a `.json` name, or a first
+/// non-blank byte `[`.
+fn is_document(path: &Path, first: &[u8]) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+        || first.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
+fn read_file(
+    path: &Path,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) -> std::io::Result<()> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
+    summary.files += 1;
+    let mut file = FileState {
+        name: path.display().to_string(),
+        codex_session: None,
+    };
+    let first = reader.fill_buf()?.to_vec();
+    if is_document(path, &first) {
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut text)?;
+        summary.lines += 1;
+        return read_document(&text, &mut file, sink, summary);
+    }
+    let mut buf = Vec::with_capacity(1 << 16);
+    let mut line = 0u64;
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        line += 1;
+        summary.lines += 1;
+        let text = buf.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<Node<'_>>(text) {
+            Ok(node) => node_events(&node, line, &mut file, sink, summary),
+            Err(e) => {
+                let reason = if std::str::from_utf8(text).is_err() {
+                    "not UTF-8".to_owned()
+                } else {
+                    format!("not a JSON object of a known shape ({e})")
+                };
+                summary.malformed(&file.name, line, reason);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A whole-file conversation: an array of messages or items, or one object.
+fn read_document(
+    text: &[u8],
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) -> std::io::Result<()> {
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    let node = if first == Some(&b'[') {
+        serde_json::from_slice::<Vec<Node<'_>>>(text).map(|messages| Node {
+            messages: Some(messages),
+            ..Node::default()
+        })
+    } else {
+        serde_json::from_slice::<Node<'_>>(text)
+    };
+    match node {
+        Ok(node) => node_events(&node, 1, file, sink, summary),
+        Err(e) => summary.malformed(
+            &file.name,
+            e.line() as u64,
+            format!("not a JSON conversation ({e})"),
+        ),
+    }
+    Ok(())
+}
