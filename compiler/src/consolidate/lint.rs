@@ -81,9 +81,21 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A tool's use, its aliases' calls counted too (a report of the surface before a merge
+    /// counts the old names; their calls are the merged tool's now). Threads may overlap
+    /// between names, so the thread count is the largest of them, a lower bound.
+    fn use_of(&self, u: &UsageData, tool: &str) -> super::usage::ToolUse {
+        let mut t = u.of(tool);
+        for a in self.ir.aliases.iter().filter(|a| a.tool == tool) {
+            let x = u.of(&a.name);
+            t.calls += x.calls;
+            t.threads = t.threads.max(x.threads);
+        }
+        t
+    }
     fn steady(&self, tool: &str) -> Option<String> {
         let u = self.usage?;
-        let t = u.of(tool);
+        let t = self.use_of(u, tool);
         let share = if u.threads == 0 {
             0.0
         } else {
@@ -94,7 +106,7 @@ impl Ctx<'_> {
     }
     fn rare(&self, tool: &str) -> Option<String> {
         let u = self.usage?;
-        let t = u.of(tool);
+        let t = self.use_of(u, tool);
         let share = if u.threads == 0 {
             0.0
         } else {
