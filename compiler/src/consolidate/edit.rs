@@ -127,7 +127,7 @@ pub fn replace_in_tool_lists(
             ops.push((l, Op::Replace(new)));
         }
     }
-    ops.sort_by(|a, b| b.0.cmp(&a.0));
+    ops.sort_by_key(|op| std::cmp::Reverse(op.0));
     for (l, op) in ops {
         match op {
             Op::Delete => {
@@ -351,6 +351,7 @@ pub fn mentions_tool(text: &str, name: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -361,7 +361,7 @@ fn merge_findings(cx: &Ctx<'_>, live: &[&Tool]) -> Vec<Finding> {
                     .copied()
                     .collect();
                 let shared = field_names(t).intersection(&field_names(u)).count();
-                let _ = evidence.push(format!(
+                evidence.push(format!(
                     "{} = {} + {} (shares {shared} of its {} fields)",
                     t.name,
                     u.name,
@@ -522,7 +522,7 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
                     None => counts.push((v, 1, &t.name)),
                 }
             }
-            counts.sort_by(|a, b| b.1.cmp(&a.1));
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
             if let Some((_, _, t)) = counts.first() {
                 prefer.push(format!("{key}={t}"));
             }

@@ -158,6 +158,7 @@ pub fn name_similarity(a: &str, b: &str) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -145,6 +145,7 @@ pub fn field(name: &str, field: &Field, indent: usize) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
