@@ -33,6 +33,9 @@ pub enum Format {
     after_help = "Sources: a definitions folder, a lock file, or git:<rev>[:<path>] (read with \
                   git show / git ls-tree, no checkout). Default: --from <to>/surface.lock \
                   --to tool-defs.\n\
+                  With --replay TRANSCRIPT…: each breaking finding gets the number of real calls it \
+                  breaks, e.g. `toolsurface diff --from examples/consolidation/before --to tool-defs \
+                  --role side_chat --replay logs/`.\n\
                   Exit codes: 0 no drift, 2 usage error, 1 invalid definitions, 3 compatible drift, \
                   4 breaking (or unknown) drift."
 )]
@@ -51,6 +54,10 @@ pub struct Args {
     pub family: Option<String>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Transcripts (files or folders): annotate each breaking finding with how many real calls
+    /// it breaks (replayed with `replay`'s rules; --from and --to must be definitions folders).
+    #[arg(long, num_args = 1.., value_name = "TRANSCRIPT")]
+    pub replay: Vec<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
@@ -98,7 +105,15 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         &a.name,
         &b.name,
     );
-    let text = match args.format {
+    let replayed = if args.replay.is_empty() {
+        None
+    } else {
+        match replay_counts(&args, &from, &to, &d)? {
+            Ok(r) => Some(r),
+            Err(status) => return Ok(status),
+        }
+    };
+    let mut text = match args.format {
         Format::Text => {
             let color = std::io::IsTerminal::is_terminal(&std::io::stdout())
                 && std::env::var_os("NO_COLOR").is_none();
@@ -108,8 +123,125 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Format::Markdown => render::markdown(&d),
         Format::Github => render::github(&d),
     };
+    if let Some(r) = &replayed {
+        text = annotate(text, args.format, r)?;
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(drift::status_of(&d))
+}
+
+/// Real-call counts for `diff --replay`: the transcripts' calls, those the old surface accepted
+/// and the new refuses, and per breaking (or unknown) finding how many of those it explains.
+struct Replayed {
+    calls: u64,
+    broken: u64,
+    per_finding: Vec<(String, u64)>,
+}
+
+fn replay_counts(
+    args: &Args,
+    from: &str,
+    to: &str,
+    d: &diff::Diff,
+) -> anyhow::Result<Result<Replayed, Status>> {
+    let (from_dir, to_dir) = (Path::new(from), Path::new(to));
+    if !from_dir.is_dir() || !to_dir.is_dir() {
+        eprintln!(
+            "error: --replay needs --from and --to to be definitions folders (got {from} and {to})"
+        );
+        return Ok(Err(Status::Usage));
+    }
+    let compile = super::replay::compile_for_replay;
+    let (from_ir, to_ir) = match (compile(from_dir)?, compile(to_dir)?) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(s), _) | (_, Err(s)) => return Ok(Err(s)),
+    };
+    let breaking = |f: &diff::Finding| f.verdict != diff::Verdict::Compatible;
+    let mut roles: Vec<&str> = d
+        .findings
+        .iter()
+        .filter(|f| breaking(f))
+        .map(|f| f.role.as_str())
+        .collect();
+    roles.dedup();
+    let mut out = Replayed {
+        calls: 0,
+        broken: 0,
+        per_finding: Vec::new(),
+    };
+    for role in roles {
+        let targets = super::replay::Targets::new(
+            &to_ir,
+            Some(&from_ir),
+            Some(role),
+            args.family.as_deref(),
+            &[],
+        )?;
+        let r = super::replay::replay_pair(&args.replay, &targets, 0)?;
+        out.calls = r.to.calls;
+        out.broken += r.broken_calls;
+        for f in d.findings.iter().filter(|f| breaking(f) && f.role == role) {
+            let n = super::replay::breaks_explained(&r, &f.id, &from_ir, &to_ir);
+            out.per_finding.push((f.id.clone(), n));
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// Add the real-call counts to the rendered diff.
+fn annotate(text: String, format: Format, r: &Replayed) -> anyhow::Result<String> {
+    let count = |id: &str| r.per_finding.iter().find(|(i, _)| i == id).map(|(_, n)| *n);
+    Ok(match format {
+        Format::Json => {
+            let mut v: serde_json::Value = serde_json::from_str(&text)?;
+            if let Some(findings) = v.get_mut("findings").and_then(|f| f.as_array_mut()) {
+                for f in findings {
+                    let id = f
+                        .get("id")
+                        .and_then(|i| i.as_str())
+                        .unwrap_or("")
+                        .to_owned();
+                    if let (Some(n), Some(m)) = (count(&id), f.as_object_mut()) {
+                        m.insert("replay_calls_broken".into(), serde_json::json!(n));
+                    }
+                }
+            }
+            if let Some(m) = v.as_object_mut() {
+                m.insert(
+                    "replay".into(),
+                    serde_json::json!({"calls": r.calls, "broken": r.broken}),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v)?;
+            s.push('\n');
+            s
+        }
+        Format::Text | Format::Markdown | Format::Github => {
+            let mut s = text;
+            let md = format == Format::Markdown;
+            let gh = format == Format::Github;
+            if md {
+                s.push_str(&format!("\n### Replay: {} real calls, {} broken\n\n| finding | real calls broken |\n|---|---:|\n", r.calls, r.broken));
+            } else if !gh {
+                s.push_str(&format!(
+                    "\nreplay: {} real calls; {} that the old surface accepted are refused now\n",
+                    r.calls, r.broken
+                ));
+            }
+            for (id, n) in &r.per_finding {
+                if md {
+                    s.push_str(&format!("| `{id}` | {n} |\n"));
+                } else if gh {
+                    s.push_str(&format!(
+                        "::notice title=replay::{id}: {n} real calls break\n"
+                    ));
+                } else {
+                    s.push_str(&format!("  {n:>7} real calls  {id}\n"));
+                }
+            }
+            s
+        }
+    })
 }

@@ -32,7 +32,8 @@ pub enum Format {
                   as-is, via alias, retired (with the message the model gets), refused (grouped \
                   by refusal text, with thread and file:line examples), unknown tool. With --from, \
                   also parse with the old surface: a call it accepted that --to refuses is a \
-                  break, and any break exits 4.",
+                  break, and any break exits 4 (a call --to answers with a retired name's message \
+                  is counted apart, not as a break: retiring is deliberate).",
     after_help = "Examples:\n  toolsurface replay logs/*.jsonl --to tool-defs --role side_chat --family chat\n  \
                   toolsurface replay logs/ --from examples/consolidation/before --to tool-defs --role side_chat\n\n\
                   Transcripts: files or folders (*.jsonl, *.json, read recursively); formats and layouts \
@@ -169,6 +170,9 @@ pub struct Replay {
     /// Breaks grouped by refusal text: (count, first breaks).
     pub breaks: HashMap<String, (u64, Vec<Break>)>,
     pub broken_calls: u64,
+    /// Calls `--from` accepted that `--to` answers with a retired name's message (counted
+    /// apart: a retirement is deliberate, as `diff` rules it compatible).
+    pub retired_since: u64,
     /// Every break, reduced to what `diff --replay` attributes: (from tool, from action,
     /// refusal) → calls.
     pub break_keys: HashMap<(String, Option<String>, String), u64>,
@@ -288,6 +292,13 @@ pub fn replay_pair(
         };
         let old = from.check(call.name, text);
         fo.count(&old, call.name, example, examples);
+        if let (Ok(_), Err(new)) = (&old, &got)
+            && new.kind == CallErrorKind::Retired
+        {
+            // Deliberate, and answered with guidance: not a break (as `diff` rules).
+            r.retired_since += 1;
+            return;
+        }
         if let (Ok(old), Err(new)) = (&old, &got) {
             r.broken_calls += 1;
             let b = r.breaks.entry(new.message.clone()).or_default();
@@ -311,6 +322,45 @@ pub fn replay_pair(
     };
     r.read = transcript::read_files(&files, &mut sink)?;
     Ok(r)
+}
+
+/// How many of `r`'s breaks a diff finding explains. `id` is `rule/role/tool[/action]/field…`
+/// (the tool and field as the old surface names them); a break counts when the old surface
+/// parsed it as that tool (and action), and, for a finding about a field, the new refusal
+/// names that field (or the name the new surface's alias renames it to).
+pub fn breaks_explained(r: &Replay, id: &str, from: &Ir, to: &Ir) -> u64 {
+    let segs: Vec<&str> = id.split('/').collect();
+    let Some(tool) = segs.get(2).copied() else {
+        return 0;
+    };
+    let from_tool = from.tool(tool);
+    let (action, rest) = match (segs.get(3), from_tool) {
+        (Some(a), Some(t)) if t.action(a).is_some() => (Some(*a), &segs[4.min(segs.len())..]),
+        _ => (None, &segs[3.min(segs.len())..]),
+    };
+    let field = rest
+        .first()
+        .map(|f| f.trim_end_matches("[]"))
+        .filter(|f| from_tool.is_some_and(|t| t.field(f).is_some()));
+    let renamed = field.and_then(|f| {
+        to.alias(tool)
+            .and_then(|a| a.rename.get(f))
+            .map(String::as_str)
+    });
+    let names = |m: &str, f: &str| {
+        m.contains(&format!("{f}:"))
+            || m.contains(&format!("{f}["))
+            || m.contains(&format!("field {f}"))
+    };
+    r.break_keys
+        .iter()
+        .filter(|((t, a, m), _)| {
+            t == tool
+                && action.is_none_or(|x| a.as_deref() == Some(x))
+                && field.is_none_or(|f| names(m, f) || renamed.is_some_and(|g| names(m, g)))
+        })
+        .map(|(_, n)| n)
+        .sum()
 }
 
 /// Files named, and the `*.jsonl` / `*.json` files under folders named (sorted), in order.
@@ -602,6 +652,7 @@ fn render_json(r: &Replay, role: &str, families: &[&str]) -> Value {
             "breaking".to_owned(),
             json!({
                 "calls": r.broken_calls,
+                "retired_since": r.retired_since,
                 "groups": sorted_breaks(r).iter().map(|(m, (n, b))| json!({
                     "message": m,
                     "calls": n,

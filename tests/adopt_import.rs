@@ -1,0 +1,421 @@
+//! `toolsurface import` through the built binary: the emitted arrays of tool-defs and of the
+//! case study's `before` surface in every role × family (and the MCP dialect) come back byte
+//! for byte; `toolsurface serve`'s own tools/list over stdio and streamable HTTP; two real
+//! third-party MCP servers (installed, pinned, by scripts/test-setup-mcp-servers) import and
+//! check clean; constructs the language cannot express are reported with their JSON pointers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use cli_support::{code, repo, run, stderr, stdout};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolsurface")
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// `emit` of `dir` for role × family (× dialect) into a file.
+fn emit_to(dir: &str, role: &str, family: &str, dialect: Option<&str>, file: &Path) -> Vec<u8> {
+    let mut args = vec!["emit", dir, "--role", role, "--family", family];
+    if let Some(d) = dialect {
+        args.extend(["--dialect", d]);
+    }
+    let o = run(&args);
+    assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+    std::fs::write(file, &o.stdout).unwrap();
+    o.stdout
+}
+
+/// Import `input`, then: exit 0, the round trip reported equal, `check` clean, `emit` of the
+/// imported folder byte-identical to the input.
+fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: &Path) {
+    let o = run(&[
+        "import",
+        "--from",
+        &s(input),
+        "--out",
+        &s(out),
+        "--role",
+        role,
+    ]);
+    assert_eq!(code(&o), 0, "{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("equals the input"),
+        "{}: {}",
+        s(input),
+        stdout(&o)
+    );
+    let c = run(&["check", &s(out)]);
+    assert_eq!(
+        code(&c),
+        0,
+        "check {}: {}{}",
+        s(out),
+        stdout(&c),
+        stderr(&c)
+    );
+    let again = run(&["emit", &s(out), "--role", role, "--family", family]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert!(
+        again.stdout == bytes,
+        "{}: emit of the imported folder differs from the input",
+        s(input)
+    );
+}
+
+/// Every role × family of a definitions folder (`emit --list`).
+fn surfaces(dir: &str) -> Vec<(String, String)> {
+    stdout(&run(&["emit", dir, "--list"]))
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(r, f)| (r.to_owned(), f.to_owned()))
+        .collect()
+}
+
+/// The family an import of a family's array writes (its dialect's).
+fn imported_family(dir: &str, family: &str) -> &'static str {
+    let surface = std::fs::read_to_string(repo().join(dir).join("surface.yaml")).unwrap();
+    let line = surface
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{family}:")))
+        .unwrap();
+    if line.contains("openai-responses") {
+        "responses"
+    } else if line.contains("anthropic") {
+        "anthropic"
+    } else if line.contains("gemini") {
+        "gemini"
+    } else {
+        "chat"
+    }
+}
+
+fn round_trip_every_surface(dir: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = surfaces(dir);
+    assert!(list.len() >= 10, "{list:?}");
+    for (i, (role, family)) in list.iter().enumerate() {
+        let input = tmp.path().join(format!("{i}.json"));
+        let bytes = emit_to(dir, role, family, None, &input);
+        let out = tmp.path().join(format!("out{i}"));
+        assert_round_trip(&input, role, imported_family(dir, family), &bytes, &out);
+    }
+    // The MCP dialect of one role.
+    let (role, family) = &list[0];
+    let input = tmp.path().join("mcp.json");
+    let bytes = emit_to(dir, role, family, Some("mcp"), &input);
+    assert_round_trip(&input, role, "mcp", &bytes, &tmp.path().join("out-mcp"));
+}
+
+#[test]
+fn tool_defs_round_trips_in_every_role_and_family() {
+    round_trip_every_surface("tool-defs");
+}
+
+#[test]
+fn the_case_study_before_surface_round_trips_in_every_role_and_family() {
+    round_trip_every_surface("examples/consolidation/before");
+}
+
+/// An MCP server's tools/list through the real client, imported, equals `emit --dialect mcp`.
+fn assert_mcp_import(args: &[&str], role: &str, family: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("served");
+    let mut full = args.to_vec();
+    let outs = s(&out);
+    full.extend(["--out", &outs, "--role", role]);
+    let o = run(&full);
+    assert_eq!(code(&o), 0, "{}\n{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("equals the input"), "{}", stdout(&o));
+    let want = emit_to(
+        "tool-defs",
+        role,
+        family,
+        Some("mcp"),
+        &tmp.path().join("want.json"),
+    );
+    let got = run(&["emit", &outs, "--role", role, "--family", "mcp"]);
+    assert!(
+        got.stdout == want,
+        "imported tools/list differs from emit --dialect mcp"
+    );
+    assert_eq!(code(&run(&["check", &outs])), 0);
+}
+
+#[test]
+fn serve_over_stdio_imports_as_its_own_published_tools() {
+    let cmd = format!("{} serve --role side_chat --workdir {}", bin(), s(&repo()));
+    assert_mcp_import(&["import", "--mcp-stdio", &cmd], "side_chat", "chat");
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_over_http_imports_as_its_own_published_tools() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let _server = Server(
+        Command::new(bin())
+            .args([
+                "serve",
+                "--role",
+                "main",
+                "--family",
+                "anthropic",
+                "--http",
+                &addr,
+            ])
+            .current_dir(repo())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "serve --http did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let url = format!("http://{addr}/mcp");
+    assert_mcp_import(&["import", "--mcp-http", &url], "main", "anthropic");
+}
+
+/// The pinned third-party servers (scripts/test-setup-mcp-servers installs them).
+fn installed(rel: &str) -> PathBuf {
+    let p = repo().join("target/mcp-servers").join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing: run scripts/test-setup-mcp-servers (scripts/test does)",
+        p.display()
+    );
+    p
+}
+
+#[test]
+fn the_filesystem_mcp_server_imports_and_checks_clean() {
+    let server = installed("filesystem/node_modules/.bin/mcp-server-filesystem");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let out = tmp.path().join("fs");
+    let cmd = format!("'{}' '{}'", s(&server), s(&root));
+    let o = run(&[
+        "import",
+        "--mcp-stdio",
+        &cmd,
+        "--out",
+        &s(&out),
+        "--role",
+        "files",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+    for tool in [
+        "read_text_file",
+        "write_file",
+        "edit_file",
+        "list_directory",
+        "search_files",
+    ] {
+        assert!(
+            out.join("tools").join(format!("{tool}.yaml")).is_file(),
+            "{tool}: {text}"
+        );
+    }
+    // camelCase names the language cannot spell: renamed, and both lists say so.
+    assert!(
+        text.contains("edit_file: property name `oldText` does not match"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[/tools/5/inputSchema/properties/edits/items/properties/oldText]"),
+        "{text}"
+    );
+    assert!(text.contains("round-trip differences"), "{text}");
+    assert!(
+        text.contains("edit_file: property old_text is published but not in the input"),
+        "{text}"
+    );
+    let c = run(&["check", &s(&out)]);
+    assert_eq!(code(&c), 0, "{}{}", stdout(&c), stderr(&c));
+}
+
+#[test]
+fn the_git_mcp_server_imports_and_checks_clean() {
+    let server = installed("git/bin/mcp-server-git");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("git");
+    let cmd = format!("'{}'", s(&server));
+    let o = run(&[
+        "import",
+        "--mcp-stdio",
+        &cmd,
+        "--out",
+        &s(&out),
+        "--role",
+        "git",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+    for tool in ["git_status", "git_diff", "git_commit", "git_log"] {
+        assert!(
+            out.join("tools").join(format!("{tool}.yaml")).is_file(),
+            "{tool}: {text}"
+        );
+    }
+    // Optional-with-null unions (pydantic's anyOf [T, null]) map to optional fields.
+    assert!(
+        text.contains("a union with null: mapped to the non-null branch"),
+        "{text}"
+    );
+    let roles = std::fs::read_to_string(out.join("roles.yaml")).unwrap();
+    assert!(
+        roles.find("- git_status").unwrap() < roles.find("- git_log").unwrap(),
+        "{roles}"
+    );
+    let c = run(&["check", &s(&out)]);
+    assert_eq!(code(&c), 0, "{}{}", stdout(&c), stderr(&c));
+}
+
+const UNMAPPABLE: &str = r##"[
+  {"name": "query", "description": "Run {{ a }} query.", "input_schema": {
+    "type": "object",
+    "$defs": {"Range": {"type": "object", "properties": {"from": {"type": "integer"}}, "required": ["from"]}},
+    "properties": {
+      "range": {"$ref": "#/$defs/Range", "description": "Rows."},
+      "labels": {"type": "object", "patternProperties": {"^x-": {"type": "string"}}, "description": "Labels."},
+      "value": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "A value."},
+      "limit": {"type": "integer", "exclusiveMinimum": 0, "default": 10, "description": "Max rows."},
+      "maxRows": {"type": "integer", "description": "Cap."}
+    },
+    "required": ["range"]
+  }},
+  {"name": "session", "description": "Manage a session.", "input_schema": {
+    "oneOf": [
+      {"type": "object", "properties": {"op": {"const": "open"}, "name": {"type": "string", "description": "Name."}}, "required": ["op", "name"]},
+      {"type": "object", "properties": {"op": {"enum": ["close"]}, "id": {"type": "integer", "minimum": 1, "description": "Id."}}, "required": ["op", "id"]}
+    ]
+  }}
+]"##;
+
+#[test]
+fn what_the_language_cannot_express_is_reported_with_its_pointer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("tools.json");
+    std::fs::write(&input, UNMAPPABLE).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+    for want in [
+        "query: `$ref` #/$defs/Range: inlined (the language has no references) [/0/input_schema/properties/range]",
+        "query: `patternProperties` has no equivalent in the definition language: dropped [/0/input_schema/properties/labels/patternProperties]",
+        "query: a union without a discriminator (2 branches): mapped to its first branch [/0/input_schema/properties/value/anyOf]",
+        "query: `exclusiveMinimum` 0: mapped to minimum 1 [/0/input_schema/properties/limit/exclusiveMinimum]",
+        "query: `default` has no equivalent in the definition language: dropped [/0/input_schema/properties/limit/default]",
+        "query: property name `maxRows` does not match ^[a-z][a-z0-9_]{0,63}$: renamed to `max_rows`",
+        "session: a root `oneOf` discriminated by `op`: mapped to a selector with one action per branch",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    // The discriminated union became a selector with actions, each with its own fields.
+    let session = std::fs::read_to_string(out.join("tools/session.yaml")).unwrap();
+    assert!(session.contains("selector:\n  name: op"), "{session}");
+    assert!(
+        session.contains("  open:\n    description: \"\"\n    required: [name]\n    optional: []"),
+        "{session}"
+    );
+    assert!(
+        session.contains("  close:\n    description: \"\"\n    required: [id]"),
+        "{session}"
+    );
+    // A description that reads as template syntax is kept verbatim.
+    let query = std::fs::read_to_string(out.join("tools/query.yaml")).unwrap();
+    assert!(
+        query.contains(r#"description: "{% raw %}Run {{ a }} query.{% endraw %}""#),
+        "{query}"
+    );
+    assert!(query.contains("object: \"\"  # TODO"), "{query}");
+    let emitted = stdout(&run(&[
+        "emit",
+        &s(&out),
+        "--role",
+        "main",
+        "--family",
+        "anthropic",
+    ]));
+    assert!(
+        emitted.contains(r#""description":"Run {{ a }} query.""#),
+        "{emitted}"
+    );
+    // The session call rules are per action now.
+    let v = run(&["check", &s(&out)]);
+    assert_eq!(code(&v), 0, "{}{}", stdout(&v), stderr(&v));
+}
+
+#[test]
+fn out_is_never_overwritten_without_force() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("tools.json");
+    std::fs::write(&input, UNMAPPABLE).unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), "mine").unwrap();
+    let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("is not empty; pass --force"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.join("surface.yaml").exists());
+    let o = run(&["import", "--from", &s(&input), "--out", &s(&out), "--force"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(out.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    let o = run(&["import", "--help"]);
+    assert!(stdout(&o).contains("toolsurface import --from tools.json --out tool-defs"));
+}
+
+#[test]
+fn a_file_that_is_no_tools_array_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("x.json");
+    std::fs::write(&input, r#"{"hello": 1}"#).unwrap();
+    let o = run(&[
+        "import",
+        "--from",
+        &s(&input),
+        "--out",
+        &s(&tmp.path().join("o")),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("not a tools array of a known shape"),
+        "{}",
+        stderr(&o)
+    );
+}
