@@ -558,3 +558,41 @@ fn an_unknown_replaceable_by_tool_is_an_error_finding() {
         stderr(&o)
     );
 }
+
+#[test]
+fn prose_mentions_and_look_alikes() {
+    let (_t, dir) = before();
+    edit(
+        &dir,
+        "tools/monitor_start.yaml",
+        "so you can end the turn",
+        "so you can end the turn (no need for shell_wait)",
+    );
+    let o = run(&["lint", d(&dir), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ids: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"mention/monitor_start/shell_wait"), "{ids:?}");
+    // tool("shell_kill") in the same description is a checked reference, not prose.
+    assert!(
+        !ids.contains(&"mention/monitor_start/shell_kill"),
+        "{ids:?}"
+    );
+    // Look-alikes only when a model sees both: shell and exec_command never share a family.
+    assert!(
+        ids.contains(&"confusable/get_workdirs~set_workdirs")
+            || ids.contains(&"delete/get_workdirs"),
+        "{ids:?}"
+    );
+    assert!(!ids.contains(&"confusable/exec_command~shell"), "{ids:?}");
+    // Copy drift: session_id described identically in five shell tools.
+    assert!(
+        ids.iter()
+            .any(|i| i.starts_with("copy-drift/session_id/shell_poll+")),
+        "{ids:?}"
+    );
+}

@@ -629,7 +629,9 @@ fn confusable(cx: &Ctx<'_>, live: &[&Tool], found: &[Finding], out: &mut Vec<Fin
             } else {
                 (b.name.clone(), a.name.clone())
             };
-            if seen.contains(&key) || in_same_merge(found, &a.name, &b.name) {
+            // Only tools a model sees side by side: one family at least in common.
+            let together = a.families.iter().any(|f| b.families.contains(f));
+            if !together || seen.contains(&key) || in_same_merge(found, &a.name, &b.name) {
                 continue;
             }
             let name = names::name_similarity(&a.name, &b.name);
