@@ -217,3 +217,117 @@ fn lint_suggests_the_case_study_and_its_commands_reproduce_the_ledger() {
     assert_eq!(groups(&ledger).0.len(), 4);
     assert_eq!(groups(&ledger).1.len(), 6);
 }
+
+/// With the case study's own names (`--as …,unwatch`, `--param device --rename host=device`,
+/// `--as llm,models`), the side_chat ledger's retired and merged sections and its net line
+/// are the hand-written consolidation's, byte for byte (sizes differ: the hand-written
+/// tool-defs also tightened bounds and reworded descriptions).
+#[test]
+fn the_case_study_names_reproduce_the_hand_written_ledger() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("surface");
+    copy_dir(&repo().join("examples/consolidation/before"), &dir);
+    let d = dir.to_str().unwrap();
+    let mut steps: Vec<Vec<&str>> = vec![
+        vec![
+            "merge",
+            "shell_poll",
+            "shell_wait",
+            "shell_kill",
+            "shell_list",
+            "shell_resize",
+            "shell_watch_remove",
+            "--into",
+            "shell_session",
+            "--as",
+            "poll,wait,kill,list,resize,unwatch",
+            "--prefer",
+            "route=shell_poll",
+        ],
+        vec![
+            "merge",
+            "message_history_read",
+            "message_context_read",
+            "message_payload_read",
+            "--into",
+            "message_read",
+            "--prefer",
+            "limit=message_history_read",
+        ],
+        vec![
+            "merge",
+            "ssh_read_file",
+            "--into",
+            "read_file",
+            "--param",
+            "device",
+            "--rename",
+            "host=device",
+        ],
+        vec![
+            "merge",
+            "ssh_write_file",
+            "--into",
+            "write_file",
+            "--param",
+            "device",
+            "--rename",
+            "host=device",
+        ],
+        vec![
+            "merge",
+            "ssh_file_edit",
+            "--into",
+            "file_edit",
+            "--param",
+            "device",
+            "--rename",
+            "host=device",
+        ],
+        vec![
+            "merge",
+            "llm_config_inspect",
+            "list_models",
+            "--into",
+            "introspect",
+            "--selector",
+            "target",
+            "--as",
+            "llm,models",
+        ],
+    ];
+    for t in [
+        "list_dir",
+        "glob_files",
+        "get_facts",
+        "get_workdirs",
+        "get_current_time",
+        "parse_timestamp",
+    ] {
+        steps.push(vec!["retire", t]);
+    }
+    for mut s in steps {
+        s.extend(["--dir", d]);
+        let o = run(&s);
+        assert_eq!(code(&o), 0, "{s:?}\n{}", stderr(&o));
+    }
+    let o = run(&[
+        "diff",
+        "--from",
+        "examples/consolidation/before",
+        "--to",
+        d,
+        "--role",
+        "side_chat",
+    ]);
+    let head = |text: &str| -> String {
+        text.lines()
+            .skip_while(|l| !l.starts_with("ledger side_chat"))
+            .take_while(|l| !l.trim_start().starts_with("family "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let hand = std::fs::read_to_string(repo().join("tests/data/ledger_side_chat.txt")).unwrap();
+    assert_eq!(head(&stdout(&o)), head(&hand));
+    assert!(head(&hand).contains("net −18 tools (32 → 14)"));
+}
