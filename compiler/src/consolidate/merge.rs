@@ -353,6 +353,14 @@ fn action_block(
     out
 }
 
+/// `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
 fn single_action(t: &Tool) -> Option<&Action> {
     t.actions.first()
 }
@@ -475,10 +483,14 @@ fn new_tool(
         text,
         "description: {}",
         scalar(&format!(
-            "Everything about one {object}, one tool: {}.",
-            actions.join(", ")
+            "Work with the {object}: {} ({selector} says which).",
+            or_list(&actions)
         ))
     );
+    plan.notes.push(format!(
+        "{}: the tool description is a generated placeholder; each action kept its old tool's description — write one that covers them",
+        tool_path(&req.into)
+    ));
     let all_families: Vec<String> = ir.families.iter().map(|f| f.name.clone()).collect();
     if families != all_families {
         let declared: Vec<&String> = families
