@@ -493,9 +493,9 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
         if ts.len() > 1 {
             shared.push(format!("{name} ({})", ts.len()));
             let first = ts[0].field(name);
-            if ts.iter().any(|t| {
-                t.field(name).map(|f| (&f.ty, &f.description.source))
-                    != first.map(|f| (&f.ty, &f.description.source))
+            if ts.iter().any(|t| match (t.field(name), first) {
+                (Some(a), Some(b)) => !super::render::same_definition(a, b),
+                _ => true,
             }) {
                 prefer.push(format!("{name}={}", ts[0].name));
             }

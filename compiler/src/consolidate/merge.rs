@@ -191,7 +191,7 @@ fn union_fields(
             match out.iter_mut().find(|(n, _, _)| *n == name) {
                 None => out.push((name, f.clone(), vec![t.name.as_str()])),
                 Some((_, g, from)) => {
-                    if g.ty != f.ty || g.description.source != f.description.source {
+                    if !render::same_definition(g, f) {
                         from.push(t.name.as_str());
                     }
                 }
@@ -728,7 +728,7 @@ fn into_params(
     for t in merged {
         for f in &t.fields {
             if let Some(g) = x.field(req.renamed(&f.name))
-                && (g.ty != f.ty || g.description.source != f.description.source)
+                && !render::same_definition(g, f)
             {
                 plan.notes.push(format!(
                     "{}: `{}` keeps its own `{}` (the one of {} differed)",

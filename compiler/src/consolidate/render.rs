@@ -144,6 +144,13 @@ pub fn field(name: &str, field: &Field, indent: usize) -> String {
     out
 }
 
+/// Whether two fields are declared alike: same type, bounds and descriptions (nested ones
+/// included), wherever they were written. Compares the YAML each renders to, since the IR's
+/// templates carry their spans.
+pub fn same_definition(a: &Field, b: &Field) -> bool {
+    field("f", a, 0) == field("f", b, 0)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
