@@ -168,8 +168,35 @@ pub fn lint(
         })
         .collect();
     let mut out = Vec::new();
-    let mut deleted: BTreeSet<&str> = BTreeSet::new();
-    for t in &tools {
+    let deleted = declared_deletions(&cx, &tools, &declared, &mut out);
+    let live: Vec<&Tool> = tools
+        .iter()
+        .copied()
+        .filter(|t| !deleted.contains(&t.name))
+        .collect();
+    let mut merge = merge_findings(&cx, &live);
+    // Keep and rare, for the tools no other rule settled: a rarely used tool with a merge
+    // home is merged, not deleted.
+    usage_verdicts(&cx, &live, &declared, &mut merge, &mut out);
+    merge.append(&mut out);
+    let mut out = merge;
+    confusable(&cx, &live, &out.clone(), &mut out);
+    prose_mentions(&tools, &mut out);
+    copy_drift(&tools, &mut out);
+    out
+}
+
+/// Tools that declare `replaceable_by:` and are not in steady use: delete findings (and an
+/// error for each replacement that is not a tool). Returns their names.
+fn declared_deletions(
+    cx: &Ctx<'_>,
+    tools: &[&Tool],
+    declared: &BTreeMap<&str, Replaceable>,
+    out: &mut Vec<Finding>,
+) -> BTreeSet<String> {
+    let (ir, usage) = (cx.ir, cx.usage);
+    let mut deleted = BTreeSet::new();
+    for t in tools {
         let steady = cx.steady(&t.name);
         if let Some(r) = declared.get(t.name.as_str()) {
             for u in &r.tools {
@@ -186,7 +213,7 @@ pub fn lint(
                 }
             }
             if steady.is_none() {
-                deleted.insert(&t.name);
+                deleted.insert(t.name.clone());
                 let mut evidence = vec![format!(
                     "replaceable_by {}: {}",
                     r.tools
@@ -224,15 +251,19 @@ pub fn lint(
             }
         }
     }
-    let live: Vec<&Tool> = tools
-        .iter()
-        .copied()
-        .filter(|t| !deleted.contains(t.name.as_str()))
-        .collect();
-    let mut merge = merge_findings(&cx, &live);
-    // Keep and rare, for the tools no other rule settled: a rarely used tool with a merge
-    // home is merged, not deleted.
-    for t in &live {
+    deleted
+}
+
+/// Keep (steady use) and rare (delete candidate) for the tools no other rule settled; a
+/// rarely used tool with a merge home gets that as evidence on its merge instead.
+fn usage_verdicts(
+    cx: &Ctx<'_>,
+    live: &[&Tool],
+    declared: &BTreeMap<&str, Replaceable>,
+    merge: &mut [Finding],
+    out: &mut Vec<Finding>,
+) {
+    for t in live {
         if merge
             .iter()
             .any(|f| in_same_merge(std::slice::from_ref(f), &t.name, &t.name))
@@ -268,7 +299,6 @@ pub fn lint(
                 command: None,
             });
         } else if let Some(r) = cx.rare(&t.name) {
-            deleted.insert(&t.name);
             out.push(Finding {
                 id: format!("delete/{}", t.name),
                 rule: "delete",
@@ -280,12 +310,6 @@ pub fn lint(
             });
         }
     }
-    merge.append(&mut out);
-    let mut out = merge;
-    confusable(&cx, &live, &out.clone(), &mut out);
-    prose_mentions(&tools, &mut out);
-    copy_drift(&tools, &mut out);
-    out
 }
 
 fn field_names(t: &Tool) -> BTreeSet<&str> {
@@ -327,72 +351,7 @@ fn merge_findings(cx: &Ctx<'_>, live: &[&Tool]) -> Vec<Finding> {
         if group.len() < 2 {
             continue;
         }
-        // a) prefixed counterparts: ssh_read_file next to read_file.
-        let mut counterparts: Vec<(&Tool, &Tool)> = Vec::new();
-        for t in &group {
-            if let Some(u) = group.iter().find(|u| {
-                u.name != t.name
-                    && t.is_plain()
-                    && u.is_plain()
-                    && t.name.ends_with(&format!("_{}", u.name))
-            }) {
-                counterparts.push((t, u));
-            }
-        }
-        if !counterparts.is_empty() {
-            let prefix = counterparts[0]
-                .0
-                .name
-                .trim_end_matches(&counterparts[0].1.name)
-                .to_owned();
-            let same: Vec<(&Tool, &Tool)> = counterparts
-                .iter()
-                .copied()
-                .filter(|(t, u)| t.name.trim_end_matches(u.name.as_str()) == prefix)
-                .collect();
-            let mut evidence = vec![format!(
-                "same object `{object}`; each is `{prefix}` + an existing tool"
-            )];
-            let mut commands = Vec::new();
-            let mut params: BTreeSet<&str> = BTreeSet::new();
-            for (t, u) in &same {
-                let extra: Vec<&str> = field_names(t)
-                    .difference(&field_names(u))
-                    .copied()
-                    .collect();
-                let shared = field_names(t).intersection(&field_names(u)).count();
-                evidence.push(format!(
-                    "{} = {} + {} (shares {shared} of its {} fields)",
-                    t.name,
-                    u.name,
-                    extra.join(", "),
-                    t.fields.len()
-                ));
-                params.extend(extra.iter().copied());
-                let mut c = format!("toolsurface merge {} --into {}", t.name, u.name);
-                for p in &extra {
-                    let _ = write!(c, " --param {p}");
-                }
-                commands.push(c);
-            }
-            let names: Vec<&str> = same.iter().map(|(t, _)| t.name.as_str()).collect();
-            let into: Vec<&str> = same.iter().map(|(_, u)| u.name.as_str()).collect();
-            out.push(Finding {
-                id: format!("merge/{}", names.join("+")),
-                rule: "merge",
-                level: Level::Warning,
-                span: Some(same[0].0.span),
-                verdict: format!(
-                    "merge {} into {} as the {} parameter",
-                    names.join(", "),
-                    into.join(", "),
-                    params.iter().copied().collect::<Vec<_>>().join(", ")
-                ),
-                evidence,
-                command: Some(commands.join(" && ")),
-            });
-            group.retain(|t| !same.iter().any(|(s, _)| s.name == t.name));
-        }
+        counterpart_finding(object, &mut group, &mut out);
         // b) shared first token.
         let mut stems: Vec<&str> = Vec::new();
         for t in &group {
@@ -418,56 +377,131 @@ fn merge_findings(cx: &Ctx<'_>, live: &[&Tool]) -> Vec<Finding> {
             out.push(new_tool_finding(cx, object, &sub));
             group.retain(|t| !sub.iter().any(|s| s.name == t.name));
         }
-        // c) no stem: into the one tool with a choice field.
-        if group.len() >= 2 {
-            let hubs: Vec<&Tool> = group
+        hub_finding(object, &group, &mut out);
+    }
+    out
+}
+
+/// Prefixed twins of existing tools (`ssh_read_file` next to `read_file`): the twins'
+/// extra fields become parameters of the existing tools. Removes them from `group`.
+fn counterpart_finding(object: &str, group: &mut Vec<&Tool>, out: &mut Vec<Finding>) {
+    let mut counterparts: Vec<(&Tool, &Tool)> = Vec::new();
+    for t in group.iter() {
+        if let Some(u) = group.iter().find(|u| {
+            u.name != t.name
+                && t.is_plain()
+                && u.is_plain()
+                && t.name.ends_with(&format!("_{}", u.name))
+        }) {
+            counterparts.push((t, u));
+        }
+    }
+    if !counterparts.is_empty() {
+        let prefix = counterparts[0]
+            .0
+            .name
+            .trim_end_matches(&counterparts[0].1.name)
+            .to_owned();
+        let same: Vec<(&Tool, &Tool)> = counterparts
+            .iter()
+            .copied()
+            .filter(|(t, u)| t.name.trim_end_matches(u.name.as_str()) == prefix)
+            .collect();
+        let mut evidence = vec![format!(
+            "same object `{object}`; each is `{prefix}` + an existing tool"
+        )];
+        let mut commands = Vec::new();
+        let mut params: BTreeSet<&str> = BTreeSet::new();
+        for (t, u) in &same {
+            let extra: Vec<&str> = field_names(t)
+                .difference(&field_names(u))
+                .copied()
+                .collect();
+            let shared = field_names(t).intersection(&field_names(u)).count();
+            evidence.push(format!(
+                "{} = {} + {} (shares {shared} of its {} fields)",
+                t.name,
+                u.name,
+                extra.join(", "),
+                t.fields.len()
+            ));
+            params.extend(extra.iter().copied());
+            let mut c = format!("toolsurface merge {} --into {}", t.name, u.name);
+            for p in &extra {
+                let _ = write!(c, " --param {p}");
+            }
+            commands.push(c);
+        }
+        let names: Vec<&str> = same.iter().map(|(t, _)| t.name.as_str()).collect();
+        let into: Vec<&str> = same.iter().map(|(_, u)| u.name.as_str()).collect();
+        out.push(Finding {
+            id: format!("merge/{}", names.join("+")),
+            rule: "merge",
+            level: Level::Warning,
+            span: Some(same[0].0.span),
+            verdict: format!(
+                "merge {} into {} as the {} parameter",
+                names.join(", "),
+                into.join(", "),
+                params.iter().copied().collect::<Vec<_>>().join(", ")
+            ),
+            evidence,
+            command: Some(commands.join(" && ")),
+        });
+        group.retain(|t| !same.iter().any(|(s, _)| s.name == t.name));
+    }
+}
+
+/// Tools on one object without a shared stem, next to one tool that chooses its behaviour
+/// by a required field (introspect's `target`): they become values of that field.
+fn hub_finding(object: &str, group: &[&Tool], out: &mut Vec<Finding>) {
+    if group.len() >= 2 {
+        let hubs: Vec<&Tool> = group
+            .iter()
+            .copied()
+            .filter(|t| choice_field(t).is_some())
+            .collect();
+        if let [hub] = hubs.as_slice() {
+            let field = choice_field(hub).unwrap_or_default();
+            let rest: Vec<&Tool> = group
                 .iter()
                 .copied()
-                .filter(|t| choice_field(t).is_some())
+                .filter(|t| t.name != hub.name && t.is_plain())
                 .collect();
-            if let [hub] = hubs.as_slice() {
-                let field = choice_field(hub).unwrap_or_default();
-                let rest: Vec<&Tool> = group
+            if !rest.is_empty() {
+                let values: Vec<String> = rest
                     .iter()
-                    .copied()
-                    .filter(|t| t.name != hub.name && t.is_plain())
+                    .map(|t| names::value_name(&t.name, &hub.name))
                     .collect();
-                if !rest.is_empty() {
-                    let values: Vec<String> = rest
-                        .iter()
-                        .map(|t| names::value_name(&t.name, &hub.name))
-                        .collect();
-                    let names_: Vec<&str> = rest.iter().map(|t| t.name.as_str()).collect();
-                    out.push(Finding {
-                        id: format!("merge/{}", hub.name),
-                        rule: "merge",
-                        level: Level::Warning,
-                        span: Some(rest[0].span),
-                        verdict: format!(
-                            "merge {} into {} by {field}: {}",
-                            names_.join(", "),
-                            hub.name,
-                            values.join(", ")
+                let names_: Vec<&str> = rest.iter().map(|t| t.name.as_str()).collect();
+                out.push(Finding {
+                    id: format!("merge/{}", hub.name),
+                    rule: "merge",
+                    level: Level::Warning,
+                    span: Some(rest[0].span),
+                    verdict: format!(
+                        "merge {} into {} by {field}: {}",
+                        names_.join(", "),
+                        hub.name,
+                        values.join(", ")
+                    ),
+                    evidence: vec![
+                        format!("same object `{object}`"),
+                        format!(
+                            "{} chooses what it does by its required `{field}`",
+                            hub.name
                         ),
-                        evidence: vec![
-                            format!("same object `{object}`"),
-                            format!(
-                                "{} chooses what it does by its required `{field}`",
-                                hub.name
-                            ),
-                        ],
-                        command: Some(format!(
-                            "toolsurface merge {} --into {} --selector {field} --as {}",
-                            names_.join(" "),
-                            hub.name,
-                            values.join(",")
-                        )),
-                    });
-                }
+                    ],
+                    command: Some(format!(
+                        "toolsurface merge {} --into {} --selector {field} --as {}",
+                        names_.join(" "),
+                        hub.name,
+                        values.join(",")
+                    )),
+                });
             }
         }
     }
-    out
 }
 
 fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
@@ -501,33 +535,7 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
             }
         }
     }
-    for (key, differ) in [
-        ("route", sub.iter().any(|t| t.route != sub[0].route)),
-        (
-            "families",
-            sub.iter().any(|t| t.families != sub[0].families),
-        ),
-    ] {
-        if differ {
-            // The value most tools have, from its first tool.
-            let mut counts: Vec<(String, usize, &str)> = Vec::new();
-            for t in sub {
-                let v = if key == "route" {
-                    t.route.as_str().to_owned()
-                } else {
-                    t.families.join(",")
-                };
-                match counts.iter_mut().find(|(x, _, _)| *x == v) {
-                    Some(c) => c.1 += 1,
-                    None => counts.push((v, 1, &t.name)),
-                }
-            }
-            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-            if let Some((_, _, t)) = counts.first() {
-                prefer.push(format!("{key}={t}"));
-            }
-        }
-    }
+    prefer.extend(tool_key_prefers(sub));
     let distinct = by_field.len();
     let overlap = if distinct == 0 {
         0.0
@@ -577,6 +585,40 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
         evidence,
         command: Some(command),
     }
+}
+
+/// `--prefer route=TOOL` / `families=TOOL` where the group disagrees: the value most of them
+/// have, from its first tool.
+fn tool_key_prefers(sub: &[&Tool]) -> Vec<String> {
+    let mut prefer = Vec::new();
+    for (key, differ) in [
+        ("route", sub.iter().any(|t| t.route != sub[0].route)),
+        (
+            "families",
+            sub.iter().any(|t| t.families != sub[0].families),
+        ),
+    ] {
+        if differ {
+            // The value most tools have, from its first tool.
+            let mut counts: Vec<(String, usize, &str)> = Vec::new();
+            for t in sub {
+                let v = if key == "route" {
+                    t.route.as_str().to_owned()
+                } else {
+                    t.families.join(",")
+                };
+                match counts.iter_mut().find(|(x, _, _)| *x == v) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((v, 1, &t.name)),
+                }
+            }
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            if let Some((_, _, t)) = counts.first() {
+                prefer.push(format!("{key}={t}"));
+            }
+        }
+    }
+    prefer
 }
 
 fn in_same_merge(found: &[Finding], a: &str, b: &str) -> bool {

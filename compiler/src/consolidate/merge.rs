@@ -365,21 +365,19 @@ fn single_action(t: &Tool) -> Option<&Action> {
     t.actions.first()
 }
 
-/// A new tool file: one action per merged tool.
-fn new_tool(
-    ir: &Ir,
+/// The tool-level keys every merged tool must agree on (or a `--prefer` / `--object` settles).
+struct ToolKeys {
+    object: String,
+    route: Route,
+    session: Option<SessionKey>,
+    families: Vec<String>,
+}
+
+fn agreed_keys(
     merged: &[&Tool],
     req: &MergeRequest,
-    plan: &mut Plan,
-) -> Result<Vec<AliasOut>, Refusal> {
-    let actions = action_names_for(merged, req, None)?;
-    let names_in: Vec<&str> = merged.iter().map(|t| t.name.as_str()).collect();
-    let selector = req
-        .selector
-        .clone()
-        .unwrap_or_else(|| names::selector_name(&names_in).to_owned());
-    let fields = union_fields(merged, req, &|_| false);
-    let mut problems = Vec::new();
+    problems: &mut Vec<String>,
+) -> Option<ToolKeys> {
     let object = match &req.object {
         Some(o) => Some(o.clone()),
         None => {
@@ -398,8 +396,9 @@ fn new_tool(
         "route",
         &|t: &Tool| t.route,
         &|r: &Route| r.as_str().to_owned(),
-        &mut problems,
+        problems,
     );
+    // A tool without a session (shell_list) does not disagree with those that have one.
     let with_session: Vec<&Tool> = merged
         .iter()
         .copied()
@@ -414,7 +413,7 @@ fn new_tool(
             "session",
             &|t: &Tool| t.session.clone(),
             &|s: &Option<SessionKey>| format!("{s:?}"),
-            &mut problems,
+            problems,
         )
         .map(|s| {
             s.map(|k| SessionKey {
@@ -429,29 +428,22 @@ fn new_tool(
         "families",
         &|t: &Tool| t.families.clone(),
         &|f: &Vec<String>| flow_list(f),
-        &mut problems,
+        problems,
     );
-    let fields = match fields {
-        Ok(f) => f,
-        Err(p) => {
-            problems.extend(p);
-            Vec::new()
-        }
-    };
-    if selector.is_empty() || fields.iter().any(|(n, _)| *n == selector) {
-        problems.push(format!(
-            "the selector `{selector}` is also a field name; pick another with --selector"
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let (Some(object), Some(route), Some(session), Some(families)) =
-        (object, route, session, families)
-    else {
-        return Err(vec!["internal: an agreed value is missing".to_owned()]);
-    };
-    // Traits: the same everywhere → tool level (when not the default); else per action.
+    Some(ToolKeys {
+        object: object?,
+        route: route?,
+        session: session?,
+        families: families?,
+    })
+}
+
+/// Trait name → value, as written in a `traits:` mapping.
+type Traits = Vec<(String, TraitValue)>;
+
+/// Traits: a value every merged tool has goes to the tool level (unless it is the default);
+/// the others stay on each action (unless default).
+fn split_traits(ir: &Ir, merged: &[&Tool]) -> (Traits, Vec<Traits>) {
     let mut tool_traits = Vec::new();
     let mut per_action: Vec<Vec<(String, TraitValue)>> = vec![Vec::new(); merged.len()];
     for decl in &ir.traits {
@@ -476,17 +468,51 @@ fn new_tool(
             }
         }
     }
+    (tool_traits, per_action)
+}
+
+/// A new tool file: one action per merged tool.
+fn new_tool(
+    ir: &Ir,
+    merged: &[&Tool],
+    req: &MergeRequest,
+    plan: &mut Plan,
+) -> Result<Vec<AliasOut>, Refusal> {
+    let actions = action_names_for(merged, req, None)?;
+    let names_in: Vec<&str> = merged.iter().map(|t| t.name.as_str()).collect();
+    let selector = req
+        .selector
+        .clone()
+        .unwrap_or_else(|| names::selector_name(&names_in).to_owned());
+    let mut problems = Vec::new();
+    let keys = agreed_keys(merged, req, &mut problems);
+    let fields = union_fields(merged, req, &|_| false).unwrap_or_else(|p| {
+        problems.extend(p);
+        Vec::new()
+    });
+    if selector.is_empty() || fields.iter().any(|(n, _)| *n == selector) {
+        problems.push(format!(
+            "the selector `{selector}` is also a field name; pick another with --selector"
+        ));
+    }
+    let Some(keys) = keys.filter(|_| problems.is_empty()) else {
+        return Err(problems);
+    };
+    let ToolKeys {
+        object,
+        route,
+        session,
+        families,
+    } = keys;
+    let (tool_traits, per_action) = split_traits(ir, merged);
     let mut text = String::new();
     let _ = writeln!(text, "name: {}", req.into);
     let _ = writeln!(text, "object: {}", scalar(&object));
-    let _ = writeln!(
-        text,
-        "description: {}",
-        scalar(&format!(
-            "Work with the {object}: {} ({selector} says which).",
-            or_list(&actions)
-        ))
+    let placeholder = format!(
+        "Work with the {object}: {} ({selector} says which).",
+        or_list(&actions)
     );
+    let _ = writeln!(text, "description: {}", scalar(&placeholder));
     plan.notes.push(format!(
         "{}: the tool description is a generated placeholder; each action kept its old tool's description — write one that covers them",
         tool_path(&req.into)
@@ -500,15 +526,14 @@ fn new_tool(
         let _ = writeln!(text, "families: {}", flow_list(&declared));
     }
     let _ = writeln!(text, "route: {}", route.as_str());
-    if let Some(s) = &session {
-        match &s.host {
-            Some(h) => {
-                let _ = writeln!(text, "session: {{ id: {}, host: {h} }}", s.id);
-            }
-            None => {
-                let _ = writeln!(text, "session: {{ id: {} }}", s.id);
-            }
+    match session.as_ref().map(|s| (&s.id, &s.host)) {
+        Some((id, Some(h))) => {
+            let _ = writeln!(text, "session: {{ id: {id}, host: {h} }}");
         }
+        Some((id, None)) => {
+            let _ = writeln!(text, "session: {{ id: {id} }}");
+        }
+        None => {}
     }
     if !tool_traits.is_empty() {
         let _ = writeln!(text, "traits: {}", traits_flow(&tool_traits));
