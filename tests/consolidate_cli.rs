@@ -596,3 +596,25 @@ fn prose_mentions_and_look_alikes() {
         "{ids:?}"
     );
 }
+
+#[test]
+fn a_role_over_its_token_budget_is_an_error_finding() {
+    let (_t, dir) = before();
+    edit(
+        &dir,
+        "roles.yaml",
+        "token_budget: 5700",
+        "token_budget: 1000",
+    );
+    let o = run(&["lint", d(&dir), "--role", "side_chat", "--deny", "error"]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.contains("error[budget/side_chat]"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("roles.yaml:5:1:"), "{line}");
+    assert!(out.contains("over its token_budget of 1000"), "{out}");
+    // Other roles are not linted with --role side_chat.
+    assert!(!out.contains("budget/main"), "{out}");
+}
