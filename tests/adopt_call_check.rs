@@ -74,6 +74,16 @@ fn checked(checker: &CallChecker<'_>, name: &str, args: &Args<'_>) -> Answer {
         Args::Text(t) => checker.check(name, *t),
         Args::Value(v) => checker.check(name, *v),
     };
+    // The verdict (no typed value) must answer the same, refusal text included.
+    let verdict = match args {
+        Args::Text(t) => checker.verdict(name, *t),
+        Args::Value(v) => checker.verdict(name, *v),
+    };
+    match (&got, &verdict) {
+        (Ok(c), Ok(v)) => assert_eq!((c.tool, c.action, c.alias), (v.tool, v.action, v.alias)),
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("check and verdict disagree on {name}: {got:?} vs {verdict:?}"),
+    }
     match got {
         Ok(c) => Answer::Accepted(c.to_call_json()),
         Err(e) => Answer::Refused(e.message, format!("{:?}", e.kind)),

@@ -304,6 +304,8 @@ impl Mapper<'_> {
         t
     }
 
+    /// Long on purpose: the constructs are decided in this order (`$ref`, unions, type, const,
+    /// enum, then the plain types), and the order is the mapping; split, it would hide it.
     fn ty_inner(&mut self, v: &Value, ptr: &str) -> DefType {
         let Some(o) = v.as_object() else {
             self.note(ptr, "a schema that is not an object: mapped to a string");
@@ -460,6 +462,7 @@ impl Mapper<'_> {
         self.plain(&ty_name, o, ptr)
     }
 
+    /// One arm per JSON type, each with the bounds the language keeps (a table, read as one).
     fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str) -> DefType {
         let uint = |k: &str| o.get(k).and_then(Value::as_u64);
         match ty_name {

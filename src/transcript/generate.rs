@@ -403,6 +403,8 @@ fn chat_messages(calls: &[GenCall]) -> Vec<Value> {
     out
 }
 
+/// One arm per layout, each the few lines that layout is made of: kept together so the formats
+/// can be compared side by side (and with the reader's module doc).
 fn write_thread(
     w: &mut impl Write,
     layout: Layout,
