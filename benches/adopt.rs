@@ -97,8 +97,10 @@ fn measure(name: &str, args: &[&str], calls: u64, ok_codes: &[i32]) -> (f64, f64
     let min = rates.iter().cloned().fold(f64::MAX, f64::min);
     rates.sort_by(f64::total_cmp);
     let median = rates[rates.len() / 2];
-    println!("{name}: {median:.0} calls/s (min {min:.0}, max {max:.0}), peak RSS {rss:.1} MiB");
-    (median, (max - min) / 2.0, rss)
+    println!(
+        "{name}: {median:.0} calls/s (min {min:.0}, max {max:.0}), {per_cpu:.0} calls per CPU second, peak RSS {rss:.1} MiB"
+    );
+    (median, (max - min) / 2.0, rss, per_cpu)
 }
 
 fn main() {
