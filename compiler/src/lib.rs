@@ -6,6 +6,7 @@
 //! never depends on hash iteration order.
 
 pub mod codegen;
+pub mod consolidate;
 pub mod diag;
 #[cfg(feature = "tokens")]
 pub mod diff;

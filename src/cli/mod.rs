@@ -10,9 +10,12 @@ pub mod emit;
 pub mod explain;
 pub mod facts;
 pub mod import;
+pub mod lint;
 pub mod lock;
+pub mod merge;
 pub mod messages;
 pub mod replay;
+pub mod retire;
 pub mod serve;
 pub mod stats;
 pub mod usage;
@@ -78,6 +81,12 @@ pub enum Command {
     Usage(usage::Args),
     /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
     Replay(replay::Args),
+    /// Consolidation findings: merge, confusable, delete and keep candidates, with evidence.
+    Lint(lint::Args),
+    /// Merge tools into one (new or existing), editing the definitions folder in place.
+    Merge(merge::Args),
+    /// Retire a tool: remove it, record its retired message, report what still names it.
+    Retire(retire::Args),
 }
 
 pub fn main() -> std::process::ExitCode {
@@ -107,6 +116,9 @@ pub fn main() -> std::process::ExitCode {
         Command::Replay(a) => replay::run(a),
         Command::Usage(a) => usage::run(a),
         Command::Import(a) => import::run(a),
+        Command::Lint(a) => lint::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Retire(a) => retire::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),

@@ -558,6 +558,7 @@ const TOOL_KEYS: &[&str] = &[
     "exactly_one_of",
     "forbidden_with",
     "freeform",
+    "replaceable_by",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -591,6 +592,9 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("traits")
         .map(|n| trait_values(n, d))
         .unwrap_or_default();
+    if let Some(n) = t.get("replaceable_by") {
+        crate::consolidate::replaceable::read_replaceable(n, d);
+    }
     let selector = t.get("selector").and_then(|n| read_selector(n, d));
     let (fields, broken_fields) = t
         .get("fields")
