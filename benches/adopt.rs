@@ -25,8 +25,8 @@ fn target_dir() -> PathBuf {
 /// Generate (or reuse) the transcript; returns its folder and call count.
 fn transcript(root: &Path) -> (PathBuf, u64, u64) {
     let defs = root.join("examples/consolidation/before");
-    let sources = toolsurface::compiler::read_dir(&defs).unwrap();
-    let ir = toolsurface::compiler::compile(&sources).ir.unwrap();
+    let sources = toolsurface_compiler::read_dir(&defs).unwrap();
+    let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
     let config = Config::new("side_chat", "chat", 56_000, 20);
     let dir = target_dir().join("adopt-bench");
     let stamp = dir.join("stamp");

@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolsurface::compiler::diff::{self, Options};
-use toolsurface::compiler::lock::Lock;
-use toolsurface::compiler::{SourceFile, Sources, compile, emit, read_dir};
+use toolsurface_compiler::diff::{self, Options};
+use toolsurface_compiler::lock::Lock;
+use toolsurface_compiler::{SourceFile, Sources, compile, emit, read_dir};
 
 /// One check of `sources` against the lock text `locked`; returns the finding count.
 fn check(sources: &Sources, locked: &str) -> usize {
@@ -37,7 +37,7 @@ fn synthetic(n: usize) -> Sources {
     let mut files = Vec::new();
     files.push(SourceFile {
         path: "surface.yaml".into(),
-        text: "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n".into(),
+        text: "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  follow_up: { type: bool, default: false, doc: \"session\" }\n  poll: { type: bool, default: false, doc: \"poll\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"interrupt\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n".into(),
     });
     let per_role = 125;
     let mut roles = String::new();

@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolsurface::call_check::CallChecker;
-use toolsurface::compiler::Ir;
-use toolsurface::compiler::ir::Type;
+use toolsurface_compiler::Ir;
+use toolsurface_compiler::ir::Type;
 use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 
 #[allow(dead_code)] // DEVICE_RE is for tests/parse.rs
@@ -21,8 +21,8 @@ use parse_support::{CASES, DECODER_BOUNDARY_CASES};
 
 static IR: LazyLock<Ir> = LazyLock::new(|| {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-    let sources = toolsurface::compiler::read_dir(&root).unwrap();
-    toolsurface::compiler::compile(&sources).ir.unwrap()
+    let sources = toolsurface_compiler::read_dir(&root).unwrap();
+    toolsurface_compiler::compile(&sources).ir.unwrap()
 });
 
 /// What a parser answered, in a comparable form.

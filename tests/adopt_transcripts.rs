@@ -305,9 +305,9 @@ fn a_line_that_is_not_utf8_is_reported_and_skipped() {
     );
 }
 
-fn before_ir() -> toolsurface::compiler::Ir {
-    let sources = toolsurface::compiler::read_dir(&repo().join(BEFORE)).unwrap();
-    toolsurface::compiler::compile(&sources).ir.unwrap()
+fn before_ir() -> toolsurface_compiler::Ir {
+    let sources = toolsurface_compiler::read_dir(&repo().join(BEFORE)).unwrap();
+    toolsurface_compiler::compile(&sources).ir.unwrap()
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn small(tools: &[(&str, &str)], extra: &[(&str, &str)]) -> Lock {
     let mut files = vec![
         crate::SourceFile {
             path: "surface.yaml".into(),
-            text: "families:\n  chat: { dialect: openai-chat }\ntraits:\n  read_only: { type: bool, default: false, doc: \"r\" }\n".into(),
+            text: "families:\n  chat: { dialect: openai-chat }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"p\" }\n  follow_up: { type: bool, default: false, doc: \"f\" }\n  poll: { type: bool, default: false, doc: \"o\" }\n  read_only: { type: bool, default: false, doc: \"r\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"i\" }\n".into(),
         },
         crate::SourceFile {
             path: "roles.yaml".into(),

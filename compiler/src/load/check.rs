@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{self, Diagnostic, Sources};
-use crate::ir::{TraitDecl, TraitKind, Type};
-use crate::load::model::{ActionDef, Defs, FamilyDef, ToolDef};
+use crate::ir::{RUNTIME_TRAITS, TraitDecl, TraitKind, Type};
+use crate::load::model::{ActionDef, Defs, FamilyDef, SurfaceDef, ToolDef};
 use crate::load::read::{Diags, Sp};
 use crate::load::yaml::{Node, Value};
 
@@ -84,6 +84,7 @@ fn hint_or<'c>(
 
 fn check_surface(defs: &Defs, d: &mut Diags) {
     let Some(surface) = &defs.surface else { return };
+    check_runtime_traits(surface, d);
     let names: BTreeMap<&str, &FamilyDef> = surface
         .families
         .iter()
@@ -431,6 +432,58 @@ fn check_action<'t>(
     }
     for (k, v) in &action.traits {
         check_trait_value(k, v, idx, d);
+    }
+}
+
+/// Every trait the runtime reads ([`RUNTIME_TRAITS`]) is declared, as a bool. A missing one
+/// is reported at a declaration whose name is close to it (the misspelling) when there is one.
+fn check_runtime_traits(surface: &SurfaceDef, d: &mut Diags) {
+    for name in RUNTIME_TRAITS {
+        if surface.broken_traits.contains(name) {
+            continue; // its declaration is already reported
+        }
+        let declared = surface.traits.iter().find(|t| t.name == name);
+        if let Some(decl) = declared {
+            if !matches!(decl.kind, TraitKind::Bool { .. }) {
+                d.push(
+                    Diagnostic::error(
+                        "runtime-trait",
+                        Some(decl.span),
+                        format!("trait `{name}` is read by the runtime and must be `type: bool`"),
+                    )
+                    .with_hint(format!(
+                        "declare it as `{name}: {{ type: bool, default: false }}`"
+                    )),
+                );
+            }
+            continue;
+        }
+        let others = surface
+            .traits
+            .iter()
+            .filter(|t| !RUNTIME_TRAITS.contains(&t.name.as_str()));
+        let misspelled = others
+            .clone()
+            .find(|t| diag::did_you_mean(&t.name, [name]).is_some());
+        d.push(match misspelled {
+            Some(decl) => Diagnostic::error(
+                "runtime-trait",
+                Some(decl.span),
+                format!(
+                    "trait `{}` is declared, but the runtime reads `{name}`",
+                    decl.name
+                ),
+            )
+            .with_hint(format!("rename it to `{name}`")),
+            None => Diagnostic::error(
+                "runtime-trait",
+                Some(surface.span),
+                format!("surface.yaml does not declare the runtime trait `{name}`"),
+            )
+            .with_hint(format!(
+                "add `{name}: {{ type: bool, default: false, doc: \"…\" }}` under `traits:`"
+            )),
+        });
     }
 }
 
