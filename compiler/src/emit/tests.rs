@@ -70,6 +70,8 @@ fn action(
         exactly_one_of: Vec::new(),
         forbidden_with: Vec::new(),
         traits: traits(t),
+        examples: Vec::new(),
+        output: None,
         span: span(),
     }
 }
@@ -129,6 +131,7 @@ fn tools() -> Vec<Tool> {
             action(Some("resize"), &["session_id", "cols"], &["host_id"], &[]),
         ],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let write = Tool {
@@ -187,6 +190,7 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &["path"], &["mode", "opts", "dirs"], &[])],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let patch = Tool {
@@ -206,6 +210,7 @@ fn tools() -> Vec<Tool> {
             grammar: "start: \"*** Begin Patch\"\n".into(),
             span: span(),
         }),
+        icon: None,
         span: span(),
     };
     let introspect = Tool {
@@ -219,6 +224,7 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &[], &[], &[RO])],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let mut v = vec![session, write, patch, introspect];
@@ -269,6 +275,7 @@ fn family(name: &str, dialect: Dialect, strict: bool, like: Option<&str>) -> Fam
         dialect,
         strict,
         like: like.map(str::to_owned),
+        publish: crate::ir::Publish::default_for(dialect),
         span: span(),
     }
 }

@@ -26,6 +26,7 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
                         dialect: f.dialect?,
                         strict: f.strict,
                         like: f.like.as_ref().map(|l| l.v.clone()),
+                        publish: f.publish,
                         span: f.name.span,
                     })
                 })
@@ -200,6 +201,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
                 .unwrap_or_default(),
             span: f.span,
         }),
+        icon: t.icon.clone(),
         span: Span::file_start(t.file),
     }
 }
@@ -263,6 +265,8 @@ fn lower_action(
             })
             .collect(),
         traits,
+        examples: super::examples::lower_examples(a, t.selector.as_ref().map(|s| s.name.as_str())),
+        output: a.output.clone().or_else(|| t.output.clone()),
         span: a.span,
     }
 }

@@ -44,6 +44,7 @@ pub struct FamilyDef {
     pub dialect: Option<Dialect>,
     pub strict: bool,
     pub like: Option<Sp<String>>,
+    pub publish: crate::ir::Publish,
 }
 
 #[derive(Debug)]
@@ -98,6 +99,9 @@ pub struct ToolDef {
     /// Actions of a selector tool; for a plain tool exactly one, named `None`.
     pub actions: Vec<ActionDef>,
     pub freeform: Option<FreeformDef>,
+    /// Tool-level `output:` (actions without their own inherit it).
+    pub output: Option<crate::ir::OutputType>,
+    pub icon: Option<crate::ir::Icon>,
 }
 
 #[derive(Debug)]
@@ -116,6 +120,8 @@ pub struct ActionDef {
     pub exactly_one_of: Vec<Vec<Sp<String>>>,
     pub forbidden_with: Vec<ForbiddenDef>,
     pub traits: Vec<(Sp<String>, Node)>,
+    pub examples: Vec<super::examples::ExampleDef>,
+    pub output: Option<crate::ir::OutputType>,
     pub span: Span,
 }
 
@@ -145,6 +151,15 @@ fn empty_template(span: Span) -> Template {
 // ---------------------------------------------------------------------------------------
 // surface.yaml
 
+const FAMILY_KEYS: [&str; 6] = [
+    "dialect",
+    "strict",
+    "like",
+    "input_examples",
+    "examples_in_description",
+    "output_schema",
+];
+
 pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
     let s = Struct::read(
         root,
@@ -159,7 +174,7 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
             read::check_name(&name, "family", d);
             let what = format!("family `{}`", name.v);
             let Some(f) =
-                Struct::read(node, &what, &["dialect", "strict", "like"], &["dialect"], d)
+                Struct::read(node, &what, &FAMILY_KEYS, &["dialect"], d)
             else {
                 continue;
             };
@@ -186,11 +201,13 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
                 .and_then(|n| read::boolean(n, "strict", d))
                 .unwrap_or(false);
             let like = f.get("like").and_then(|n| read::string(n, "like", d));
+            let publish = super::examples::read_publish(&f, dialect, d);
             families.push(FamilyDef {
                 name,
                 dialect,
                 strict,
                 like,
+                publish,
             });
         }
         if families.is_empty() {
@@ -526,6 +543,9 @@ const TOOL_KEYS: &[&str] = &[
     "exactly_one_of",
     "forbidden_with",
     "freeform",
+    "examples",
+    "output",
+    "icon",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -673,6 +693,8 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
                         "exactly_one_of",
                         "forbidden_with",
                         "traits",
+                        "examples",
+                        "output",
                     ],
                     &[],
                     d,
@@ -688,7 +710,9 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
                     .map(|n| trait_values(n, d))
                     .unwrap_or_default();
                 let span = aname.span;
-                actions.push(action_body(&a, Some(aname), description, traits, span, d));
+                let mut action = action_body(&a, Some(aname), description, traits, span, d);
+                super::examples::read_action_extras(&a, &what, true, &mut action, d);
+                actions.push(action);
             }
             if actions.is_empty() {
                 d.push(Diagnostic::error(
@@ -710,14 +734,10 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         }
         (None, None) => {
             let span = name.span;
-            actions.push(action_body(
-                &t,
-                None,
-                empty_template(span),
-                Vec::new(),
-                span,
-                d,
-            ));
+            let mut action = action_body(&t, None, empty_template(span), Vec::new(), span, d);
+            let what = format!("tool `{}`", name.v);
+            super::examples::read_action_extras(&t, &what, false, &mut action, d);
+            actions.push(action);
         }
     }
     let freeform = t.get("freeform").and_then(|n| {
@@ -739,7 +759,10 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
             span: n.span,
         })
     });
+    let (output, icon) = super::examples::read_tool_extras(&t, &name, d);
     Some(ToolDef {
+        output,
+        icon,
         file,
         stem: stem.to_owned(),
         name,
@@ -835,6 +858,8 @@ fn action_body(
         exactly_one_of,
         forbidden_with,
         traits,
+        examples: Vec::new(),
+        output: None,
         span,
     }
 }
