@@ -11,9 +11,9 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolsurface::call_check::CallChecker;
+use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 use toolsurface_compiler::Ir;
 use toolsurface_compiler::ir::Type;
-use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 
 #[allow(dead_code)] // DEVICE_RE is for tests/parse.rs
 mod parse_support;

@@ -367,7 +367,8 @@ pub enum OutputKind {
     Number,
     Boolean,
     Enum(Vec<String>),
-    Array(Box<OutputType>),
+    /// `None`: items of any JSON type (e.g. SQL cells).
+    Array(Option<Box<OutputType>>),
     /// Closed (no other keys) when properties are declared; any object when none are.
     Object(Vec<OutputProperty>),
 }

@@ -4,9 +4,9 @@
 
 use crate::ir::{Dialect, Family, Ir, Route, Tool, TraitValue};
 
-use super::{EmitError, extras};
 use super::json::Json;
 use super::schema::{self, Style, Texts};
+use super::{EmitError, extras};
 
 /// One tool in `dialect`, key order as documented in `docs/published-bytes.md`.
 pub(crate) fn tool(

@@ -80,7 +80,9 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
             }
             node = node.with("enum", Json::Arr(vals));
         }
-        OutputKind::Array(items) => node = node.with("items", output_type_schema(items)),
+        OutputKind::Array(items) => {
+            node = node.with_opt("items", items.as_deref().map(output_type_schema));
+        }
         OutputKind::Object(props) if !props.is_empty() => {
             let properties = props
                 .iter()
@@ -93,7 +95,10 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
                 .collect();
             node = node
                 .with("properties", Json::Obj(properties))
-                .with_opt("required", (!required.is_empty()).then_some(Json::Arr(required)))
+                .with_opt(
+                    "required",
+                    (!required.is_empty()).then_some(Json::Arr(required)),
+                )
                 .with("additionalProperties", Json::Bool(false));
         }
         _ => {}
@@ -174,7 +179,10 @@ pub(crate) fn mcp_meta(tool: &Tool, family_sha256: &str) -> Json {
         )
     };
     let traits = if tool.is_plain() {
-        tool.actions.first().map(traits_of).unwrap_or_else(Json::obj)
+        tool.actions
+            .first()
+            .map(traits_of)
+            .unwrap_or_else(Json::obj)
     } else {
         Json::Obj(
             tool.actions

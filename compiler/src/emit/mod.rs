@@ -23,6 +23,21 @@ pub fn bare_type_schema(ty: &crate::ir::Type, path: &str) -> Result<String, Emit
     schema::bare_schema(ty, path).map(|j| j.to_canonical())
 }
 
+/// The JSON Schema (canonical JSON) of what `action` of `tool` returns (`None` for a plain
+/// tool's single action), as its `output:` declares; `None` when it declares none. Hosts and
+/// tests validate structured results against it.
+pub fn action_output_schema(tool: &crate::ir::Tool, action: Option<&str>) -> Option<String> {
+    let a = tool.actions.iter().find(|a| a.name.as_deref() == action)?;
+    a.output
+        .as_ref()
+        .map(|o| extras::output_type_schema(o).to_canonical())
+}
+
+/// The tool's output schema as MCP publishes it (`outputSchema`), canonical JSON.
+pub fn tool_output_schema(tool: &crate::ir::Tool) -> Option<String> {
+    extras::mcp_output_schema(tool).map(|j| j.to_canonical())
+}
+
 /// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
 pub const MAX_TOOLS: usize = 128;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;

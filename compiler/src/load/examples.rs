@@ -20,8 +20,12 @@ pub struct ExampleDef {
 pub fn read_examples(node: &Node, what: &str, d: &mut Diags) -> Vec<ExampleDef> {
     let Value::Seq(items) = &node.value else {
         d.push(
-            read::wrong_type(node, &format!("examples of {what}"), "a list of argument objects")
-                .with_hint("examples:\n  - { path: src/main.rs }"),
+            read::wrong_type(
+                node,
+                &format!("examples of {what}"),
+                "a list of argument objects",
+            )
+            .with_hint("examples:\n  - { path: src/main.rs }"),
         );
         return Vec::new();
     };
@@ -80,7 +84,10 @@ pub fn check_examples(tool: &ToolDef, d: &mut Diags) {
                     )
                     .with_hint(
                         crate::diag::did_you_mean(s, names.iter().copied()).unwrap_or_else(|| {
-                            format!("list it under the action it calls, or leave `{}` out", sel.name.v)
+                            format!(
+                                "list it under the action it calls, or leave `{}` out",
+                                sel.name.v
+                            )
                         }),
                     ),
                 ),
@@ -150,7 +157,10 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
     let mut publish = dialect.map(Publish::default_for).unwrap_or_default();
     for (key, slot) in [
         ("input_examples", &mut publish.input_examples),
-        ("examples_in_description", &mut publish.examples_in_description),
+        (
+            "examples_in_description",
+            &mut publish.examples_in_description,
+        ),
         ("output_schema", &mut publish.output_schema),
     ] {
         if let Some(v) = f.get(key).and_then(|n| read::boolean(n, key, d)) {
@@ -165,10 +175,15 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
                 Diagnostic::error(
                     "misplaced-key",
                     Some(span),
-                    format!("`{key}` applies only to the {} dialect", names.join(" and ")),
+                    format!(
+                        "`{key}` applies only to the {} dialect",
+                        names.join(" and ")
+                    ),
                 )
                 .with_hint(match key {
-                    "input_examples" => "other dialects can show examples with `examples_in_description: true`",
+                    "input_examples" => {
+                        "other dialects can show examples with `examples_in_description: true`"
+                    }
                     _ => "MCP always publishes `outputSchema`; other dialects have no slot for it",
                 })
             })

@@ -173,9 +173,7 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
         for (name, node) in read::entries(node, "families", d) {
             read::check_name(&name, "family", d);
             let what = format!("family `{}`", name.v);
-            let Some(f) =
-                Struct::read(node, &what, &FAMILY_KEYS, &["dialect"], d)
-            else {
+            let Some(f) = Struct::read(node, &what, &FAMILY_KEYS, &["dialect"], d) else {
                 continue;
             };
             let dialect = f.get("dialect").and_then(|n| {

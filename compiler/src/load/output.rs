@@ -1,7 +1,8 @@
 //! `output:` (what a tool or an action returns) and `icon:` (MCP `icons`): the two tool keys
 //! that describe a tool to its host rather than to the model's arguments. `output:` is the
 //! field language of `fields:` (types, `description`, `values`, `items`, `properties`,
-//! `required`) plus `nullable`, because results say "not applicable" with `null`.
+//! `required`) plus `nullable`, because results say "not applicable" with `null`; an
+//! array may leave out `items` (any JSON values) and an object `properties` (any object).
 
 use std::collections::BTreeSet;
 
@@ -126,19 +127,17 @@ pub fn read_output(node: &Node, what: &str, described: bool, d: &mut Diags) -> O
             OutputKind::Enum(values.into_iter().map(|v| v.v).collect())
         }
         "array" => {
-            let Some(inode) = s.get("items") else {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `items`"),
-                    )
-                    .with_hint("items: { type: string }"),
-                );
-                return None;
+            // Without `items`, the items may be any JSON value.
+            let items = match s.get("items") {
+                Some(inode) => Some(Box::new(read_output(
+                    inode,
+                    &format!("the items of {what}"),
+                    false,
+                    d,
+                )?)),
+                None => None,
             };
-            let items = read_output(inode, &format!("the items of {what}"), false, d)?;
-            OutputKind::Array(Box::new(items))
+            OutputKind::Array(items)
         }
         "object" => OutputKind::Object(read_properties(&s, what, d)),
         _ => return None,
@@ -224,8 +223,12 @@ pub fn read_icon(node: &Node, d: &mut Diags) -> Option<Icon> {
         && t.v != "dark"
     {
         d.push(
-            Diagnostic::error("bad-icon", Some(t.span), format!("unknown icon theme `{}`", t.v))
-                .with_hint("theme: light | dark"),
+            Diagnostic::error(
+                "bad-icon",
+                Some(t.span),
+                format!("unknown icon theme `{}`", t.v),
+            )
+            .with_hint("theme: light | dark"),
         );
     }
     ok.then(|| Icon {
@@ -240,7 +243,10 @@ pub fn read_icon(node: &Node, d: &mut Diags) -> Option<Icon> {
 fn check_src(node: &Node, src: &str, d: &mut Diags) -> bool {
     let scheme_ok = src.split_once(':').is_some_and(|(scheme, rest)| {
         !rest.is_empty()
-            && scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
             && scheme
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
