@@ -69,8 +69,12 @@ pub fn check_examples(ir: &Ir) -> Vec<Diagnostic> {
                         format!("{} has no example", what(tool, i)),
                     )
                     .with_hint(match &action.name {
-                        Some(_) => "add `examples: [ { ... } ]` to the action: one call a model could send",
-                        None => "add `examples: [ { ... } ]` to the tool: one call a model could send",
+                        Some(_) => {
+                            "add `examples: [ { ... } ]` to the action: one call a model could send"
+                        }
+                        None => {
+                            "add `examples: [ { ... } ]` to the tool: one call a model could send"
+                        }
                     }),
                 );
             }
