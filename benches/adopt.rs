@@ -31,15 +31,15 @@ fn transcript(root: &Path) -> (PathBuf, u64, u64) {
     let dir = target_dir().join("adopt-bench");
     let stamp = dir.join("stamp");
     let key = format!("{config:?}");
-    if let Ok(s) = std::fs::read_to_string(&stamp) {
-        if let Some((k, rest)) = s.split_once('\n') {
-            let mut it = rest
-                .split_whitespace()
-                .map(|n| n.parse::<u64>().unwrap_or(0));
-            let (calls, bytes) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
-            if k == key && calls >= MIN_CALLS {
-                return (dir.join("transcripts"), calls, bytes);
-            }
+    if let Ok(s) = std::fs::read_to_string(&stamp)
+        && let Some((k, rest)) = s.split_once('\n')
+    {
+        let mut it = rest
+            .split_whitespace()
+            .map(|n| n.parse::<u64>().unwrap_or(0));
+        let (calls, bytes) = (it.next().unwrap_or(0), it.next().unwrap_or(0));
+        if k == key && calls >= MIN_CALLS {
+            return (dir.join("transcripts"), calls, bytes);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -50,6 +50,7 @@ fn transcript(root: &Path) -> (PathBuf, u64, u64) {
 }
 
 /// Run the binary; wall seconds and peak RSS in MiB (wait4's ru_maxrss, KiB on Linux).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also reports its peak RSS
 fn run(args: &[&str]) -> (f64, f64, i32) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_toolsurface"))

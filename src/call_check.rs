@@ -212,6 +212,26 @@ impl<'ir> CallChecker<'ir> {
         name: &str,
         arguments: impl Into<Arguments<'a>>,
     ) -> Result<Checked<'ir>, CallError> {
+        self.check_with(name, arguments.into(), Build::Typed)
+    }
+
+    /// [`CallChecker::check`]'s answer without the typed value (`arguments` is `null`): the
+    /// same rules, the same refusals, none of the allocations a typed value takes. What replay
+    /// asks of every historical call.
+    pub fn verdict<'a>(
+        &'a self,
+        name: &str,
+        arguments: impl Into<Arguments<'a>>,
+    ) -> Result<Checked<'ir>, CallError> {
+        self.check_with(name, arguments.into(), Build::Nothing)
+    }
+
+    fn check_with(
+        &self,
+        name: &str,
+        arguments: Arguments<'_>,
+        build: Build,
+    ) -> Result<Checked<'ir>, CallError> {
         let (tool_ix, alias) = match self.names.get(name) {
             Some(Name::Tool(i)) => (*i, None),
             Some(Name::Alias(a, target)) => (*target, Some(&self.ir.aliases[*a])),
@@ -246,7 +266,6 @@ impl<'ir> CallChecker<'ir> {
                 skill,
             ));
         }
-        let arguments: Arguments<'_> = arguments.into();
         let freeform_field = tool
             .freeform
             .as_ref()
@@ -265,7 +284,7 @@ impl<'ir> CallChecker<'ir> {
             }
         }
         let pairs = obj.into_pairs()?;
-        let (action, arguments) = self.tools[tool_ix].parse(pairs)?;
+        let (action, arguments) = self.tools[tool_ix].parse(pairs, build)?;
         Ok(Checked {
             tool: &tool.name,
             action,
@@ -319,12 +338,16 @@ impl<'ir> ToolRules<'ir> {
     }
 
     /// The tool's `parse`: the selector, then the chosen action's walk.
-    fn parse(&self, pairs: Pairs<'_>) -> Result<(Option<&'ir str>, Value), CallError> {
+    fn parse(
+        &self,
+        pairs: Pairs<'_>,
+        build: Build,
+    ) -> Result<(Option<&'ir str>, Value), CallError> {
         let Some(sel) = self.selector else {
             let Some((_, rules)) = self.actions.first() else {
                 return Ok((None, Value::Object(Map::new())));
             };
-            let map = rules.walk(pairs, &|| rules.prefix.clone())?;
+            let map = rules.walk(pairs, &|| rules.prefix.clone(), build)?;
             return Ok((None, Value::Object(map)));
         };
         let expected = &self.expected_actions;
@@ -348,7 +371,10 @@ impl<'ir> ToolRules<'ir> {
             },
         };
         let (name, rules) = &self.actions[index];
-        let fields = rules.walk(pairs, &|| rules.prefix.clone())?;
+        let fields = rules.walk(pairs, &|| rules.prefix.clone(), build)?;
+        if build == Build::Nothing {
+            return Ok((*name, Value::Null));
+        }
         let mut map = Map::with_capacity(fields.len() + 1);
         map.insert(
             sel.to_owned(),
@@ -442,6 +468,7 @@ impl<'ir> ObjectRules<'ir> {
         &self,
         pairs: Pairs<'_>,
         prefix: &dyn Fn() -> String,
+        build: Build,
     ) -> Result<Map<String, Value>, CallError> {
         let mut values: Vec<Option<Value>> = vec![None; self.fields.len()];
         let mut selector_seen = false;
@@ -462,7 +489,7 @@ impl<'ir> ObjectRules<'ir> {
                     return Err(rt::duplicate(&prefix(), &f.name));
                 }
                 let path = || format!("{}{}", prefix(), f.name);
-                values[i] = Some(f.ty.convert(v, &path)?);
+                values[i] = Some(f.ty.convert(v, &path, build)?);
                 continue;
             }
             if !self.belongs.is_empty()
@@ -517,6 +544,9 @@ impl<'ir> ObjectRules<'ir> {
                 return Err(rt::constraint(&prefix(), &fw.message));
             }
         }
+        if build == Build::Nothing {
+            return Ok(Map::new());
+        }
         let mut map = Map::with_capacity(self.fields.len());
         for (f, v) in self.fields.iter().zip(values) {
             if let Some(v) = v {
@@ -525,6 +555,13 @@ impl<'ir> ObjectRules<'ir> {
         }
         Ok(map)
     }
+}
+
+/// Whether a check builds the typed value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Build {
+    Typed,
+    Nothing,
 }
 
 /// A field type as the walk checks it.
@@ -607,7 +644,15 @@ impl CheckType {
     }
 
     /// The generated `convert`: the typed value, or `<path>: expected <…>, got <value>`.
-    fn convert(&self, v: Val<'_>, path: &dyn Fn() -> String) -> Result<Value, CallError> {
+    /// With [`Build::Nothing`], strings, arrays and objects are checked but not copied (a
+    /// `null` stands for them; booleans are kept, `forbidden_with` reads them).
+    fn convert(
+        &self,
+        v: Val<'_>,
+        path: &dyn Fn() -> String,
+        build: Build,
+    ) -> Result<Value, CallError> {
+        let typed = build == Build::Typed;
         let refuse = |expected: &str, v: &Val<'_>| {
             Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
         };
@@ -639,12 +684,20 @@ impl CheckType {
                         || rt::chars_within(s, min.unwrap_or(0), max.unwrap_or(u64::MAX)))
                         && pattern.as_ref().is_none_or(|re| rt::matches(re, s)) =>
                 {
-                    Ok(Value::String(rt::into_string(v)))
+                    Ok(if typed {
+                        Value::String(rt::into_string(v))
+                    } else {
+                        Value::Null
+                    })
                 }
                 _ => refuse(expected, &v),
             },
             CheckType::Enum { values, expected } => match rt::as_str(&v) {
-                Some(s) if values.iter().any(|x| x == s) => Ok(Value::String(s.to_owned())),
+                Some(s) if values.iter().any(|x| x == s) => Ok(if typed {
+                    Value::String(s.to_owned())
+                } else {
+                    Value::Null
+                }),
                 _ => refuse(expected, &v),
             },
             CheckType::Array {
@@ -657,19 +710,29 @@ impl CheckType {
                 let hi = max.map_or(usize::MAX, |m| m as usize);
                 match v {
                     Val::Arr(list) if (lo..=hi).contains(&list.len()) => {
-                        let mut out = Vec::with_capacity(list.len());
+                        let mut out = Vec::with_capacity(if typed { list.len() } else { 0 });
                         for (i, item) in list.into_iter().enumerate() {
-                            out.push(items.convert(item, &|| format!("{}[{i}]", path()))?);
+                            let item =
+                                items.convert(item, &|| format!("{}[{i}]", path()), build)?;
+                            if typed {
+                                out.push(item);
+                            }
                         }
-                        Ok(Value::Array(out))
+                        Ok(if typed {
+                            Value::Array(out)
+                        } else {
+                            Value::Null
+                        })
                     }
                     v => refuse(expected, &v),
                 }
             }
             CheckType::Object(rules) => match v {
-                Val::Obj(members) => Ok(Value::Object(
-                    rules.walk(members, &|| format!("{}: ", path()))?,
-                )),
+                Val::Obj(members) => Ok(Value::Object(rules.walk(
+                    members,
+                    &|| format!("{}: ", path()),
+                    build,
+                )?)),
                 v => refuse("an object", &v),
             },
         }

@@ -12,6 +12,7 @@ extern crate self as toolsurface;
 #[cfg(feature = "macros")]
 pub use toolsurface_macros::surface;
 
+/// `Call::parse`'s rules for any definitions folder (replay, `check`), from the IR.
 #[cfg(feature = "cli")]
 pub mod call_check;
 #[cfg(feature = "cli")]
@@ -21,6 +22,7 @@ pub mod examples_check;
 pub mod host;
 #[cfg(feature = "cli")]
 pub mod mcp;
+/// Reading (and generating) agent transcripts for `usage` and `replay`.
 #[cfg(feature = "cli")]
 pub mod transcript;
 

@@ -25,6 +25,27 @@ static IR: LazyLock<Ir> = LazyLock::new(|| {
     toolsurface_compiler::compile(&sources).ir.unwrap()
 });
 
+/// One checker per role × family × skill set, built once (lowering every tool is the costly
+/// part, and the scope is all a checker depends on).
+fn checker(role: Role, family: Family, skills: &[Skill]) -> &'static CallChecker<'static> {
+    type Key = (Role, Family, Vec<Skill>);
+    static CHECKERS: LazyLock<std::sync::Mutex<Vec<(Key, &'static CallChecker<'static>)>>> =
+        LazyLock::new(Default::default);
+    let key = (role, family, skills.to_vec());
+    let mut all = CHECKERS.lock().unwrap();
+    if let Some((_, c)) = all.iter().find(|(k, _)| *k == key) {
+        return c;
+    }
+    let names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
+    let c = CallChecker::new(&IR, role.as_str(), family.as_str())
+        .unwrap()
+        .with_skills(&names)
+        .unwrap();
+    let c: &'static CallChecker<'static> = Box::leak(Box::new(c));
+    all.push((key, c));
+    c
+}
+
 /// What a parser answered, in a comparable form.
 #[derive(Debug, PartialEq)]
 enum Answer {
@@ -53,6 +74,16 @@ fn checked(checker: &CallChecker<'_>, name: &str, args: &Args<'_>) -> Answer {
         Args::Text(t) => checker.check(name, *t),
         Args::Value(v) => checker.check(name, *v),
     };
+    // The verdict (no typed value) must answer the same, refusal text included.
+    let verdict = match args {
+        Args::Text(t) => checker.verdict(name, *t),
+        Args::Value(v) => checker.verdict(name, *v),
+    };
+    match (&got, &verdict) {
+        (Ok(c), Ok(v)) => assert_eq!((c.tool, c.action, c.alias), (v.tool, v.action, v.alias)),
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("check and verdict disagree on {name}: {got:?} vs {verdict:?}"),
+    }
     match got {
         Ok(c) => Answer::Accepted(c.to_call_json()),
         Err(e) => Answer::Refused(e.message, format!("{:?}", e.kind)),
@@ -68,13 +99,8 @@ fn compare(
     args: &Args<'_>,
 ) -> Result<Answer, String> {
     let scope = Scope::new(role, family).with_skills(skills);
-    let skill_names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
-    let checker = CallChecker::new(&IR, role.as_str(), family.as_str())
-        .unwrap()
-        .with_skills(&skill_names)
-        .unwrap();
     let a = generated(&scope, name, args);
-    let b = checked(&checker, name, args);
+    let b = checked(checker(role, family, skills), name, args);
     if a == b {
         Ok(a)
     } else {
@@ -109,10 +135,10 @@ fn the_parse_table_gets_the_same_answers() {
             Ok(Answer::Accepted(_)) => {}
             Err(e) => failures.push(e),
         }
-        if let Ok(v) = serde_json::from_str::<Value>(args) {
-            if let Err(e) = compare(role, family, &[], name, &Args::Value(&v)) {
-                failures.push(e);
-            }
+        if let Ok(v) = serde_json::from_str::<Value>(args)
+            && let Err(e) = compare(role, family, &[], name, &Args::Value(&v))
+        {
+            failures.push(e);
         }
     }
     assert!(CASES.len() >= 60 && refused >= 20, "{refused} refusals");
@@ -410,10 +436,13 @@ fn value_of(ty: &Type) -> BoxedStrategy<Value> {
     }
 }
 
+/// A tool name and its arguments' members, in order (keys may repeat).
+type Members = (String, Vec<(String, Value)>);
+
 /// A call to a real tool and action with its required fields and some optional ones: most of
 /// these are accepted, so the typed values get compared too.
-fn plausible_call() -> BoxedStrategy<(String, Vec<(String, Value)>)> {
-    let calls: Vec<BoxedStrategy<(String, Vec<(String, Value)>)>> = IR
+fn plausible_call() -> BoxedStrategy<Members> {
+    let calls: Vec<BoxedStrategy<Members>> = IR
         .tools
         .iter()
         .flat_map(|t| t.actions.iter().map(move |a| (t, a)))

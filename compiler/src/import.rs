@@ -107,11 +107,14 @@ pub struct Options {
     pub source: String,
 }
 
+/// The input's tools, each with its JSON pointer.
+pub type PointedTools<'a> = Vec<(String, &'a Value)>;
+
 /// The tools of the input with their pointers, and the shape.
 pub fn tools_of(
     doc: &Value,
     forced: Option<Shape>,
-) -> Result<(Shape, Vec<(String, &Value)>), ImportError> {
+) -> Result<(Shape, PointedTools<'_>), ImportError> {
     let (prefix, list): (String, Vec<&Value>) = match doc {
         Value::Array(a) => {
             // Gemini: [{"functionDeclarations": [...]}, ...]
@@ -301,6 +304,8 @@ impl Mapper<'_> {
         t
     }
 
+    /// Long on purpose: the constructs are decided in this order (`$ref`, unions, type, const,
+    /// enum, then the plain types), and the order is the mapping; split, it would hide it.
     fn ty_inner(&mut self, v: &Value, ptr: &str) -> DefType {
         let Some(o) = v.as_object() else {
             self.note(ptr, "a schema that is not an object: mapped to a string");
@@ -457,6 +462,7 @@ impl Mapper<'_> {
         self.plain(&ty_name, o, ptr)
     }
 
+    /// One arm per JSON type, each with the bounds the language keeps (a table, read as one).
     fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str) -> DefType {
         let uint = |k: &str| o.get(k).and_then(Value::as_u64);
         match ty_name {
@@ -901,13 +907,13 @@ fn import_tool(
         tool.selector = Some((sel, actions));
     } else {
         let root = schema.as_object().cloned().unwrap_or_default();
-        if let Some(t) = root.get("type").and_then(Value::as_str) {
-            if !t.eq_ignore_ascii_case("object") {
-                m.note(
-                    &format!("{schema_ptr}/type"),
-                    format!("a root of type `{t}`: tools take an object; mapped to no fields"),
-                );
-            }
+        if let Some(t) = root.get("type").and_then(Value::as_str)
+            && !t.eq_ignore_ascii_case("object")
+        {
+            m.note(
+                &format!("{schema_ptr}/type"),
+                format!("a root of type `{t}`: tools take an object; mapped to no fields"),
+            );
         }
         for k in root.keys() {
             if ![
@@ -1029,16 +1035,16 @@ fn selector_of(
                     required: false,
                     ..p.clone()
                 });
-            } else if let Some(f) = fields.iter().find(|f| f.name == p.name) {
-                if f.ty != p.ty {
-                    m.note(
-                        &format!("{bptr}/properties/{}", escape(&p.name)),
-                        format!(
-                            "`{}` differs from its first declaration: the first is kept",
-                            p.name
-                        ),
-                    );
-                }
+            } else if let Some(f) = fields.iter().find(|f| f.name == p.name)
+                && f.ty != p.ty
+            {
+                m.note(
+                    &format!("{bptr}/properties/{}", escape(&p.name)),
+                    format!(
+                        "`{}` differs from its first declaration: the first is kept",
+                        p.name
+                    ),
+                );
             }
             if p.required {
                 required.push(p.name.clone());
@@ -1113,10 +1119,22 @@ fn surface_yaml(shape: Shape, strict: bool, opts: &Options, mcp_traits: bool) ->
         );
     }
     let _ = writeln!(s, "traits:");
-    let _ = writeln!(
-        s,
-        "  read_only: {{ type: bool, default: false, doc: \"allowed in rehearsal turns\" }}"
-    );
+    // Every trait the runtime reads must be declared; imported tools take the defaults.
+    for name in crate::ir::RUNTIME_TRAITS {
+        let doc = match name {
+            "parallel_safe" => "may run concurrently with other parallel-safe calls",
+            "follow_up" => "targets a running session; routed to its host",
+            "poll" => "reads a running session",
+            "read_only" => "allowed in rehearsal turns",
+            "result_on_interrupt" => "hands back its real result when interrupted",
+            _ => "read by the runtime",
+        };
+        let _ = writeln!(
+            s,
+            "  {name}: {{ type: bool, default: false, doc: {} }}",
+            quoted(doc)
+        );
+    }
     if mcp_traits {
         let _ = writeln!(
             s,
@@ -1433,21 +1451,20 @@ fn norm_type(v: &Value, strict: bool) -> (String, bool) {
 /// A union node as the mapping read it: its first non-null branch, with the node's own keys.
 fn unwrap_union(a: &Value) -> Value {
     for u in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = a.get(u) {
-            if let Some(first) = branches
+        if let Some(Value::Array(branches)) = a.get(u)
+            && let Some(first) = branches
                 .iter()
                 .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-            {
-                let mut merged = first.clone();
-                if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
-                    for (k, v) in o {
-                        if k != u {
-                            m.entry(k.clone()).or_insert_with(|| v.clone());
-                        }
+        {
+            let mut merged = first.clone();
+            if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
+                for (k, v) in o {
+                    if k != u {
+                        m.entry(k.clone()).or_insert_with(|| v.clone());
                     }
                 }
-                return merged;
             }
+            return merged;
         }
     }
     a.clone()
@@ -1590,5 +1607,114 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             format!("{ptr}/required"),
             format!("required {:?} → {:?}", ra, rb),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(doc: &Value) -> (Shape, Vec<String>) {
+        let (shape, tools) = tools_of(doc, None).unwrap();
+        (shape, tools.into_iter().map(|(p, _)| p).collect())
+    }
+
+    #[test]
+    fn every_input_layout_is_found_with_its_pointers() {
+        let decl = json!({"name": "a", "parameters": {"type": "OBJECT", "properties": {}}});
+        assert_eq!(
+            pointers(&json!([{"functionDeclarations": [decl.clone(), decl.clone()]}])),
+            (
+                Shape::Gemini,
+                vec![
+                    "/0/functionDeclarations/0".into(),
+                    "/0/functionDeclarations/1".into()
+                ]
+            )
+        );
+        assert_eq!(
+            pointers(&json!({"functionDeclarations": [decl.clone()]})),
+            (Shape::Gemini, vec!["/functionDeclarations/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"tools": [{"functionDeclarations": [decl]}]})),
+            (
+                Shape::Gemini,
+                vec!["/tools/0/functionDeclarations/0".into()]
+            )
+        );
+        let mcp = json!({"name": "a", "inputSchema": {"type": "object"}});
+        assert_eq!(
+            pointers(&json!({"tools": [mcp.clone()]})),
+            (Shape::Mcp, vec!["/tools/0".into()])
+        );
+        assert_eq!(
+            pointers(&json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [mcp]}})),
+            (Shape::Mcp, vec!["/result/tools/0".into()])
+        );
+        let chat = json!({"type": "function", "function": {"name": "a", "parameters": {}}});
+        assert_eq!(pointers(&json!([chat])).0, Shape::OpenaiChat);
+        let resp = json!({"type": "function", "name": "a", "parameters": {}});
+        assert_eq!(pointers(&json!([resp])).0, Shape::OpenaiResponses);
+        let anth = json!({"name": "a", "input_schema": {}});
+        assert_eq!(pointers(&json!([anth])).0, Shape::Anthropic);
+        assert!(tools_of(&json!("x"), None).is_err());
+        assert!(tools_of(&json!([]), None).is_err());
+    }
+
+    #[test]
+    fn names_are_made_valid() {
+        assert_eq!(snake_name("oldText"), "old_text");
+        assert_eq!(snake_name("list-files"), "list_files");
+        assert_eq!(snake_name("2fa"), "n2fa");
+        assert_eq!(snake_name("HTTPGet"), "httpget");
+        assert!(valid_name("git_status") && !valid_name("gitStatus") && !valid_name(""));
+    }
+
+    #[test]
+    fn template_syntax_in_descriptions_is_kept_raw() {
+        assert_eq!(template("plain"), "\"plain\"");
+        assert_eq!(template("a {{ b }}"), "\"{% raw %}a {{ b }}{% endraw %}\"");
+        assert_eq!(key("on"), "\"on\"");
+        assert_eq!(key("path"), "path");
+    }
+
+    #[test]
+    fn a_strict_array_maps_nullable_required_fields_to_optional() {
+        let doc = json!([{"type": "function", "function": {"name": "t", "strict": true, "parameters": {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "description": "A."},
+                "b": {"type": ["integer", "null"], "description": "B."},
+                "c": {"type": ["string", "null"], "enum": ["x", "y", null], "description": "C."}
+            },
+            "required": ["a", "b", "c"],
+            "additionalProperties": false
+        }}}]);
+        let imp = import(
+            &doc,
+            &Options {
+                role: "main".into(),
+                shape: None,
+                source: "t".into(),
+            },
+        )
+        .unwrap();
+        assert!(imp.strict);
+        assert!(imp.notes.is_empty(), "{:?}", imp.notes);
+        let tool = imp.files.iter().find(|f| f.path == "tools/t.yaml").unwrap();
+        assert!(tool.text.contains("required: [a]\n"), "{}", tool.text);
+        assert!(
+            tool.text.contains("type: enum\n    values: [\"x\", \"y\"]"),
+            "{}",
+            tool.text
+        );
+        let surface = &imp.files[0].text;
+        assert!(
+            surface.contains("chat: { dialect: openai-chat, strict: true }"),
+            "{surface}"
+        );
     }
 }

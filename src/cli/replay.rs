@@ -269,13 +269,76 @@ fn place(call: &transcript::CallEvent<'_>) -> String {
     }
 }
 
-/// Replay `paths` against the targets. Streaming: one call at a time.
+/// Replay `paths` against the targets. Streaming: one call at a time per file; files are
+/// spread over the machine's cores (a call's answer depends on nothing but the call), and the
+/// results are merged in file order, so counts and examples do not depend on scheduling.
 pub fn replay_pair(
     paths: &[PathBuf],
     targets: &Targets<'_>,
     examples: usize,
 ) -> anyhow::Result<Replay> {
     let files = transcript_files(paths)?;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len())
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Finished files wait here until every earlier one is merged, so at most a few per-file
+    // results are held at once and the merge order is the file order.
+    let merged = std::sync::Mutex::new(Merge {
+        total: Replay {
+            from: targets.has_from().then(Outcome::default),
+            ..Replay::default()
+        },
+        waiting: std::collections::BTreeMap::new(),
+        next: 0,
+        error: None,
+    });
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let r = replay_file(file, targets, examples);
+                    let Ok(mut guard) = merged.lock() else { break };
+                    let m = &mut *guard;
+                    m.waiting.insert(i, r);
+                    while let Some(r) = m.waiting.remove(&m.next) {
+                        m.next += 1;
+                        match r {
+                            Ok(r) => m.total.absorb(r, examples),
+                            Err(e) => {
+                                if m.error.is_none() {
+                                    m.error = Some(e);
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let m = merged
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a replay worker panicked"))?;
+    match m.error {
+        Some(e) => Err(e),
+        None => Ok(m.total),
+    }
+}
+
+/// The replay so far and the files finished out of order.
+struct Merge {
+    total: Replay,
+    waiting: std::collections::BTreeMap<usize, anyhow::Result<Replay>>,
+    next: usize,
+    error: Option<anyhow::Error>,
+}
+
+/// One file's replay.
+fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::Result<Replay> {
+    let files = [file];
     let mut r = Replay {
         from: targets.has_from().then(Outcome::default),
         ..Replay::default()
@@ -284,20 +347,20 @@ pub fn replay_pair(
         let Event::Call(call) = event else { return };
         let (to, from) = targets.for_format(call.format);
         let text = call.arguments.text();
-        let got = to.check(call.name, text);
+        let got = to.verdict(call.name, text);
         let example = || place(&call);
         r.to.count(&got, call.name, example, examples);
         let (Some(from), Some(fo)) = (from, r.from.as_mut()) else {
             return;
         };
-        let old = from.check(call.name, text);
+        let old = from.verdict(call.name, text);
         fo.count(&old, call.name, example, examples);
-        if let (Ok(_), Err(new)) = (&old, &got) {
-            if new.kind == CallErrorKind::Retired {
-                // Deliberate, and answered with guidance: not a break (as `diff` rules).
-                r.retired_since += 1;
-                return;
-            }
+        if let (Ok(_), Err(new)) = (&old, &got)
+            && new.kind == CallErrorKind::Retired
+        {
+            // Deliberate, and answered with guidance: not a break (as `diff` rules).
+            r.retired_since += 1;
+            return;
         }
         if let (Ok(old), Err(new)) = (&old, &got) {
             r.broken_calls += 1;
@@ -322,6 +385,54 @@ pub fn replay_pair(
     };
     r.read = transcript::read_files(&files, &mut sink)?;
     Ok(r)
+}
+
+impl Outcome {
+    /// Add a later file's outcome (groups keep their first examples).
+    fn absorb(&mut self, o: Outcome, keep: usize) {
+        self.calls += o.calls;
+        self.as_is += o.as_is;
+        for (k, (t, n)) in o.via_alias {
+            self.via_alias.entry(k).or_insert_with(|| (t, 0)).1 += n;
+        }
+        for (k, (m, n)) in o.retired {
+            self.retired.entry(k).or_insert_with(|| (m, 0)).1 += n;
+        }
+        for (k, n) in o.unknown {
+            *self.unknown.entry(k).or_default() += n;
+        }
+        for (k, g) in o.refused {
+            let mine = self.refused.entry(k).or_insert_with(|| Group {
+                kind: g.kind.clone(),
+                ..Group::default()
+            });
+            mine.calls += g.calls;
+            let room = keep.saturating_sub(mine.examples.len());
+            mine.examples.extend(g.examples.into_iter().take(room));
+        }
+    }
+}
+
+impl Replay {
+    /// Add a later file's replay.
+    fn absorb(&mut self, r: Replay, keep: usize) {
+        self.read.absorb(r.read);
+        self.to.absorb(r.to, keep);
+        if let (Some(mine), Some(theirs)) = (self.from.as_mut(), r.from) {
+            mine.absorb(theirs, keep);
+        }
+        for (k, (n, b)) in r.breaks {
+            let mine = self.breaks.entry(k).or_default();
+            mine.0 += n;
+            let room = keep.saturating_sub(mine.1.len());
+            mine.1.extend(b.into_iter().take(room));
+        }
+        self.broken_calls += r.broken_calls;
+        self.retired_since += r.retired_since;
+        for (k, n) in r.break_keys {
+            *self.break_keys.entry(k).or_default() += n;
+        }
+    }
 }
 
 /// How many of `r`'s breaks a diff finding explains. `id` is `rule/role/tool[/action]/field…`

@@ -100,7 +100,7 @@ struct NameInfo {
 enum ActionOf {
     None,
     Fixed(u32),
-    Selector(String),
+    Selector(std::rc::Rc<str>),
 }
 
 #[derive(Clone)]
@@ -108,7 +108,7 @@ enum WriteRule {
     Never,
     Always,
     /// Writes unless the action (by name) is read-only.
-    UnlessReadOnly(Vec<String>),
+    UnlessReadOnly(std::rc::Rc<[String]>),
 }
 
 /// A call waiting for its result.
@@ -126,7 +126,7 @@ struct ThreadState {
     firsts: Vec<((u32, Option<u32>), u32)>,
     pending: VecDeque<Pending>,
     /// The previous call: tool name id, its argument keys, whether its result was an error.
-    last: Option<(u32, Vec<Box<str>>, u64)>,
+    last: Option<(u32, Vec<u64>, u64)>,
     last_error: bool,
     /// Line of the previous call (for examples).
     last_line: u64,
@@ -216,7 +216,7 @@ impl Usage {
                         self.objects.insert(tool_id, t.object.clone());
                         let action = match (fixed, &t.selector) {
                             (Some(a), _) => ActionOf::Fixed(self.intern_action(&a)),
-                            (None, Some(s)) => ActionOf::Selector(s.name.clone()),
+                            (None, Some(s)) => ActionOf::Selector(s.name.as_str().into()),
                             (None, None) => ActionOf::None,
                         };
                         let on_files = t.object.contains("file") || t.freeform.is_some();
@@ -232,7 +232,7 @@ impl Usage {
                             if read_only.len() == t.actions.len() {
                                 WriteRule::Never
                             } else {
-                                WriteRule::UnlessReadOnly(read_only)
+                                WriteRule::UnlessReadOnly(read_only.into())
                             }
                         };
                         NameInfo {
@@ -278,11 +278,18 @@ impl Usage {
     fn on_call(&mut self, call: &CallEvent<'_>, ir: Option<&Ir>) {
         let info = self.info(call.name, ir);
         let text = call.arguments.text();
-        let keys = argument_keys(text);
+        let selector = match &info.action {
+            ActionOf::Selector(sel) => Some(&**sel),
+            _ => None,
+        };
+        let Read {
+            keys,
+            selector: selected,
+        } = read_members(text, selector);
         let action = match &info.action {
             ActionOf::None => None,
             ActionOf::Fixed(a) => Some(*a),
-            ActionOf::Selector(sel) => selector_value(text, sel).map(|a| self.intern_action(&a)),
+            ActionOf::Selector(_) => selected.map(|a| self.intern_action(&a)),
         };
         let writes = match &info.writes {
             WriteRule::Never => false,
@@ -328,8 +335,10 @@ impl Usage {
             t.last_line = call.line;
             (prev, err)
         };
-        if let Some((prev, prev_keys, _)) = previous {
-            if prev != raw_id {
+        if let Some((prev, prev_keys, _)) = previous
+            && prev != raw_id
+        {
+            {
                 if last_error {
                     let s = self
                         .signals
@@ -411,23 +420,58 @@ impl Usage {
     }
 }
 
-/// Top-level keys of an arguments text (empty when it is not a JSON object).
-fn argument_keys(text: &str) -> Vec<Box<str>> {
-    #[derive(serde::Deserialize)]
-    #[serde(transparent)]
-    struct Keys<'a>(#[serde(borrow)] BTreeMap<std::borrow::Cow<'a, str>, serde::de::IgnoredAny>);
-    match serde_json::from_str::<Keys<'_>>(text) {
-        Ok(k) => k.0.into_keys().map(|k| Box::from(&*k)).collect(),
-        Err(_) => Vec::new(),
+/// What `usage` reads of an arguments text in one pass: its top-level keys (as FNV-1a hashes,
+/// for the overlap test) and the string value of the selector field, if asked for.
+struct Members<'s> {
+    selector: Option<&'s str>,
+}
+
+#[derive(Default)]
+struct Read {
+    keys: Vec<u64>,
+    selector: Option<String>,
+}
+
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Members<'_> {
+    type Value = Read;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Read, D::Error> {
+        d.deserialize_map(self)
     }
 }
 
-/// The string value of `selector` in an arguments text.
-fn selector_value(text: &str, selector: &str) -> Option<String> {
-    let v: HashMap<std::borrow::Cow<'_, str>, &serde_json::value::RawValue> =
-        serde_json::from_str(text).ok()?;
-    let raw = v.get(selector)?;
-    serde_json::from_str::<String>(raw.get()).ok()
+impl<'de> serde::de::Visitor<'de> for Members<'_> {
+    type Value = Read;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an arguments object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Read, A::Error> {
+        let mut out = Read::default();
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            out.keys.push(fnv1a(&k));
+            if self.selector == Some(&*k) {
+                let v: serde_json::Value = map.next_value()?;
+                out.selector = v.as_str().map(str::to_owned);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Keys and selector value of an arguments text (nothing when it is not a JSON object).
+fn read_members(text: &str, selector: Option<&str>) -> Read {
+    use serde::de::DeserializeSeed as _;
+    let mut de = serde_json::Deserializer::from_str(text);
+    Members { selector }
+        .deserialize(&mut de)
+        .unwrap_or_default()
 }
 
 /// Read the transcripts and compute the usage.

@@ -254,16 +254,17 @@ fn thread_calls(
             error,
         });
         // A look-alike follows now and then, with the same arguments.
-        if calls.len() < count && rng.chance(15) {
-            if let Some(other) = look_alike(ir, tools, tool) {
-                calls.push(GenCall {
-                    id: format!("call_{thread}_{}", calls.len()),
-                    name: other.name.clone(),
-                    arguments,
-                    freeform: None,
-                    error: false,
-                });
-            }
+        if calls.len() < count
+            && rng.chance(15)
+            && let Some(other) = look_alike(ir, tools, tool)
+        {
+            calls.push(GenCall {
+                id: format!("call_{thread}_{}", calls.len()),
+                name: other.name.clone(),
+                arguments,
+                freeform: None,
+                error: false,
+            });
         }
     }
     calls
@@ -352,7 +353,7 @@ fn value_for(name: &str, ty: &Type, rng: &mut Rng) -> Value {
             let hi = maximum.unwrap_or(lo + 60.0).max(lo);
             json!(lo + (hi - lo) * (n as f64 / 1000.0))
         }
-        Type::Boolean => json!(n % 2 == 0),
+        Type::Boolean => json!(n.is_multiple_of(2)),
         Type::Enum { values } => json!(values[n as usize % values.len().max(1)]),
         Type::Array {
             items,
@@ -402,6 +403,8 @@ fn chat_messages(calls: &[GenCall]) -> Vec<Value> {
     out
 }
 
+/// One arm per layout, each the few lines that layout is made of: kept together so the formats
+/// can be compared side by side (and with the reader's module doc).
 fn write_thread(
     w: &mut impl Write,
     layout: Layout,

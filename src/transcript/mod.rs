@@ -151,6 +151,20 @@ pub struct ReadSummary {
 pub const MALFORMED_LISTED: usize = 50;
 
 impl ReadSummary {
+    /// Add a later file's summary.
+    pub fn absorb(&mut self, s: ReadSummary) {
+        self.files += s.files;
+        self.lines += s.lines;
+        self.calls += s.calls;
+        self.results += s.results;
+        for (k, v) in s.formats {
+            *self.formats.entry(k).or_default() += v;
+        }
+        self.malformed_count += s.malformed_count;
+        let room = MALFORMED_LISTED.saturating_sub(self.malformed.len());
+        self.malformed.extend(s.malformed.into_iter().take(room));
+    }
+
     fn malformed(&mut self, file: &str, line: u64, reason: String) {
         self.malformed_count += 1;
         if self.malformed.len() < MALFORMED_LISTED {
@@ -254,30 +268,20 @@ fn text_is_error(text: &str) -> bool {
 }
 
 /// Whether a raw result value reads as an error: a string starting with `error`, a Codex
-/// output object with a non-zero `metadata.exit_code`, or a block list whose first text does.
+/// output (a JSON text in a string) whose `metadata.exit_code` is not 0, or a block list whose
+/// first text does. Read from the raw JSON without unescaping where the raw form decides it.
 fn raw_is_error(raw: &RawValue) -> bool {
     let s = raw.get();
-    if s.starts_with('"') {
-        let Some(text) = string_of(raw) else {
-            return false;
-        };
-        if text.trim_start().starts_with('{') {
-            #[derive(Deserialize)]
-            struct Meta {
-                exit_code: Option<i64>,
-            }
-            #[derive(Deserialize)]
-            struct CodexOutput {
-                metadata: Option<Meta>,
-            }
-            if let Ok(out) = serde_json::from_str::<CodexOutput>(&text) {
-                return out
-                    .metadata
-                    .and_then(|m| m.exit_code)
-                    .is_some_and(|c| c != 0);
-            }
+    if let Some(body) = s.strip_prefix('"') {
+        let body = body.trim_start();
+        if body.starts_with('{') {
+            // Codex: `{"output":…,"metadata":{"exit_code":N,…}}`, escaped inside the string.
+            return codex_exit_code(body).is_some_and(|c| c != 0);
         }
-        return text_is_error(&text);
+        if !body.starts_with('\\') {
+            return text_is_error(body);
+        }
+        return string_of(raw).is_some_and(|t| text_is_error(&t));
     }
     if s.starts_with('[') {
         #[derive(Deserialize)]
@@ -293,6 +297,18 @@ fn raw_is_error(raw: &RawValue) -> bool {
         }
     }
     false
+}
+
+/// The `exit_code` of a Codex function output, from its escaped JSON text.
+fn codex_exit_code(escaped: &str) -> Option<i64> {
+    const KEY: &str = "\\\"exit_code\\\":";
+    let at = escaped.rfind(KEY)? + KEY.len();
+    let digits: String = escaped[at..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
 }
 
 /// Where a parsed line's events go: the thread naming and the callback.
