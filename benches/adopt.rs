@@ -49,9 +49,11 @@ fn transcript(root: &Path) -> (PathBuf, u64, u64) {
     (dir.join("transcripts"), g.calls, g.bytes)
 }
 
-/// Run the binary; wall seconds and peak RSS in MiB (wait4's ru_maxrss, KiB on Linux).
+/// Run the binary; wall seconds, peak RSS in MiB (wait4's ru_maxrss, KiB on Linux), exit code
+/// and CPU seconds (user + system: the rate per CPU second does not depend on how loaded the
+/// machine is, the wall-clock rate does).
 #[allow(clippy::zombie_processes)] // reaped by wait4, which also reports its peak RSS
-fn run(args: &[&str]) -> (f64, f64, i32) {
+fn run(args: &[&str]) -> (f64, f64, i32, f64) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_toolsurface"))
         .args(args)
@@ -73,24 +75,32 @@ fn run(args: &[&str]) -> (f64, f64, i32) {
     } else {
         -1
     };
-    (secs, usage.ru_maxrss as f64 / 1024.0, code)
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let cpu = tv(usage.ru_utime) + tv(usage.ru_stime);
+    (secs, usage.ru_maxrss as f64 / 1024.0, code, cpu)
 }
 
-fn measure(name: &str, args: &[&str], calls: u64, ok_codes: &[i32]) -> (f64, f64, f64) {
+fn measure(name: &str, args: &[&str], calls: u64, ok_codes: &[i32]) -> (f64, f64, f64, f64) {
     let mut rates = Vec::new();
+    let mut cpu_rates = Vec::new();
     let mut rss: f64 = 0.0;
     for _ in 0..RUNS {
-        let (secs, peak, code) = run(args);
+        let (secs, peak, code, cpu) = run(args);
         assert!(ok_codes.contains(&code), "{name}: exit {code}");
         rates.push(calls as f64 / secs);
+        cpu_rates.push(calls as f64 / cpu.max(1e-9));
         rss = rss.max(peak);
     }
+    cpu_rates.sort_by(f64::total_cmp);
+    let per_cpu = cpu_rates[cpu_rates.len() / 2];
     let max = rates.iter().cloned().fold(f64::MIN, f64::max);
     let min = rates.iter().cloned().fold(f64::MAX, f64::min);
     rates.sort_by(f64::total_cmp);
     let median = rates[rates.len() / 2];
-    println!("{name}: {median:.0} calls/s (min {min:.0}, max {max:.0}), peak RSS {rss:.1} MiB");
-    (median, (max - min) / 2.0, rss)
+    println!(
+        "{name}: {median:.0} calls/s (min {min:.0}, max {max:.0}), {per_cpu:.0} calls per CPU second, peak RSS {rss:.1} MiB"
+    );
+    (median, (max - min) / 2.0, rss, per_cpu)
 }
 
 fn main() {
@@ -136,6 +146,8 @@ fn main() {
     let rows = serde_json::json!({
         "usage_calls_per_s": {"value": usage.0.round(), "spread": usage.1.round(), "target": ">= 500000"},
         "replay_calls_per_s": {"value": replay.0.round(), "spread": replay.1.round(), "target": ">= 500000"},
+        "usage_calls_per_cpu_s": {"value": usage.3.round()},
+        "replay_calls_per_cpu_s": {"value": replay.3.round()},
         "usage_peak_rss_mib": {"value": (usage.2 * 10.0).round() / 10.0},
         "replay_peak_rss_mib": {"value": (replay.2 * 10.0).round() / 10.0},
         "adopt_transcript_calls": {"value": calls},
