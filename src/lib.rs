@@ -17,6 +17,8 @@ pub use toolsurface_macros::surface;
 pub mod call_check;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
+pub mod examples_check;
 pub mod host;
 #[cfg(feature = "cli")]
 pub mod mcp;

@@ -114,7 +114,33 @@ pub struct Family {
     pub strict: bool,
     /// Publishes the tools declared for this other family.
     pub like: Option<String>,
+    /// Which optional tool keys this family publishes (examples, output schemas).
+    pub publish: Publish,
     pub span: Span,
+}
+
+/// A family's switches for the optional keys of `docs/published-bytes.md` ("Examples and
+/// output schemas"). Defaults: Anthropic publishes `input_examples`; nothing else is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Publish {
+    /// Anthropic `input_examples` (only meaningful for the anthropic dialect).
+    pub input_examples: bool,
+    /// The examples rendered into the tool description (`Examples:` lines), any dialect.
+    pub examples_in_description: bool,
+    /// Responses `output_schema` / Gemini `responseJsonSchema` (MCP always publishes
+    /// `outputSchema`).
+    pub output_schema: bool,
+}
+
+impl Publish {
+    /// The defaults for a family of `dialect`.
+    pub fn default_for(dialect: Dialect) -> Publish {
+        Publish {
+            input_examples: dialect == Dialect::Anthropic,
+            examples_in_description: false,
+            output_schema: false,
+        }
+    }
 }
 
 /// The bool traits the runtime reads through `CallInfo` (`is_parallel_safe`, `is_follow_up`,
@@ -198,6 +224,8 @@ pub struct Tool {
     /// Declaration order (= published enum order).
     pub actions: Vec<Action>,
     pub freeform: Option<Freeform>,
+    /// MCP `icons` (YAML `icon:`).
+    pub icon: Option<Icon>,
     /// The tool's file.
     pub span: Span,
 }
@@ -305,7 +333,60 @@ pub struct Action {
     pub forbidden_with: Vec<Forbidden>,
     /// Every trait of the vocabulary, resolved (action value, else tool value, else default).
     pub traits: BTreeMap<String, TraitValue>,
+    /// Example argument objects, as a model would send them (the selector first when the
+    /// tool has one). Checked by `toolsurface check` with `Call::parse`'s rules.
+    pub examples: Vec<Example>,
+    /// What the action returns (its own `output:`, else the tool's); `None` when undeclared.
+    pub output: Option<OutputType>,
     pub span: Span,
+}
+
+/// One example call's arguments, with where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    /// A JSON object; key order as written, the selector first.
+    pub arguments: serde_json::Value,
+    pub span: Span,
+}
+
+/// A declared result shape: the field language of `fields:` for what a tool returns, plus
+/// `nullable` (results carry `null` for "not applicable", arguments never do).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputType {
+    pub kind: OutputKind,
+    /// Plain text (not a template: the result is the same on every surface). May be empty.
+    pub description: String,
+    /// `null` is also allowed.
+    pub nullable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum OutputKind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Enum(Vec<String>),
+    /// `None`: items of any JSON type (e.g. SQL cells).
+    Array(Option<Box<OutputType>>),
+    /// Closed (no other keys) when properties are declared; any object when none are.
+    Object(Vec<OutputProperty>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputProperty {
+    pub name: String,
+    pub ty: OutputType,
+    pub required: bool,
+}
+
+/// An MCP icon (`icons: [{src, mimeType?, sizes?, theme?}]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Icon {
+    pub src: String,
+    pub mime_type: Option<String>,
+    pub sizes: Vec<String>,
+    pub theme: Option<String>,
 }
 
 impl Action {

@@ -268,7 +268,7 @@ fn mcp_annotations_use_declared_traits() {
     // jobs: not all read_only; `idempotent` declared but `start` lacks it; local route.
     assert_eq!(
         t[1]["annotations"],
-        json!({"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false})
+        json!({"title":"Jobs","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false})
     );
     assert_eq!(t[1]["title"], "Jobs");
     // patch runs on the thread's host: open world.

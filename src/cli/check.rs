@@ -67,8 +67,14 @@ pub fn compile_dir_with_warnings(
             dir.display()
         );
     }
-    let folder = compile_folder(dir, &dir.display().to_string())
+    let mut folder = compile_folder(dir, &dir.display().to_string())
         .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    // Examples are decoded with Call::parse's rules (src/examples_check.rs).
+    if let Some(ir) = &folder.compiled.ir {
+        let found = crate::examples_check::check_examples(ir);
+        folder.compiled.diagnostics.extend(found);
+        toolsurface_compiler::load::sort_diagnostics(&mut folder.compiled.diagnostics);
+    }
     if !folder.compiled.diagnostics.is_empty() {
         let mut err = std::io::stderr().lock();
         err.write_all(folder.report().as_bytes())?;

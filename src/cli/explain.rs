@@ -365,6 +365,18 @@ fn describe_action(
             traits.join(", ")
         }
     );
+    for example in &action.examples {
+        let _ = writeln!(out, "{pad}example: {}", example.arguments);
+    }
+    if action.examples.is_empty() {
+        let _ = writeln!(out, "{pad}example: (none)");
+    }
+    let schema = toolsurface_compiler::emit::action_output_schema(tool, action.name.as_deref());
+    let _ = writeln!(
+        out,
+        "{pad}output: {}",
+        schema.as_deref().unwrap_or("(not declared)")
+    );
 }
 
 fn nested_text(
@@ -475,6 +487,31 @@ mod tests {
             family: family.map(Into::into),
             dir: PathBuf::new(),
         }
+    }
+
+    #[test]
+    fn examples_and_output_schemas_are_shown() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
+        let sources = toolsurface_compiler::read_dir(&dir).unwrap();
+        let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
+        let text = explain(&ir, &args("shell_session", None, None)).unwrap();
+        assert!(
+            text.contains(
+                "    example: {\"action\":\"resize\",\"session_id\":3,\"cols\":120,\"rows\":40}\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "    output: {\"type\":\"object\",\"description\":\"The new terminal size.\""
+            ),
+            "{text}"
+        );
+        let text = explain(&ir, &args("read_file", None, None)).unwrap();
+        assert!(text.contains("  output: (not declared)\n"), "{text}");
+        // The good fixture has no examples: said so.
+        let text = explain(&self::tests::ir(), &args("shell_session", None, None)).unwrap();
+        assert!(text.contains("    example: (none)\n"), "{text}");
     }
 
     #[test]

@@ -525,16 +525,28 @@ impl Progress {
     }
 }
 
-/// A runtime result as an MCP tool result: the text as one text block, the structured part
-/// (when it is a JSON object) as `structuredContent`, `isError` as the runtime says.
+/// A runtime result as an MCP tool result: the text as the first text block; the structured
+/// part (when it is a JSON object) as `structuredContent` and, as the MCP spec asks of a
+/// tool with an `outputSchema`, serialized (compact JSON) as a second text block; `isError`
+/// as the runtime says.
+///
+/// The prose block stays first, beside the JSON rather than replaced by it: clients that
+/// forward only the first block, or only text, to the model keep the wording the runtime
+/// writes for a model (cut output marked, the next call to make), which the bare facts do not
+/// carry; clients that read text for data find the JSON in its own block, byte for byte
+/// `structuredContent`.
 pub fn to_call_tool_result(result: ToolResult) -> CallToolResult {
-    let content = vec![ContentBlock::text(result.text)];
+    let structured = result.structured.filter(serde_json::Value::is_object);
+    let mut content = vec![ContentBlock::text(result.text)];
+    if let Some(v) = &structured {
+        content.push(ContentBlock::text(v.to_string()));
+    }
     let mut out = if result.is_error {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
     };
-    out.structured_content = result.structured.filter(serde_json::Value::is_object);
+    out.structured_content = structured;
     out.is_error = Some(result.is_error);
     out
 }
@@ -747,7 +759,20 @@ mod tests {
             Some(serde_json::json!({"exit_code": 0}))
         );
         assert_eq!(r.is_error, Some(false));
-        assert_eq!(ok(Some(serde_json::json!([1]))).structured_content, None);
+        // The prose first, then the serialized structured content.
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["content"][0]["text"], "done");
+        assert_eq!(v["content"][1]["text"], r#"{"exit_code":0}"#);
+        assert_eq!(v["content"].as_array().unwrap().len(), 2);
+        let array = ok(Some(serde_json::json!([1])));
+        assert_eq!(array.structured_content, None);
+        assert_eq!(
+            serde_json::to_value(&array).unwrap()["content"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     /// One JSON-RPC exchange over an in-memory pipe: what a stdio client sees.

@@ -88,6 +88,7 @@ pub async fn run(
     for (result, (id, _, _)) in results.iter().zip(batch) {
         assert_eq!(result.call_id, *id, "results in call order");
     }
+    assert_conforms(host, batch, &results);
     results
 }
 
@@ -123,4 +124,64 @@ pub fn write(path: &Path, content: &str) {
         std::fs::create_dir_all(parent).unwrap();
     }
     std::fs::write(path, content).unwrap();
+}
+
+/// The standard definitions' IR (tool-defs/), compiled once, for the conformance check.
+fn standard_ir() -> &'static toolsurface_compiler::Ir {
+    static IR: std::sync::OnceLock<toolsurface_compiler::Ir> = std::sync::OnceLock::new();
+    IR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
+        let sources = toolsurface_compiler::read_dir(&root).unwrap();
+        toolsurface_compiler::compile(&sources).ir.unwrap()
+    })
+}
+
+/// Output-schema conformance: a successful result of a call whose tool action declares
+/// `output:` must carry structured content that the declared schema accepts. Every result the
+/// host tests produce through [`run`] passes here, so a tool returning something its schema
+/// does not allow fails the test that called it. Returns how many results were validated.
+pub fn assert_conforms(
+    host: &StandardHost,
+    batch: &[(&str, &str, &str)],
+    results: &[ToolResult],
+) -> usize {
+    let ir = standard_ir();
+    let skills: Vec<&str> = host.active_skills().iter().map(|s| s.as_str()).collect();
+    let checker =
+        toolsurface::call_check::CallChecker::new(ir, host.role().as_str(), host.family().as_str())
+            .and_then(|c| c.with_skills(&skills))
+            .unwrap();
+    let mut validated = 0;
+    for (result, (_, name, arguments)) in results.iter().zip(batch) {
+        if result.is_error {
+            continue;
+        }
+        let Ok(checked) = checker.check(name, *arguments) else {
+            continue;
+        };
+        let tool = ir.tool(checked.tool).unwrap();
+        let Some(schema) = toolsurface_compiler::emit::action_output_schema(tool, checked.action)
+        else {
+            continue;
+        };
+        let schema: serde_json::Value = serde_json::from_str(&schema).unwrap();
+        let structured = result.structured.as_ref().unwrap_or_else(|| {
+            panic!(
+                "{name} declares an output but returned no structured result: {}",
+                result.text
+            )
+        });
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(structured)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{name} {arguments}: structured result does not conform to its declared output:\n{}\nresult: {structured}",
+            errors.join("\n")
+        );
+        validated += 1;
+    }
+    validated
 }

@@ -213,6 +213,28 @@ def test_shell_echo(transport: str, tmp_path: Path) -> None:
     run(scenario())
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_structured_results_conform_and_are_also_serialized(transport: str, tmp_path: Path) -> None:
+    """The client validates structuredContent against the tool's outputSchema itself (a
+    non-conforming result raises in call_tool); the JSON is also the second text block."""
+
+    async def scenario() -> None:
+        async with connect(transport, tmp_path) as (client, _):
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["shell"].output_schema is not None
+            result = await client.call_tool("shell", {"command": "echo hi; exit 4"})
+            assert result.is_error is False, text(result)
+            assert result.structured_content["exit_code"] == 4
+            blocks = [c.text for c in result.content if isinstance(c, types.TextContent)]
+            assert len(blocks) == 2, blocks
+            assert "Exit code: 4" in blocks[0]
+            assert json.loads(blocks[1]) == result.structured_content
+            listed = await client.call_tool("shell_session", {"action": "list"})
+            assert listed.structured_content == {"sessions": []}
+
+    run(scenario())
+
+
 def session_id_of(result: types.CallToolResult) -> int:
     structured = result.structured_content or {}
     if "session_id" in structured:

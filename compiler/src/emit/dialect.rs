@@ -4,9 +4,9 @@
 
 use crate::ir::{Dialect, Family, Ir, Route, Tool, TraitValue};
 
-use super::EmitError;
 use super::json::Json;
 use super::schema::{self, Style, Texts};
+use super::{EmitError, extras};
 
 /// One tool in `dialect`, key order as documented in `docs/published-bytes.md`.
 pub(crate) fn tool(
@@ -15,6 +15,7 @@ pub(crate) fn tool(
     dialect: Dialect,
     texts: &Texts<'_>,
     description: &str,
+    family_sha256: Option<&str>,
 ) -> Result<Json, EmitError> {
     let t = texts.tool;
     let name = Json::str(t.name.clone());
@@ -53,7 +54,15 @@ pub(crate) fn tool(
                 .with("name", name)
                 .with("description", desc)
                 .with("parameters", schema::parameters(texts, Style::JsonSchema)?)
-                .with("strict", Json::Bool(false)),
+                .with("strict", Json::Bool(false))
+                .with_opt(
+                    "output_schema",
+                    family
+                        .publish
+                        .output_schema
+                        .then(|| extras::output_schema(t))
+                        .flatten(),
+                ),
         },
         Dialect::Anthropic => Json::obj()
             .with("name", name)
@@ -61,6 +70,14 @@ pub(crate) fn tool(
             .with(
                 "input_schema",
                 schema::parameters(texts, Style::JsonSchema)?,
+            )
+            .with_opt(
+                "input_examples",
+                family
+                    .publish
+                    .input_examples
+                    .then(|| extras::examples(t))
+                    .flatten(),
             ),
         Dialect::Gemini => {
             // Gemini refuses an OBJECT with no properties: a tool without parameters leaves
@@ -72,13 +89,27 @@ pub(crate) fn tool(
                 .with("name", name)
                 .with("description", desc)
                 .with_opt("parameters", params)
+                .with_opt(
+                    "responseJsonSchema",
+                    family
+                        .publish
+                        .output_schema
+                        .then(|| extras::output_schema(t))
+                        .flatten(),
+                )
         }
-        Dialect::Mcp => Json::obj()
-            .with("name", name)
-            .with("title", Json::str(title(&t.name)))
-            .with("description", desc)
-            .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
-            .with("annotations", annotations(t).to_json()),
+        Dialect::Mcp => {
+            let title = title(&t.name);
+            Json::obj()
+                .with("name", name)
+                .with("title", Json::str(title.clone()))
+                .with("description", desc)
+                .with_opt("icons", t.icon.as_ref().map(extras::icons))
+                .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
+                .with_opt("outputSchema", extras::mcp_output_schema(t))
+                .with("annotations", annotations(t).to_json(&title))
+                .with_opt("_meta", family_sha256.map(|sha| extras::mcp_meta(t, sha)))
+        }
     })
 }
 
@@ -116,8 +147,9 @@ pub struct Annotations {
 }
 
 impl Annotations {
-    fn to_json(self) -> Json {
+    fn to_json(self, title: &str) -> Json {
         Json::obj()
+            .with("title", Json::str(title))
             .with("readOnlyHint", Json::Bool(self.read_only))
             .with("destructiveHint", Json::Bool(self.destructive))
             .with("idempotentHint", Json::Bool(self.idempotent))

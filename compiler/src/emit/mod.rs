@@ -6,6 +6,7 @@
 //! server), [`surfaces`] for every role × family in its own dialect.
 
 mod dialect;
+mod extras;
 mod json;
 mod schema;
 
@@ -14,11 +15,27 @@ use sha2::{Digest, Sha256};
 use crate::ir::{Dialect, Family, Ir, RenderedTool, SurfaceInstance};
 
 pub use dialect::{Annotations, annotations};
+pub use extras::META_PREFIX;
 pub use json::pretty;
 
 /// A type's JSON Schema without descriptions, as canonical JSON text (for the strict union).
 pub fn bare_type_schema(ty: &crate::ir::Type, path: &str) -> Result<String, EmitError> {
     schema::bare_schema(ty, path).map(|j| j.to_canonical())
+}
+
+/// The JSON Schema (canonical JSON) of what `action` of `tool` returns (`None` for a plain
+/// tool's single action), as its `output:` declares; `None` when it declares none. Hosts and
+/// tests validate structured results against it.
+pub fn action_output_schema(tool: &crate::ir::Tool, action: Option<&str>) -> Option<String> {
+    let a = tool.actions.iter().find(|a| a.name.as_deref() == action)?;
+    a.output
+        .as_ref()
+        .map(|o| extras::output_type_schema(o).to_canonical())
+}
+
+/// The tool's output schema as MCP publishes it (`outputSchema`), canonical JSON.
+pub fn tool_output_schema(tool: &crate::ir::Tool) -> Option<String> {
+    extras::mcp_output_schema(tool).map(|j| j.to_canonical())
 }
 
 /// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
@@ -240,6 +257,13 @@ fn emit_tool(
         return Err(EmitError::InvalidName(tool.name.clone()));
     }
     let description = rendered.description.trim();
+    let with_examples;
+    let description = if family.publish.examples_in_description {
+        with_examples = extras::description_with_examples(description, tool);
+        with_examples.as_str()
+    } else {
+        description
+    };
     let max = ir.limits.max_description_chars.min(MAX_DESCRIPTION_CHARS);
     let chars = description.chars().count();
     if chars > max {
@@ -250,7 +274,24 @@ fn emit_tool(
         });
     }
     let texts = schema::Texts { tool, rendered };
-    let json = dialect::tool(ir, family, dialect, &texts, description)?.to_canonical();
+    // MCP `_meta` names the hash of the tool in its family's own dialect (what the lock
+    // pins); a family whose own dialect is MCP names the tool's MCP bytes without `_meta`.
+    let family_sha256 = match dialect {
+        Dialect::Mcp => {
+            let own = dialect::tool(ir, family, family.dialect, &texts, description, None)?;
+            Some(sha256_hex(own.to_canonical().as_bytes()))
+        }
+        _ => None,
+    };
+    let json = dialect::tool(
+        ir,
+        family,
+        dialect,
+        &texts,
+        description,
+        family_sha256.as_deref(),
+    )?
+    .to_canonical();
     Ok(EmittedTool {
         name: tool.name.clone(),
         sha256: sha256_hex(json.as_bytes()),

@@ -70,6 +70,8 @@ fn action(
         exactly_one_of: Vec::new(),
         forbidden_with: Vec::new(),
         traits: traits(t),
+        examples: Vec::new(),
+        output: None,
         span: span(),
     }
 }
@@ -129,6 +131,7 @@ fn tools() -> Vec<Tool> {
             action(Some("resize"), &["session_id", "cols"], &["host_id"], &[]),
         ],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let write = Tool {
@@ -187,6 +190,7 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &["path"], &["mode", "opts", "dirs"], &[])],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let patch = Tool {
@@ -206,6 +210,7 @@ fn tools() -> Vec<Tool> {
             grammar: "start: \"*** Begin Patch\"\n".into(),
             span: span(),
         }),
+        icon: None,
         span: span(),
     };
     let introspect = Tool {
@@ -219,6 +224,7 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &[], &[], &[RO])],
         freeform: None,
+        icon: None,
         span: span(),
     };
     let mut v = vec![session, write, patch, introspect];
@@ -269,6 +275,7 @@ fn family(name: &str, dialect: Dialect, strict: bool, like: Option<&str>) -> Fam
         dialect,
         strict,
         like: like.map(str::to_owned),
+        publish: crate::ir::Publish::default_for(dialect),
         span: span(),
     }
 }
@@ -640,7 +647,14 @@ fn mcp_renders_for_any_family_with_trait_derived_annotations() {
         let keys: Vec<&String> = t.as_object().unwrap().keys().collect();
         assert_eq!(
             keys,
-            ["name", "title", "description", "inputSchema", "annotations"]
+            [
+                "name",
+                "title",
+                "description",
+                "inputSchema",
+                "annotations",
+                "_meta"
+            ]
         );
         assert_eq!(t["title"], "Shell session");
         // Strictness never leaks into mcp: optional fields are plain types.
@@ -648,14 +662,169 @@ fn mcp_renders_for_any_family_with_trait_derived_annotations() {
         // Not every action read-only; no destructive trait declared -> conservative.
         assert_eq!(
             t["annotations"],
-            json!({"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true})
+            json!({"title":"Shell session","readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":true})
         );
         let i = tool_json(&e, "introspect");
         assert_eq!(
             i["annotations"],
-            json!({"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false})
+            json!({"title":"Introspect","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false})
+        );
+        // _meta: the hash of the tool in the family's own dialect (what the lock pins) and
+        // every action's traits.
+        let own = surface(&ir, "side_chat", &f.name, None).unwrap();
+        let own_sha = &own.tool("shell_session").unwrap().sha256;
+        assert_eq!(t["_meta"]["io.toolsurface/sha256"], json!(own_sha));
+        assert_eq!(
+            t["_meta"]["io.toolsurface/traits"]["list"]["read_only"],
+            json!(true)
+        );
+        assert_eq!(
+            i["_meta"]["io.toolsurface/traits"]["read_only"],
+            json!(true),
+            "a plain tool's traits object is not keyed by action"
         );
     }
+}
+
+/// An example per action, outputs (one per action for shell_session, one tool-level for
+/// write_file) and an icon, then every switch on and off.
+fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
+    use crate::ir::{Example, Icon, OutputKind, OutputProperty, OutputType};
+    let mut ir = ir();
+    for f in &mut ir.families {
+        f.publish = publish;
+    }
+    let out = |props: &[(&str, OutputKind, bool)]| OutputType {
+        kind: OutputKind::Object(
+            props
+                .iter()
+                .map(|(n, k, nullable)| OutputProperty {
+                    name: (*n).to_owned(),
+                    ty: OutputType {
+                        kind: k.clone(),
+                        description: format!("the {n}"),
+                        nullable: *nullable,
+                    },
+                    required: true,
+                })
+                .collect(),
+        ),
+        description: String::new(),
+        nullable: false,
+    };
+    let idx = ir
+        .tools
+        .iter()
+        .position(|t| t.name == "shell_session")
+        .unwrap();
+    let t = &mut ir.tools[idx];
+    t.icon = Some(Icon {
+        src: "https://example.com/s.svg".into(),
+        mime_type: Some("image/svg+xml".into()),
+        sizes: vec!["any".into()],
+        theme: None,
+    });
+    for a in &mut t.actions {
+        let name = a.name.clone().unwrap();
+        a.examples = vec![Example {
+            arguments: json!({"action": name, "session_id": 3}),
+            span: span(),
+        }];
+        a.output = Some(if name == "list" {
+            out(&[("sessions", OutputKind::Array(None), false)])
+        } else {
+            out(&[
+                ("session_id", OutputKind::Integer, false),
+                ("exit_code", OutputKind::Integer, true),
+            ])
+        });
+    }
+    ir
+}
+
+#[test]
+fn examples_and_outputs_follow_the_family_switches() {
+    let on = crate::ir::Publish {
+        input_examples: true,
+        examples_in_description: true,
+        output_schema: true,
+    };
+    let ir = ir_with_extras(on);
+    let anthropic = surface(&ir, "side_chat", "anthropic", None).unwrap();
+    let t = tool_json(&anthropic, "shell_session");
+    assert_eq!(
+        t["input_examples"][0],
+        json!({"action":"poll","session_id":3})
+    );
+    assert_eq!(t["input_examples"].as_array().unwrap().len(), 4);
+    let desc = t["description"].as_str().unwrap();
+    assert!(
+        desc.ends_with("\n\nExamples:\n{\"action\":\"poll\",\"session_id\":3}\n{\"action\":\"wait\",\"session_id\":3}\n{\"action\":\"list\",\"session_id\":3}\n{\"action\":\"resize\",\"session_id\":3}"),
+        "{desc}"
+    );
+    let responses = surface(&ir, "side_chat", "responses", None).unwrap();
+    let r = tool_json(&responses, "shell_session");
+    let schema = &r["output_schema"];
+    assert_eq!(schema["type"], "object");
+    let any_of = schema["anyOf"].as_array().unwrap();
+    assert_eq!(any_of.len(), 2, "two distinct shapes, each once");
+    assert_eq!(
+        any_of[0]["properties"]["exit_code"]["type"],
+        json!(["integer", "null"])
+    );
+    assert_eq!(any_of[0]["additionalProperties"], false);
+    assert!(any_of[1]["properties"]["sessions"].get("items").is_none());
+    let gemini = surface(&ir, "side_chat", "gemini", None).unwrap();
+    assert_eq!(
+        tool_json(&gemini, "shell_session")["responseJsonSchema"],
+        *schema
+    );
+    let mcp = surface(&ir, "side_chat", "chat", Some(Dialect::Mcp)).unwrap();
+    let m = tool_json(&mcp, "shell_session");
+    assert_eq!(m["outputSchema"], *schema);
+    assert_eq!(
+        m["icons"],
+        json!([{"src":"https://example.com/s.svg","mimeType":"image/svg+xml","sizes":["any"]}])
+    );
+    let keys: Vec<&String> = m.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "title",
+            "description",
+            "icons",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+            "_meta"
+        ]
+    );
+    // A tool without a declared output has no output keys anywhere.
+    assert!(tool_json(&mcp, "write_file").get("outputSchema").is_none());
+
+    let off = surface(
+        &ir_with_extras(crate::ir::Publish::default()),
+        "side_chat",
+        "anthropic",
+        None,
+    )
+    .unwrap();
+    let t = tool_json(&off, "shell_session");
+    assert!(t.get("input_examples").is_none());
+    assert!(!t["description"].as_str().unwrap().contains("Examples:"));
+    let off = surface(
+        &ir_with_extras(crate::ir::Publish::default()),
+        "side_chat",
+        "responses",
+        None,
+    )
+    .unwrap();
+    assert!(
+        tool_json(&off, "shell_session")
+            .get("output_schema")
+            .is_none()
+    );
 }
 
 #[test]

@@ -198,6 +198,7 @@ fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
     for action in &tool.actions {
         check_action(action, tool, &fields, idx, &mut used, d);
     }
+    super::examples::check_examples(tool, d);
     if let Some(ff) = &tool.freeform {
         check_freeform(ff, tool, &fields, defs, idx, d);
     }

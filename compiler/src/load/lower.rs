@@ -51,6 +51,7 @@ fn lower_families(s: &SurfaceDef) -> Vec<Family> {
                 dialect: f.dialect?,
                 strict: f.strict,
                 like: f.like.as_ref().map(|l| l.v.clone()),
+                publish: f.publish,
                 span: f.name.span,
             })
         })
@@ -213,6 +214,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
                 .unwrap_or_default(),
             span: f.span,
         }),
+        icon: t.icon.clone(),
         span: Span::file_start(t.file),
     }
 }
@@ -276,6 +278,8 @@ fn lower_action(
             })
             .collect(),
         traits,
+        examples: super::examples::lower_examples(a, t.selector.as_ref().map(|s| s.name.as_str())),
+        output: a.output.clone().or_else(|| t.output.clone()),
         span: a.span,
     }
 }

@@ -14,8 +14,10 @@
 //!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
 //!   `selector-without-actions`, `actions-without-selector`, `no-actions`,
 //!   `selector-is-field`, `bad-exactly-one-of`, `bad-forbidden-with`, `unknown-trait`,
-//!   `bad-trait-value`, `bad-syntax`, `missing-grammar`, `freeform-family`;
-//!   warning `unused-field`.
+//!   `bad-trait-value`, `bad-syntax`, `missing-grammar`, `freeform-family`,
+//!   `example-action`, `bad-icon`;
+//!   warning `unused-field`. (`toolsurface check` adds `example-refused` and the warning
+//!   `no-example` from decoding every example with `Call::parse`'s rules.)
 //! - roles and skills: `unknown-tool`, `retired-tool`, `alias-not-tool`, `unknown-role`,
 //!   `extends-cycle`, `unknown-skill`, `resident-skill-tool`, `bad-budget`,
 //!   `duplicate-skill`, `empty-skill`; warnings `unused-tool`, `unused-skill`,
@@ -33,8 +35,10 @@ use crate::diag::{self, Diagnostic, FileId, SourceFile, Sources, Span};
 use crate::{Compiled, Severity};
 
 pub mod check;
+pub mod examples;
 pub mod lower;
 pub mod model;
+pub mod output;
 pub mod read;
 pub mod render;
 pub mod yaml;
@@ -58,7 +62,7 @@ pub fn compile(sources: &Sources) -> Compiled {
 
 /// Source order: file, line, column; errors before warnings at one place. Diagnostics
 /// without a span come first.
-fn sort_diagnostics(d: &mut [Diagnostic]) {
+pub fn sort_diagnostics(d: &mut [Diagnostic]) {
     d.sort_by(|a, b| {
         let key = |x: &Diagnostic| {
             (

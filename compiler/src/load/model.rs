@@ -44,6 +44,7 @@ pub struct FamilyDef {
     pub dialect: Option<Dialect>,
     pub strict: bool,
     pub like: Option<Sp<String>>,
+    pub publish: crate::ir::Publish,
 }
 
 #[derive(Debug)]
@@ -98,6 +99,9 @@ pub struct ToolDef {
     /// Actions of a selector tool; for a plain tool exactly one, named `None`.
     pub actions: Vec<ActionDef>,
     pub freeform: Option<FreeformDef>,
+    /// Tool-level `output:` (actions without their own inherit it).
+    pub output: Option<crate::ir::OutputType>,
+    pub icon: Option<crate::ir::Icon>,
 }
 
 #[derive(Debug)]
@@ -116,6 +120,8 @@ pub struct ActionDef {
     pub exactly_one_of: Vec<Vec<Sp<String>>>,
     pub forbidden_with: Vec<ForbiddenDef>,
     pub traits: Vec<(Sp<String>, Node)>,
+    pub examples: Vec<super::examples::ExampleDef>,
+    pub output: Option<crate::ir::OutputType>,
     pub span: Span,
 }
 
@@ -193,20 +199,31 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
+const FAMILY_KEYS: [&str; 6] = [
+    "dialect",
+    "strict",
+    "like",
+    "input_examples",
+    "examples_in_description",
+    "output_schema",
+];
+
 fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef> {
     let what = format!("family `{}`", name.v);
-    let f = Struct::read(node, &what, &["dialect", "strict", "like"], &["dialect"], d)?;
+    let f = Struct::read(node, &what, &FAMILY_KEYS, &["dialect"], d)?;
     let dialect = f.get("dialect").and_then(|n| read_dialect(n, d));
     let strict = f
         .get("strict")
         .and_then(|n| read::boolean(n, "strict", d))
         .unwrap_or(false);
     let like = f.get("like").and_then(|n| read::string(n, "like", d));
+    let publish = super::examples::read_publish(&f, dialect, d);
     Some(FamilyDef {
         name,
         dialect,
         strict,
         like,
+        publish,
     })
 }
 
@@ -559,6 +576,9 @@ const TOOL_KEYS: &[&str] = &[
     "forbidden_with",
     "freeform",
     "replaceable_by",
+    "examples",
+    "output",
+    "icon",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -602,7 +622,10 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .unwrap_or_default();
     let actions = read_actions(&t, &name, d);
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
+    let (output, icon) = super::examples::read_tool_extras(&t, &name, d);
     Some(ToolDef {
+        output,
+        icon,
         file,
         stem: stem.to_owned(),
         name,
@@ -738,14 +761,10 @@ fn read_actions(t: &Struct<'_>, name: &Sp<String>, d: &mut Diags) -> Vec<ActionD
         }
         (None, None) => {
             let span = name.span;
-            vec![action_body(
-                t,
-                None,
-                empty_template(span),
-                Vec::new(),
-                span,
-                d,
-            )]
+            let mut action = action_body(t, None, empty_template(span), Vec::new(), span, d);
+            let what = format!("tool `{}`", name.v);
+            super::examples::read_action_extras(t, &what, false, &mut action, d);
+            vec![action]
         }
     }
 }
@@ -809,6 +828,8 @@ fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<A
             "exactly_one_of",
             "forbidden_with",
             "traits",
+            "examples",
+            "output",
         ],
         &[],
         d,
@@ -822,7 +843,9 @@ fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<A
         .map(|n| trait_values(n, d))
         .unwrap_or_default();
     let span = aname.span;
-    Some(action_body(&a, Some(aname), description, traits, span, d))
+    let mut action = action_body(&a, Some(aname), description, traits, span, d);
+    super::examples::read_action_extras(&a, &what, true, &mut action, d);
+    Some(action)
 }
 
 /// `freeform: { families, field, syntax, grammar }`.
@@ -877,6 +900,8 @@ fn action_body(
         exactly_one_of,
         forbidden_with,
         traits,
+        examples: Vec::new(),
+        output: None,
         span,
     }
 }

@@ -1,0 +1,197 @@
+//! The optional tool keys beside the parameters schema: examples (Anthropic `input_examples`,
+//! or `Examples:` lines in a description), output schemas (MCP `outputSchema`, Responses
+//! `output_schema`, Gemini `responseJsonSchema`) and the MCP extras (`icons`, `_meta`). Which
+//! of them a family publishes is its `Publish` switches; the rules are in
+//! `docs/published-bytes.md` ("Examples and output schemas").
+
+use crate::ir::{Icon, OutputKind, OutputType, Tool, TraitValue};
+
+use super::json::Json;
+
+/// The namespace of toolsurface's MCP `_meta` keys.
+pub const META_PREFIX: &str = "io.toolsurface/";
+
+/// A serde_json value (an example as written) as canonical JSON, key order kept.
+pub(crate) fn value_json(v: &serde_json::Value) -> Json {
+    match v {
+        serde_json::Value::Null => Json::Null,
+        serde_json::Value::Bool(b) => Json::Bool(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Json::Int(i),
+            None => Json::Num(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::String(s) => Json::str(s.clone()),
+        serde_json::Value::Array(items) => Json::Arr(items.iter().map(value_json).collect()),
+        serde_json::Value::Object(m) => {
+            Json::Obj(m.iter().map(|(k, v)| (k.clone(), value_json(v))).collect())
+        }
+    }
+}
+
+/// Every example of the tool, actions in declaration order; `None` when there is none.
+pub(crate) fn examples(tool: &Tool) -> Option<Json> {
+    let all: Vec<Json> = tool
+        .actions
+        .iter()
+        .flat_map(|a| a.examples.iter().map(|e| value_json(&e.arguments)))
+        .collect();
+    (!all.is_empty()).then_some(Json::Arr(all))
+}
+
+/// The description with its examples appended: a blank line, `Examples:`, then one compact
+/// JSON object per line. Unchanged when the tool has no example.
+pub(crate) fn description_with_examples(description: &str, tool: &Tool) -> String {
+    let Some(Json::Arr(all)) = examples(tool) else {
+        return description.to_owned();
+    };
+    let mut out = description.to_owned();
+    out.push_str("\n\nExamples:");
+    for ex in all {
+        out.push('\n');
+        out.push_str(&ex.to_canonical());
+    }
+    out
+}
+
+/// The JSON Schema (2020-12 subset, lower-case types) of an output type.
+pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
+    let base = match &ty.kind {
+        OutputKind::String | OutputKind::Enum(_) => "string",
+        OutputKind::Integer => "integer",
+        OutputKind::Number => "number",
+        OutputKind::Boolean => "boolean",
+        OutputKind::Array(_) => "array",
+        OutputKind::Object(_) => "object",
+    };
+    let type_value = if ty.nullable {
+        Json::Arr(vec![Json::str(base), Json::str("null")])
+    } else {
+        Json::str(base)
+    };
+    let mut node = Json::obj().with("type", type_value).with_opt(
+        "description",
+        (!ty.description.is_empty()).then(|| Json::str(ty.description.clone())),
+    );
+    match &ty.kind {
+        OutputKind::Enum(values) => {
+            let mut vals: Vec<Json> = values.iter().map(|v| Json::str(v.clone())).collect();
+            if ty.nullable {
+                vals.push(Json::Null);
+            }
+            node = node.with("enum", Json::Arr(vals));
+        }
+        OutputKind::Array(items) => {
+            node = node.with_opt("items", items.as_deref().map(output_type_schema));
+        }
+        OutputKind::Object(props) if !props.is_empty() => {
+            let properties = props
+                .iter()
+                .map(|p| (p.name.clone(), output_type_schema(&p.ty)))
+                .collect();
+            let required: Vec<Json> = props
+                .iter()
+                .filter(|p| p.required)
+                .map(|p| Json::str(p.name.clone()))
+                .collect();
+            node = node
+                .with("properties", Json::Obj(properties))
+                .with_opt(
+                    "required",
+                    (!required.is_empty()).then_some(Json::Arr(required)),
+                )
+                .with("additionalProperties", Json::Bool(false));
+        }
+        _ => {}
+    }
+    node
+}
+
+/// The tool's output schema: `None` unless every action declares (or inherits) an output.
+/// One shape for every action: that shape. Several: an object whose `anyOf` lists each
+/// distinct shape once, in action order (the root stays `type: object` when every shape is
+/// an object, as MCP's 2025-11-25 schema requires of `outputSchema`).
+pub(crate) fn output_schema(tool: &Tool) -> Option<Json> {
+    let mut distinct: Vec<&OutputType> = Vec::new();
+    for a in &tool.actions {
+        let out = a.output.as_ref()?;
+        if !distinct.contains(&out) {
+            distinct.push(out);
+        }
+    }
+    match distinct.as_slice() {
+        [] => None,
+        [one] => Some(output_type_schema(one)),
+        many => {
+            let all_objects = many
+                .iter()
+                .all(|t| matches!(t.kind, OutputKind::Object(_)) && !t.nullable);
+            let any_of = Json::Arr(many.iter().map(|t| output_type_schema(t)).collect());
+            Some(if all_objects {
+                Json::obj()
+                    .with("type", Json::str("object"))
+                    .with("anyOf", any_of)
+            } else {
+                Json::obj().with("anyOf", any_of)
+            })
+        }
+    }
+}
+
+/// MCP's `outputSchema` must be an object schema (2025-11-25): the output schema when its
+/// root is `type: object`.
+pub(crate) fn mcp_output_schema(tool: &Tool) -> Option<Json> {
+    let schema = output_schema(tool)?;
+    let is_object = matches!(&schema, Json::Obj(entries)
+        if entries.iter().any(|(k, v)| k == "type" && *v == Json::str("object")));
+    is_object.then_some(schema)
+}
+
+/// `icons: [{src, mimeType?, sizes?, theme?}]`.
+pub(crate) fn icons(icon: &Icon) -> Json {
+    let sizes = (!icon.sizes.is_empty())
+        .then(|| Json::Arr(icon.sizes.iter().map(|s| Json::str(s.clone())).collect()));
+    Json::Arr(vec![
+        Json::obj()
+            .with("src", Json::str(icon.src.clone()))
+            .with_opt("mimeType", icon.mime_type.clone().map(Json::Str))
+            .with_opt("sizes", sizes)
+            .with_opt("theme", icon.theme.clone().map(Json::Str)),
+    ])
+}
+
+/// MCP `_meta`: `io.toolsurface/sha256`, the sha256 of the tool's JSON in its family's own
+/// dialect (the hash `surface.lock` pins for that role × family), and
+/// `io.toolsurface/traits`, every trait of every action (a plain tool: its traits object;
+/// a tool with actions: one object per action name, declaration order).
+pub(crate) fn mcp_meta(tool: &Tool, family_sha256: &str) -> Json {
+    let traits_of = |a: &crate::ir::Action| {
+        Json::Obj(
+            a.traits
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        TraitValue::Bool(b) => Json::Bool(*b),
+                        TraitValue::Enum(s) => Json::str(s.clone()),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        )
+    };
+    let traits = if tool.is_plain() {
+        tool.actions
+            .first()
+            .map(traits_of)
+            .unwrap_or_else(Json::obj)
+    } else {
+        Json::Obj(
+            tool.actions
+                .iter()
+                .filter_map(|a| Some((a.name.clone()?, traits_of(a))))
+                .collect(),
+        )
+    };
+    Json::obj()
+        .with(&format!("{META_PREFIX}sha256"), Json::str(family_sha256))
+        .with(&format!("{META_PREFIX}traits"), traits)
+}

@@ -1,0 +1,265 @@
+//! `output:` (what a tool or an action returns) and `icon:` (MCP `icons`): the two tool keys
+//! that describe a tool to its host rather than to the model's arguments. `output:` is the
+//! field language of `fields:` (types, `description`, `values`, `items`, `properties`,
+//! `required`) plus `nullable`, because results say "not applicable" with `null`; an
+//! array may leave out `items` (any JSON values) and an object `properties` (any object).
+
+use std::collections::BTreeSet;
+
+use crate::diag::Diagnostic;
+use crate::ir::{Icon, OutputKind, OutputProperty, OutputType};
+use crate::load::read::{self, Diags, Struct};
+use crate::load::yaml::{Node, Value};
+
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "enum", "array", "object",
+];
+
+fn keys_for(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "enum" => &["values"],
+        "array" => &["items"],
+        "object" => &["properties", "required"],
+        _ => &[],
+    }
+}
+
+/// An `output:` declaration (or a property / items node inside one). `described`: the node
+/// must carry a `description` (object properties); the root and array items may omit it.
+pub fn read_output(node: &Node, what: &str, described: bool, d: &mut Diags) -> Option<OutputType> {
+    let Value::Map(entries) = &node.value else {
+        d.push(
+            read::wrong_type(node, what, "a mapping with `type:`")
+                .with_hint("output: { type: object, properties: { ... } }"),
+        );
+        return None;
+    };
+    let ty_node = entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("type"))
+        .map(|(_, v)| v);
+    let Some(ty_node) = ty_node else {
+        d.push(
+            Diagnostic::error(
+                "missing-key",
+                Some(node.span),
+                format!("{what} is missing `type`"),
+            )
+            .with_hint(format!("type: {}", TYPES.join(" | "))),
+        );
+        return None;
+    };
+    let ty = read::string(ty_node, "type", d)?;
+    if !TYPES.contains(&ty.v.as_str()) {
+        d.push(
+            Diagnostic::error(
+                "unknown-type",
+                Some(ty.span),
+                format!("unknown output type `{}`", ty.v),
+            )
+            .with_hint(
+                crate::diag::did_you_mean(&ty.v, TYPES.iter().copied())
+                    .unwrap_or_else(|| format!("type: {}", TYPES.join(" | "))),
+            ),
+        );
+        return None;
+    }
+    let mut known = vec!["type", "description", "nullable"];
+    known.extend_from_slice(keys_for(&ty.v));
+    let s = Struct::read(node, what, &known, &[], d)?;
+    let description = match s.get("description") {
+        Some(n) => read::string(n, "description", d)
+            .map(|s| s.v.trim().to_owned())
+            .unwrap_or_default(),
+        None => {
+            if described {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(node.span),
+                        format!("{what} is missing `description`"),
+                    )
+                    .with_hint("every output property is described; the schema is published"),
+                );
+            }
+            String::new()
+        }
+    };
+    let nullable = s
+        .get("nullable")
+        .and_then(|n| read::boolean(n, "nullable", d))
+        .unwrap_or(false);
+    let kind = match ty.v.as_str() {
+        "string" => OutputKind::String,
+        "integer" => OutputKind::Integer,
+        "number" => OutputKind::Number,
+        "boolean" => OutputKind::Boolean,
+        "enum" => {
+            let Some(vnode) = s.get("values") else {
+                d.push(
+                    Diagnostic::error(
+                        "missing-key",
+                        Some(node.span),
+                        format!("{what} is missing `values`"),
+                    )
+                    .with_hint("values: [a, b, c]"),
+                );
+                return None;
+            };
+            let values = read::string_list(vnode, "values", d);
+            if values.is_empty() {
+                d.push(Diagnostic::error(
+                    "empty-enum",
+                    Some(vnode.span),
+                    format!("{what}: an enum needs at least one value"),
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            for v in &values {
+                if !seen.insert(v.v.as_str()) {
+                    d.push(Diagnostic::error(
+                        "duplicate-value",
+                        Some(v.span),
+                        format!("enum value `{}` is listed twice", v.v),
+                    ));
+                }
+            }
+            OutputKind::Enum(values.into_iter().map(|v| v.v).collect())
+        }
+        "array" => {
+            // Without `items`, the items may be any JSON value.
+            let items = match s.get("items") {
+                Some(inode) => Some(Box::new(read_output(
+                    inode,
+                    &format!("the items of {what}"),
+                    false,
+                    d,
+                )?)),
+                None => None,
+            };
+            OutputKind::Array(items)
+        }
+        "object" => OutputKind::Object(read_properties(&s, what, d)),
+        _ => return None,
+    };
+    Some(OutputType {
+        kind,
+        description,
+        nullable,
+    })
+}
+
+fn read_properties(s: &Struct<'_>, what: &str, d: &mut Diags) -> Vec<OutputProperty> {
+    let mut properties: Vec<OutputProperty> = Vec::new();
+    if let Some(pnode) = s.get("properties") {
+        for (pname, p) in read::entries(pnode, "properties", d) {
+            read::check_name(&pname, "property", d);
+            let pwhat = format!("output property `{}` of {what}", pname.v);
+            if let Some(ty) = read_output(p, &pwhat, true, d) {
+                properties.push(OutputProperty {
+                    name: pname.v,
+                    ty,
+                    required: false,
+                });
+            }
+        }
+    }
+    if let Some(rnode) = s.get("required") {
+        for r in read::string_list(rnode, "required", d) {
+            match properties.iter_mut().find(|p| p.name == r.v) {
+                Some(p) => p.required = true,
+                None => d.push(
+                    Diagnostic::error(
+                        "unknown-property",
+                        Some(r.span),
+                        format!("`{}` is not a property of {what}", r.v),
+                    )
+                    .with_hint(
+                        crate::diag::did_you_mean(&r.v, properties.iter().map(|p| p.name.as_str()))
+                            .unwrap_or_else(|| "list it under `properties:`".into()),
+                    ),
+                ),
+            }
+        }
+    }
+    properties
+}
+
+/// `icon:` — a URI (`icon: https://…/shell.svg`, or a `data:` URI) or a mapping
+/// `{ src, mime_type, sizes, theme }` (`theme`: light | dark).
+pub fn read_icon(node: &Node, d: &mut Diags) -> Option<Icon> {
+    if let Some(src) = node.as_str() {
+        return check_src(node, src, d).then(|| Icon {
+            src: src.to_owned(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        });
+    }
+    let s = Struct::read(
+        node,
+        "icon",
+        &["src", "mime_type", "sizes", "theme"],
+        &["src"],
+        d,
+    )?;
+    let src_node = s.get("src")?;
+    let src = read::string(src_node, "icon src", d)?;
+    let ok = check_src(src_node, &src.v, d);
+    let mime_type = s
+        .get("mime_type")
+        .and_then(|n| read::string(n, "mime_type", d))
+        .map(|m| m.v);
+    let sizes = s
+        .get("sizes")
+        .map(|n| read::string_list(n, "sizes", d))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| s.v)
+        .collect();
+    let theme = s.get("theme").and_then(|n| read::string(n, "theme", d));
+    if let Some(t) = &theme
+        && t.v != "light"
+        && t.v != "dark"
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-icon",
+                Some(t.span),
+                format!("unknown icon theme `{}`", t.v),
+            )
+            .with_hint("theme: light | dark"),
+        );
+    }
+    ok.then(|| Icon {
+        src: src.v,
+        mime_type,
+        sizes,
+        theme: theme.map(|t| t.v),
+    })
+}
+
+/// An icon source is a URI with a scheme (`https:`, `data:`, `file:`…).
+fn check_src(node: &Node, src: &str, d: &mut Diags) -> bool {
+    let scheme_ok = src.split_once(':').is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !scheme_ok {
+        d.push(
+            Diagnostic::error(
+                "bad-icon",
+                Some(node.span),
+                format!("icon `{src}` is not a URI"),
+            )
+            .with_hint("icon: https://example.com/tool.svg (or a data: URI)"),
+        );
+    }
+    scheme_ok
+}
