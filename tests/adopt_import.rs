@@ -33,8 +33,57 @@ fn emit_to(dir: &str, role: &str, family: &str, dialect: Option<&str>, file: &Pa
     o.stdout
 }
 
+/// The tool keys issue 16 added to the published arrays that `import` does not map back yet
+/// (it reports each as dropped, with its pointer): per-action examples (Anthropic
+/// `input_examples`), declared outputs (`outputSchema`, `output_schema`,
+/// `responseJsonSchema`), MCP `_meta` (lock hash and traits) and `icons`.
+const NOT_IMPORTED_YET: [&str; 6] = [
+    "input_examples",
+    "outputSchema",
+    "output_schema",
+    "responseJsonSchema",
+    "_meta",
+    "icons",
+];
+
+/// A published array with the [`NOT_IMPORTED_YET`] keys removed from every tool (key order
+/// kept), as canonical text.
+fn without_unimported_keys(bytes: &[u8]) -> String {
+    let mut doc: serde_json::Value = serde_json::from_slice(bytes).expect("a JSON tool array");
+    let tools = match &mut doc {
+        serde_json::Value::Array(tools) => tools,
+        serde_json::Value::Object(o) => match o.get_mut("tools") {
+            Some(serde_json::Value::Array(tools)) => tools,
+            _ => return doc.to_string(),
+        },
+        _ => return doc.to_string(),
+    };
+    for tool in tools.iter_mut() {
+        if let Some(o) = tool.as_object_mut() {
+            for key in NOT_IMPORTED_YET {
+                o.shift_remove(key);
+            }
+        }
+    }
+    doc.to_string()
+}
+
+/// Each [`NOT_IMPORTED_YET`] key present in `bytes` is reported by `import` as dropped.
+fn assert_unimported_keys_reported(bytes: &[u8], import_output: &str) {
+    let text = String::from_utf8_lossy(bytes);
+    for key in NOT_IMPORTED_YET {
+        if text.contains(&format!("\"{key}\"")) {
+            assert!(
+                import_output.contains(&format!("`{key}` has no equivalent")),
+                "import did not report `{key}` as dropped:\n{import_output}"
+            );
+        }
+    }
+}
+
 /// Import `input`, then: exit 0, the round trip reported equal, `check` clean, `emit` of the
-/// imported folder byte-identical to the input.
+/// imported folder byte-identical to the input but for the keys import does not map yet
+/// (each reported as dropped).
 fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: &Path) {
     let o = run(&[
         "import",
@@ -63,8 +112,9 @@ fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: 
     );
     let again = run(&["emit", &s(out), "--role", role, "--family", family]);
     assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_unimported_keys_reported(bytes, &format!("{}{}", stdout(&o), stderr(&o)));
     assert!(
-        again.stdout == bytes,
+        without_unimported_keys(&again.stdout) == without_unimported_keys(bytes),
         "{}: emit of the imported folder differs from the input",
         s(input)
     );
@@ -142,8 +192,9 @@ fn assert_mcp_import(args: &[&str], role: &str, family: &str) {
         &tmp.path().join("want.json"),
     );
     let got = run(&["emit", &outs, "--role", role, "--family", "mcp"]);
+    assert_unimported_keys_reported(&want, &format!("{}{}", stdout(&o), stderr(&o)));
     assert!(
-        got.stdout == want,
+        without_unimported_keys(&got.stdout) == without_unimported_keys(&want),
         "imported tools/list differs from emit --dialect mcp"
     );
     assert_eq!(code(&run(&["check", &outs])), 0);
