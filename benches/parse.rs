@@ -1,15 +1,20 @@
 //! `Call::parse` against the `jsonschema` crate validating the same tool's strict per-action
 //! union (validator built once) and against plain `serde_json::from_str` into an unvalidated
 //! flat struct, all from the same shell_session arguments text (what a provider hands a host).
-//! `scripts/bench` turns the medians into the ratios DESIGN.md §10 targets.
+//! `scripts/bench` turns the medians into the ratios DESIGN.md §10 targets (each bench runs
+//! once per round, [`ROUNDS`] rounds, so every ratio is a median over rounds with a spread).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::hint::black_box;
+use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde::Deserialize;
 use toolsurface::standard::{Call, Family, Role};
+
+/// In-run repetitions of each bench (interleaved).
+const ROUNDS: usize = 5;
 
 const ARGS: &str = r#"{"action":"wait","session_id":4242,"timeout_s":30,"until_output":"ready"}"#;
 
@@ -46,33 +51,42 @@ fn parse(c: &mut Criterion) {
     assert!(validator.is_valid(&serde_json::from_str(ARGS).unwrap()));
     assert!(serde_json::from_str::<Unvalidated>(ARGS).is_ok());
 
-    let mut g = c.benchmark_group("parse");
-    g.bench_function("toolsurface_parse", |b| {
-        b.iter(|| {
-            Call::parse(
-                Role::SideChat,
-                Family::Chat,
-                "shell_session",
-                black_box(ARGS),
-            )
-        })
-    });
-    // jsonschema validates a `serde_json::Value`, so its time includes parsing the text into
-    // one: the host holds text either way.
-    g.bench_function("jsonschema_validate", |b| {
-        b.iter(|| {
-            let v: serde_json::Value = serde_json::from_str(black_box(ARGS)).unwrap();
-            validator.is_valid(&v)
-        })
-    });
-    // For reference only (not in the ratio): the validator on an already parsed value.
+    // Several in-run repetitions, interleaved (each bench once per round), so a ratio can
+    // pair the numerator and denominator measured at about the same time: scripts/bench takes
+    // the median of the per-round ratios and prints their spread.
     let parsed: serde_json::Value = serde_json::from_str(ARGS).unwrap();
-    g.bench_function("jsonschema_validate_preparsed", |b| {
-        b.iter(|| validator.is_valid(black_box(&parsed)))
-    });
-    g.bench_function("serde_unvalidated", |b| {
-        b.iter(|| serde_json::from_str::<Unvalidated>(black_box(ARGS)).unwrap())
-    });
+    let mut g = c.benchmark_group("parse");
+    g.warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50);
+    for round in 0..ROUNDS {
+        g.bench_function(BenchmarkId::new("toolsurface_parse", round), |b| {
+            b.iter(|| {
+                Call::parse(
+                    Role::SideChat,
+                    Family::Chat,
+                    "shell_session",
+                    black_box(ARGS),
+                )
+            })
+        });
+        // jsonschema validates a `serde_json::Value`, so its time includes parsing the text
+        // into one: the host holds text either way.
+        g.bench_function(BenchmarkId::new("jsonschema_validate", round), |b| {
+            b.iter(|| {
+                let v: serde_json::Value = serde_json::from_str(black_box(ARGS)).unwrap();
+                validator.is_valid(&v)
+            })
+        });
+        // For reference only (not in a ratio): the validator on an already parsed value.
+        g.bench_function(
+            BenchmarkId::new("jsonschema_validate_preparsed", round),
+            |b| b.iter(|| validator.is_valid(black_box(&parsed))),
+        );
+        g.bench_function(BenchmarkId::new("serde_unvalidated", round), |b| {
+            b.iter(|| serde_json::from_str::<Unvalidated>(black_box(ARGS)).unwrap())
+        });
+    }
     g.finish();
 }
 

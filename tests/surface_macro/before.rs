@@ -1,10 +1,11 @@
 //! The pre-merge surface of the case study compiles through `surface!` as well.
 
 mod before {
-    toolsurface::surface!("$TOOLSURFACE_REPO/examples/consolidation/before");
+    toolsurface::surface!("examples/consolidation/before");
 }
 
-fn main() {
+#[test]
+fn surface_macro_on_the_pre_merge_surface() {
     let role = before::Role::ALL[0];
     let family = before::Family::ALL[0];
     assert!(before::published(role, family).starts_with('['));

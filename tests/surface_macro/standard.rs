@@ -2,12 +2,13 @@
 //! `toolsurface::standard`: same parses, same tables, same published bytes (with skills too).
 
 mod surface {
-    toolsurface::surface!("$TOOLSURFACE_REPO/tool-defs");
+    toolsurface::surface!("tool-defs");
 }
 
 use surface::{Call, Family, Role, Skill};
 
-fn main() {
+#[test]
+fn surface_macro_on_tool_defs_matches_build_rs() {
     let args = r#"{"action":"kill","session_id":4242}"#;
     let ours = Call::parse(Role::SideChat, Family::Chat, "shell_session", args).unwrap();
     assert_eq!(ours.display_name(), "shell_session kill");

@@ -6,7 +6,7 @@ use std::future::Future;
 use toolsurface::__private::{CallContext, CallInfo, HandlerResult, Route, ToolOutput};
 
 mod host {
-    toolsurface::surface!("$TOOLSURFACE_REPO/tests/trybuild/fixtures/host");
+    toolsurface::surface!("tests/trybuild/fixtures/host");
 }
 
 use host::{Call, Family, Role, Tier, Tool, echo, jobs};
@@ -30,7 +30,8 @@ fn dispatch_is_send(call: Call, ctx: &CallContext) {
     is_send(&fut);
 }
 
-fn main() {
+#[test]
+fn surface_macro_on_a_host_fixture() {
     let p = |name: &str, args: &str| Call::parse(Role::Solo, Family::Chat, name, args);
     let echo = p("echo", r#"{"text":"hi","type":"self"}"#).unwrap();
     let Call::Echo(e) = &echo else { panic!() };
