@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolsurface::compiler::diff::{self, Options};
-use toolsurface::compiler::lock::Lock;
-use toolsurface::compiler::{SourceFile, Sources, compile, emit, read_dir};
+use toolsurface_compiler::diff::{self, Options};
+use toolsurface_compiler::lock::Lock;
+use toolsurface_compiler::{SourceFile, Sources, compile, emit, read_dir};
 
 /// One check of `sources` against the lock text `locked`; returns the finding count.
 fn check(sources: &Sources, locked: &str) -> usize {

@@ -37,10 +37,10 @@ struct Unvalidated {
 
 fn union_validator() -> jsonschema::Validator {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-    let sources = toolsurface::compiler::read_dir(&root).unwrap();
-    let ir = toolsurface::compiler::compile(&sources).ir.unwrap();
+    let sources = toolsurface_compiler::read_dir(&root).unwrap();
+    let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
     let tool = ir.tool("shell_session").unwrap();
-    let schema = toolsurface::compiler::codegen::union::strict_union(tool);
+    let schema = toolsurface_compiler::codegen::union::strict_union(tool);
     jsonschema::validator_for(&schema).unwrap()
 }
 

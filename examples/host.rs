@@ -17,10 +17,10 @@ use std::sync::Arc;
 use toolsurface::host::HostConfig;
 use toolsurface::host::ModelToolCall;
 use toolsurface::host::StandardHost;
-use toolsurface::runtime::core::LlmProviderConfig;
-use toolsurface::runtime::core::Secret;
-use toolsurface::runtime::core::Turn;
-use toolsurface::runtime::core::TurnKind;
+use toolsurface::runtime::LlmProviderConfig;
+use toolsurface::runtime::Secret;
+use toolsurface::runtime::Turn;
+use toolsurface::runtime::TurnKind;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
 
@@ -92,7 +92,7 @@ fn read_stdin_calls() -> Vec<ModelToolCall> {
         .collect()
 }
 
-fn print_results(calls: &[ModelToolCall], results: &[toolsurface::runtime::core::ToolResult]) {
+fn print_results(calls: &[ModelToolCall], results: &[toolsurface::runtime::ToolResult]) {
     for (result, call) in results.iter().zip(calls) {
         println!(
             "\n[{}] {} → {} ({:?})\n{}",
@@ -128,7 +128,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         env!("CARGO_MANIFEST_DIR"),
         "/examples/transcripts/sample.jsonl"
     );
-    toolsurface::runtime::messages::import_jsonl(
+    toolsurface::runtime::import_jsonl(
         host.message_store().as_ref(),
         std::io::BufReader::new(std::fs::File::open(sample)?),
     )?;

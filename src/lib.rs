@@ -1,17 +1,35 @@
 //! toolsurface: declarative tool surfaces for LLM agent frameworks.
 //!
-//! This facade re-exports the compiler, the runtime and the `surface!` macro, carries the
-//! standard surface compiled from `tool-defs/` by build.rs ([`standard`]), and the CLI.
+//! This facade is what a host links: the standard surface compiled from `tool-defs/` by
+//! build.rs ([`standard`]), [`host::StandardHost`] that runs it, the runtime types a host
+//! handles ([`runtime`]), and, with the `macros` feature, `surface!` for a host's own
+//! definitions. The `cli` feature (on by default) adds the `toolsurface` binary's CLI and
+//! MCP server; a host that turns default features off builds neither clap, anyhow, rmcp,
+//! hyper nor the compiler's token counter (the compiler is only a build-dependency).
 
 extern crate self as toolsurface;
 
-pub use toolsurface_compiler as compiler;
+#[cfg(feature = "macros")]
 pub use toolsurface_macros::surface;
-pub use toolsurface_runtime as runtime;
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod host;
+#[cfg(feature = "cli")]
 pub mod mcp;
+
+/// The runtime types a host handles, by name: turns and their results, wake-ups, the
+/// provider config `introspect` reports, and the store traits a host may implement. The
+/// runtime crate's other modules are internal to the facade.
+pub mod runtime {
+    pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
+    pub use toolsurface_runtime::core::{
+        LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
+        WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+    };
+    pub use toolsurface_runtime::memory::FactStore;
+    pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
+}
 
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`
 /// (`Call::parse`, the trait tables), `Handlers`, `published()` (see the `codegen` docs of

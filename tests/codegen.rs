@@ -4,18 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use toolsurface::compiler::codegen;
+use toolsurface_compiler::codegen;
 
-fn standard_ir() -> toolsurface::compiler::Ir {
+fn standard_ir() -> toolsurface_compiler::Ir {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-    let mut sources = toolsurface::compiler::read_dir(&root).unwrap();
+    let mut sources = toolsurface_compiler::read_dir(&root).unwrap();
     sources.root = "tool-defs".into();
-    let compiled = toolsurface::compiler::compile(&sources);
+    let compiled = toolsurface_compiler::compile(&sources);
     match compiled.ir {
         Some(ir) => ir,
         None => panic!(
             "{}",
-            toolsurface::compiler::diag::render_all(&compiled.diagnostics, &sources)
+            toolsurface_compiler::diag::render_all(&compiled.diagnostics, &sources)
         ),
     }
 }
@@ -92,9 +92,9 @@ fn generated_code_names_only_private_paths() {
 #[test]
 fn skill_arrays_are_the_emitters_bytes() {
     use std::borrow::Cow;
-    use toolsurface::compiler::emit;
-    use toolsurface::compiler::ir::Dialect;
     use toolsurface::standard::{self, Family, Role, Skill};
+    use toolsurface_compiler::emit;
+    use toolsurface_compiler::ir::Dialect;
 
     let ir = standard_ir();
     let mut compared = 0;

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use toolsurface::compiler::emit;
-use toolsurface::compiler::ir::Dialect;
+use toolsurface_compiler::emit;
+use toolsurface_compiler::ir::Dialect;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolsurface");
 
@@ -66,9 +66,9 @@ fn surfaces_listed() -> Vec<(String, String)> {
     pairs
 }
 
-fn library_ir() -> toolsurface::compiler::Ir {
-    let sources = toolsurface::compiler::read_dir(&defs()).unwrap();
-    let compiled = toolsurface::compiler::compile(&sources);
+fn library_ir() -> toolsurface_compiler::Ir {
+    let sources = toolsurface_compiler::read_dir(&defs()).unwrap();
+    let compiled = toolsurface_compiler::compile(&sources);
     assert!(!compiled.has_errors(), "tool-defs does not check clean");
     compiled.ir.unwrap()
 }

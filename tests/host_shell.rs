@@ -12,9 +12,9 @@ use host_support::Fixture;
 use host_support::eventually;
 use host_support::ok;
 use host_support::structured;
-use toolsurface::runtime::core::Outcome;
-use toolsurface::runtime::core::Turn;
-use toolsurface::runtime::core::WakeKind;
+use toolsurface::runtime::Outcome;
+use toolsurface::runtime::Turn;
+use toolsurface::runtime::WakeKind;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
 
@@ -27,7 +27,7 @@ fn gated(first: &str, gate: &str, second: &str) -> String {
     serde_json::json!({ "command": command, "yield_ms": 250 }).to_string()
 }
 
-fn session_id(result: &toolsurface::runtime::core::ToolResult) -> i64 {
+fn session_id(result: &toolsurface::runtime::ToolResult) -> i64 {
     structured(result)["session_id"]
         .as_i64()
         .unwrap_or_else(|| panic!("no session_id: {}", result.text))

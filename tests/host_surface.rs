@@ -9,10 +9,10 @@ mod host_support;
 use host_support::Fixture;
 use host_support::ok;
 use host_support::structured;
-use toolsurface::runtime::core::Outcome;
-use toolsurface::runtime::core::Turn;
-use toolsurface::runtime::core::TurnKind;
-use toolsurface::runtime::core::sha256_hex;
+use toolsurface::runtime::Outcome;
+use toolsurface::runtime::Turn;
+use toolsurface::runtime::TurnKind;
+use toolsurface::runtime::sha256_hex;
 use toolsurface::standard;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
@@ -194,8 +194,8 @@ async fn introspect_lists_the_published_tools_and_skills() {
 
 #[tokio::test]
 async fn introspect_llm_reports_configured_providers_redacted() {
-    use toolsurface::runtime::core::LlmProviderConfig;
-    use toolsurface::runtime::core::Secret;
+    use toolsurface::runtime::LlmProviderConfig;
+    use toolsurface::runtime::Secret;
     let fx = Fixture::with(Role::SideChat, Family::Chat, |c| {
         let mut provider = LlmProviderConfig::new("openai", "https://api.example/v1");
         provider.models = vec!["gpt-5".into()];

@@ -9,9 +9,9 @@ use host_support::Fixture;
 use host_support::ok;
 use host_support::structured;
 use host_support::write;
-use toolsurface::runtime::core::Outcome;
-use toolsurface::runtime::core::Turn;
-use toolsurface::runtime::core::rehearsal_refusal;
+use toolsurface::runtime::Outcome;
+use toolsurface::runtime::Turn;
+use toolsurface::runtime::rehearsal_refusal;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
 
@@ -151,7 +151,7 @@ async fn message_read_over_the_imported_sample_transcript() {
         "/examples/transcripts/sample.jsonl"
     ))
     .unwrap();
-    let report = toolsurface::runtime::messages::import_jsonl(
+    let report = toolsurface::runtime::import_jsonl(
         fx.host.message_store().as_ref(),
         std::io::BufReader::new(sample),
     )

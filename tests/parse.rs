@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use toolsurface::standard::{Call, Family, Role, Scope, Skill, shell_session};
-use toolsurface::{CallErrorKind, runtime::call::CallInfo};
+use toolsurface::{CallErrorKind, runtime::CallInfo};
 
 /// Parse `args` (JSON text) as a call to `name` for `role` × `family` and compare with
 /// `expect`: `ok`, `ok <typed call as JSON>`, `err <exact message>`, or `err^ <message prefix>`.
@@ -1045,7 +1045,7 @@ fn tables_answer_per_action() {
     );
     assert_eq!(wait.display_name(), "shell_session wait");
     assert_eq!(wait.tool_name(), "shell_session");
-    assert_eq!(wait.route(), toolsurface::runtime::call::Route::SessionHost);
+    assert_eq!(wait.route(), toolsurface::runtime::Route::SessionHost);
     let target = CallInfo::session_target(&poll).unwrap();
     assert_eq!((target.id, target.host), (4242, Some("h2")));
     assert_eq!(CallInfo::session_target(&list), None);
@@ -1053,7 +1053,7 @@ fn tables_answer_per_action() {
     assert_eq!(shell.display_name(), "shell");
     assert_eq!(
         CallInfo::route(&shell),
-        toolsurface::runtime::call::Route::ThreadHost
+        toolsurface::runtime::Route::ThreadHost
     );
     assert!(!CallInfo::is_follow_up(&shell));
 }
@@ -1067,7 +1067,7 @@ fn published_arrays_are_static_and_hashed() {
             assert!(bytes.starts_with('['), "{role} × {family}");
             assert_eq!(
                 published_sha256(role, family),
-                toolsurface::compiler::emit::sha256_hex(bytes.as_bytes())
+                toolsurface_compiler::emit::sha256_hex(bytes.as_bytes())
             );
             assert!(published_mcp(role, family).starts_with('['));
         }
@@ -1080,8 +1080,8 @@ fn published_arrays_are_static_and_hashed() {
 #[test]
 fn retired_names_answer_with_their_message() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-    let sources = toolsurface::compiler::read_dir(&root).unwrap();
-    let ir = toolsurface::compiler::compile(&sources).ir.unwrap();
+    let sources = toolsurface_compiler::read_dir(&root).unwrap();
+    let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
     assert!(ir.retired.len() >= 6);
     for r in &ir.retired {
         for family in Family::ALL {

@@ -109,11 +109,11 @@ fn validator() -> &'static jsonschema::Validator {
     static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
     V.get_or_init(|| {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
-        let ir = toolsurface::compiler::compile(&toolsurface::compiler::read_dir(&root).unwrap())
+        let ir = toolsurface_compiler::compile(&toolsurface_compiler::read_dir(&root).unwrap())
             .ir
             .unwrap();
         let schema =
-            toolsurface::compiler::codegen::union::strict_union(ir.tool("shell_session").unwrap());
+            toolsurface_compiler::codegen::union::strict_union(ir.tool("shell_session").unwrap());
         jsonschema::validator_for(&schema).unwrap()
     })
 }

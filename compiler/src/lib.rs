@@ -7,11 +7,14 @@
 
 pub mod codegen;
 pub mod diag;
+#[cfg(feature = "tokens")]
 pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod load;
+#[cfg(feature = "tokens")]
 pub mod lock;
+#[cfg(feature = "tokens")]
 pub mod tokens;
 
 pub use diag::{Diagnostic, FileId, Severity, SourceFile, Sources, Span};

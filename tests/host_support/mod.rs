@@ -11,8 +11,8 @@ use tempfile::TempDir;
 use toolsurface::host::HostConfig;
 use toolsurface::host::ModelToolCall;
 use toolsurface::host::StandardHost;
-use toolsurface::runtime::core::ToolResult;
-use toolsurface::runtime::core::Turn;
+use toolsurface::runtime::ToolResult;
+use toolsurface::runtime::Turn;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
 
