@@ -8,8 +8,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolsurface::compiler::diag::render_all;
-use toolsurface::compiler::{SourceFile, Sources, compile, read_dir};
+use toolsurface_compiler::diag::render_all;
+use toolsurface_compiler::{SourceFile, Sources, compile, read_dir};
 
 static GOOD: LazyLock<Sources> = LazyLock::new(|| {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../compiler/tests/data/good");

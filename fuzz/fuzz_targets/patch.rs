@@ -11,8 +11,8 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolsurface::runtime::call::CallContext;
-use toolsurface::runtime::files::{ApplyPatch, FileHost, FileHostConfig};
+use toolsurface_runtime::call::CallContext;
+use toolsurface_runtime::files::{ApplyPatch, FileHost, FileHostConfig};
 
 struct Fixture {
     rt: tokio::runtime::Runtime,

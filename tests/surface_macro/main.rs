@@ -6,7 +6,14 @@
 //! Paths given to `surface!` are relative to CARGO_MANIFEST_DIR (the repository root here).
 
 // The surfaces are expanded into private modules; most of their items are not used here.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// The host fixture spells `impl Future + Send` out, as its `Handlers` trait declares it.
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::manual_async_fn
+)]
 
 mod before;
 mod host;
