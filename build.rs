@@ -14,27 +14,25 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     rerun_for_folders(&root);
-    let sources = match toolsurface_compiler::read_dir(&root) {
-        Ok(s) => s,
+    let folder = match toolsurface_compiler::compile_folder(&root, "tool-defs") {
+        Ok(f) => f,
         Err(e) => {
             println!("cargo:warning=cannot read {}: {e}", root.display());
             return ExitCode::FAILURE;
         }
     };
-    for f in &sources.files {
+    for f in &folder.sources.files {
         println!("cargo:rerun-if-changed={}", root.join(&f.path).display());
     }
-    let mut sources = sources;
-    sources.root = "tool-defs".to_owned();
-    let compiled = toolsurface_compiler::compile(&sources);
-    let has_errors = compiled.has_errors();
-    let Some(ir) = compiled.ir.filter(|_| !has_errors) else {
-        let text = toolsurface_compiler::diag::render_all(&compiled.diagnostics, &sources);
-        for line in text.lines() {
-            println!("cargo:warning={line}");
+    let ir = match folder.into_valid() {
+        Ok(valid) => valid.ir,
+        Err(folder) => {
+            for line in folder.report().lines() {
+                println!("cargo:warning={line}");
+            }
+            println!("cargo:warning=tool-defs/ is invalid; run `cargo run -- check tool-defs`");
+            return ExitCode::FAILURE;
         }
-        println!("cargo:warning=tool-defs/ is invalid; run `cargo run -- check tool-defs`");
-        return ExitCode::FAILURE;
     };
     let tokens = match toolsurface_compiler::codegen::generate(&ir) {
         Ok(t) => t,

@@ -35,7 +35,7 @@ fn lock_text(sources: &Sources) -> String {
 /// `n` tools over roles of at most 125 resident tools each.
 fn synthetic(n: usize) -> Sources {
     let mut files = Vec::new();
-    files.push(SourceFile::new("surface.yaml", "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n"));
+    files.push(SourceFile::new("surface.yaml", "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  follow_up: { type: bool, default: false, doc: \"session\" }\n  poll: { type: bool, default: false, doc: \"poll\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"interrupt\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n"));
     let per_role = 125;
     let mut roles = String::new();
     for (r, chunk) in (0..n).collect::<Vec<_>>().chunks(per_role).enumerate() {

@@ -208,18 +208,10 @@ pub fn render_all(diags: &[Diagnostic], sources: &Sources) -> String {
     out
 }
 
-/// `did you mean X?` for the closest of `candidates` (Jaro-Winkler ≥ 0.8 or edit distance ≤ 2).
+/// `did you mean X?` for the closest of `candidates` (the one policy: [`toolsurface_text::did_you_mean`]).
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
-    let mut best: Option<(f64, &str)> = None;
-    for c in candidates {
-        let score = strsim::jaro_winkler(name, c);
-        let close = score >= 0.8 || strsim::levenshtein(name, c) <= 2;
-        if close && best.is_none_or(|(s, b)| score > s || (score == s && c < b)) {
-            best = Some((score, c));
-        }
-    }
-    best.map(|(_, c)| format!("did you mean {c}?"))
+    toolsurface_text::did_you_mean(name, candidates).map(|c| format!("did you mean {c}?"))
 }

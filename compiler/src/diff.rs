@@ -197,151 +197,27 @@ pub fn diff(
     from: &str,
     to: &str,
 ) -> Diff {
-    let keep_role = |r: &str| opts.role.as_deref().is_none_or(|x| x == r);
-    let keep_family = |f: &str| opts.family.as_deref().is_none_or(|x| x == f);
+    let pair = LockPair { a, b, loc, opts };
     let mut out = Findings::default();
-
-    // Roles and families that appeared or disappeared.
-    let (roles_a, roles_b) = (a.roles(), b.roles());
-    for r in roles_a.iter().filter(|r| keep_role(r)) {
-        if !roles_b.contains(r) {
-            for s in a
-                .surfaces
-                .iter()
-                .filter(|s| s.role == *r && keep_family(&s.family))
-            {
-                out.push(
-                    Finding::new(
-                        "role-removed",
-                        vec![r.to_string()],
-                        Verdict::Breaking,
-                        r,
-                        format!("role {r} no longer exists: none of its calls parse"),
-                    ),
-                    Some(&s.family),
-                );
-            }
-        }
-    }
-    for r in roles_b.iter().filter(|r| keep_role(r)) {
-        if !roles_a.contains(r) {
-            out.push(
-                Finding::new(
-                    "role-added",
-                    vec![r.to_string()],
-                    Verdict::Compatible,
-                    r,
-                    format!("new role {r}"),
-                )
-                .at(loc, &format!("role:{r}")),
-                b.surfaces
-                    .iter()
-                    .find(|s| s.role == *r)
-                    .map(|s| s.family.as_str()),
-            );
-        }
-    }
-    for sa in a
-        .surfaces
-        .iter()
-        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
-    {
-        if roles_b.contains(&sa.role.as_str()) && b.surface(&sa.role, &sa.family).is_none() {
-            out.push(
-                Finding::new(
-                    "surface-removed",
-                    vec![sa.role.clone(), sa.family.clone()],
-                    Verdict::Breaking,
-                    &sa.role,
-                    format!(
-                        "{} no longer publishes family {}: calls from its conversations on that family no longer parse",
-                        sa.role, sa.family
-                    ),
-                )
-                .at(loc, &format!("role:{}", sa.role)),
-                Some(&sa.family),
-            );
-        }
-    }
-    for sb in b
-        .surfaces
-        .iter()
-        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
-    {
-        if roles_a.contains(&sb.role.as_str()) && a.surface(&sb.role, &sb.family).is_none() {
-            out.push(
-                Finding::new(
-                    "surface-added",
-                    vec![sb.role.clone(), sb.family.clone()],
-                    Verdict::Compatible,
-                    &sb.role,
-                    format!("{} now publishes family {}", sb.role, sb.family),
-                )
-                .at(loc, &format!("role:{}", sb.role)),
-                Some(&sb.family),
-            );
-        }
-    }
-
+    pair.roles_removed(&mut out);
+    pair.roles_added(&mut out);
+    pair.surfaces_removed_or_added(&mut out);
     // Surfaces present on both sides: every name an old call may use.
-    for sa in a
-        .surfaces
-        .iter()
-        .filter(|s| keep_role(&s.role) && keep_family(&s.family))
-    {
+    for sa in a.surfaces.iter().filter(|s| pair.keeps(s)) {
         let Some(sb) = b.surface(&sa.role, &sa.family) else {
             continue;
         };
         compat::surface(a, b, sa, sb, loc, &mut out);
     }
-
-    // Cache effects.
-    let mut surfaces = Vec::new();
-    let mut keys: Vec<(&str, &str)> = b
-        .surfaces
-        .iter()
-        .map(|s| (s.role.as_str(), s.family.as_str()))
-        .collect();
-    for s in &a.surfaces {
-        if !keys.contains(&(s.role.as_str(), s.family.as_str())) {
-            keys.push((&s.role, &s.family));
-        }
-    }
-    for (role, family) in keys {
-        if !keep_role(role) || !keep_family(family) {
-            continue;
-        }
-        surfaces.push(cache_effect(
-            role,
-            family,
-            a.surface(role, family),
-            b.surface(role, family),
-        ));
-    }
-
+    let surfaces = pair.cache_effects();
     let mut findings = out.finish();
-    // Which arrays each finding changes.
-    for f in &mut findings {
-        f.surfaces = f
-            .families
-            .iter()
-            .filter(|fam| {
-                let (sa, sb) = (a.surface(&f.role, fam), b.surface(&f.role, fam));
-                match (&f.tool, sa, sb) {
-                    (Some(t), Some(sa), Some(sb)) => {
-                        sa.tool(t).map(|x| &x.sha256) != sb.tool(t).map(|x| &x.sha256)
-                    }
-                    (_, Some(sa), Some(sb)) => sa.sha256 != sb.sha256,
-                    _ => true,
-                }
-            })
-            .map(|fam| format!("{}/{fam}", f.role))
-            .collect();
-    }
+    pair.mark_changed_arrays(&mut findings);
+    let roles_b = b.roles();
+    let keep_family = |f: &str| pair.keep_family(f);
     let ledgers = a
         .roles()
         .into_iter()
-        .filter(|r| keep_role(r) && roles_b.contains(r))
+        .filter(|r| pair.keep_role(r) && roles_b.contains(r))
         .filter_map(|r| ledger::ledger(a, b, r, &keep_family))
         .collect();
     Diff {
@@ -350,6 +226,162 @@ pub fn diff(
         findings,
         surfaces,
         ledgers,
+    }
+}
+
+/// The two locks of a [`diff`] and the `--role`/`--family` filter.
+struct LockPair<'a> {
+    a: &'a Lock,
+    b: &'a Lock,
+    loc: Option<&'a Locator>,
+    opts: &'a Options,
+}
+
+impl LockPair<'_> {
+    fn keep_role(&self, r: &str) -> bool {
+        self.opts.role.as_deref().is_none_or(|x| x == r)
+    }
+
+    fn keep_family(&self, f: &str) -> bool {
+        self.opts.family.as_deref().is_none_or(|x| x == f)
+    }
+
+    fn keeps(&self, s: &LockedSurface) -> bool {
+        self.keep_role(&s.role) && self.keep_family(&s.family)
+    }
+
+    /// A role gone from `b`: one breaking finding per family it published.
+    fn roles_removed(&self, out: &mut Findings) {
+        let (a, roles_b) = (self.a, self.b.roles());
+        for r in a.roles().iter().filter(|r| self.keep_role(r)) {
+            if !roles_b.contains(r) {
+                for s in a
+                    .surfaces
+                    .iter()
+                    .filter(|s| s.role == *r && self.keep_family(&s.family))
+                {
+                    out.push(
+                        Finding::new(
+                            "role-removed",
+                            vec![r.to_string()],
+                            Verdict::Breaking,
+                            r,
+                            format!("role {r} no longer exists: none of its calls parse"),
+                        ),
+                        Some(&s.family),
+                    );
+                }
+            }
+        }
+    }
+
+    fn roles_added(&self, out: &mut Findings) {
+        let (b, roles_a) = (self.b, self.a.roles());
+        for r in b.roles().iter().filter(|r| self.keep_role(r)) {
+            if !roles_a.contains(r) {
+                out.push(
+                    Finding::new(
+                        "role-added",
+                        vec![r.to_string()],
+                        Verdict::Compatible,
+                        r,
+                        format!("new role {r}"),
+                    )
+                    .at(self.loc, &format!("role:{r}")),
+                    b.surfaces
+                        .iter()
+                        .find(|s| s.role == *r)
+                        .map(|s| s.family.as_str()),
+                );
+            }
+        }
+    }
+
+    /// A family a role kept on both sides stopped or started publishing.
+    fn surfaces_removed_or_added(&self, out: &mut Findings) {
+        let (a, b) = (self.a, self.b);
+        let (roles_a, roles_b) = (a.roles(), b.roles());
+        for sa in a.surfaces.iter().filter(|s| self.keeps(s)) {
+            if roles_b.contains(&sa.role.as_str()) && b.surface(&sa.role, &sa.family).is_none() {
+                out.push(
+                    Finding::new(
+                        "surface-removed",
+                        vec![sa.role.clone(), sa.family.clone()],
+                        Verdict::Breaking,
+                        &sa.role,
+                        format!(
+                            "{} no longer publishes family {}: calls from its conversations on that family no longer parse",
+                            sa.role, sa.family
+                        ),
+                    )
+                    .at(self.loc, &format!("role:{}", sa.role)),
+                    Some(&sa.family),
+                );
+            }
+        }
+        for sb in b.surfaces.iter().filter(|s| self.keeps(s)) {
+            if roles_a.contains(&sb.role.as_str()) && a.surface(&sb.role, &sb.family).is_none() {
+                out.push(
+                    Finding::new(
+                        "surface-added",
+                        vec![sb.role.clone(), sb.family.clone()],
+                        Verdict::Compatible,
+                        &sb.role,
+                        format!("{} now publishes family {}", sb.role, sb.family),
+                    )
+                    .at(self.loc, &format!("role:{}", sb.role)),
+                    Some(&sb.family),
+                );
+            }
+        }
+    }
+
+    /// The prompt-cache effect on every role × family of either side (`b`'s order first).
+    fn cache_effects(&self) -> Vec<SurfaceChange> {
+        let (a, b) = (self.a, self.b);
+        let mut keys: Vec<(&str, &str)> = b
+            .surfaces
+            .iter()
+            .map(|s| (s.role.as_str(), s.family.as_str()))
+            .collect();
+        for s in &a.surfaces {
+            if !keys.contains(&(s.role.as_str(), s.family.as_str())) {
+                keys.push((&s.role, &s.family));
+            }
+        }
+        keys.into_iter()
+            .filter(|(role, family)| self.keep_role(role) && self.keep_family(family))
+            .map(|(role, family)| {
+                cache_effect(
+                    role,
+                    family,
+                    a.surface(role, family),
+                    b.surface(role, family),
+                )
+            })
+            .collect()
+    }
+
+    /// Which published arrays each finding changes.
+    fn mark_changed_arrays(&self, findings: &mut [Finding]) {
+        let (a, b) = (self.a, self.b);
+        for f in findings {
+            f.surfaces = f
+                .families
+                .iter()
+                .filter(|fam| {
+                    let (sa, sb) = (a.surface(&f.role, fam), b.surface(&f.role, fam));
+                    match (&f.tool, sa, sb) {
+                        (Some(t), Some(sa), Some(sb)) => {
+                            sa.tool(t).map(|x| &x.sha256) != sb.tool(t).map(|x| &x.sha256)
+                        }
+                        (_, Some(sa), Some(sb)) => sa.sha256 != sb.sha256,
+                        _ => true,
+                    }
+                })
+                .map(|fam| format!("{}/{fam}", f.role))
+                .collect();
+        }
     }
 }
 

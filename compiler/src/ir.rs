@@ -117,6 +117,20 @@ pub struct Family {
     pub span: Span,
 }
 
+/// The bool traits the runtime reads through `CallInfo` (`is_parallel_safe`, `is_follow_up`,
+/// `is_poll`, `is_read_only`, `result_on_interrupt`). Declared once, here: codegen implements
+/// exactly these `CallInfo` methods from the surface's own tables (rustc refuses the generated
+/// impl when this list and the runtime's trait disagree), and `check` refuses a definitions
+/// folder whose `traits:` lacks one or declares it as an enum, so a misspelled trait is an
+/// error instead of a silent `false`.
+pub const RUNTIME_TRAITS: [&str; 5] = [
+    "parallel_safe",
+    "follow_up",
+    "poll",
+    "read_only",
+    "result_on_interrupt",
+];
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraitDecl {
     pub name: String,

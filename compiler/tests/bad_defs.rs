@@ -1,22 +1,50 @@
-//! The definitions corpus: `tests/data/bad/<case>/` holds a small, invalid definitions
-//! folder and `expected.txt`, the exact diagnostics `toolsurface check` prints for it.
+//! The definitions corpus: `tests/data/bad/_base/` is one valid definitions folder, and each
+//! `tests/data/bad/<case>/` is an overlay on it — the files that differ from the base (a
+//! case file replaces the base file of the same path), `base-omits.txt` naming base files
+//! the case goes without — plus `expected.txt`, the exact diagnostics `toolsurface check`
+//! prints for the folder so formed.
 //! `UPDATE_EXPECT=1 cargo test -p toolsurface-compiler --test bad_defs` rewrites them.
 //! `compiler/tests/data/good/` must compile with no diagnostic at all.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
-use toolsurface_compiler::{compile, diag::render_all, ir::TraitValue, read_dir};
+use toolsurface_compiler::{
+    SourceFile, Sources, compile, diag::render_all, ir::TraitValue, read_dir,
+};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/bad")
 }
 
+/// The definitions folder of `case`: the base with the case's files laid over it.
+fn overlaid(case: &str) -> Result<Sources, String> {
+    let dir = corpus().join(case);
+    let base = read_dir(&corpus().join(BASE)).map_err(|e| format!("{BASE}: {e}"))?;
+    let own = read_dir(&dir).map_err(|e| format!("{case}: {e}"))?;
+    let omits = std::fs::read_to_string(dir.join("base-omits.txt")).unwrap_or_default();
+    let omitted: Vec<&str> = omits.lines().map(str::trim).collect();
+    let own_paths: Vec<String> = own.files.iter().map(|o| o.path.clone()).collect();
+    let mut files: Vec<SourceFile> = base
+        .files
+        .into_iter()
+        .filter(|b| !omitted.contains(&b.path.as_str()) && !own_paths.contains(&b.path))
+        .chain(own.files)
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Sources {
+        root: case.to_owned(),
+        files,
+    })
+}
+
+/// The folder every case overlays.
+const BASE: &str = "_base";
+
 /// Compile one case and compare its rendered diagnostics with `expected.txt`.
 fn check(case: &str) -> Result<(), String> {
     let dir = corpus().join(case);
-    let mut sources = read_dir(&dir).map_err(|e| format!("{case}: {e}"))?;
-    sources.root = case.to_owned();
+    let sources = overlaid(case)?;
     let compiled = compile(&sources);
     let actual = render_all(&compiled.diagnostics, &sources);
     let expected_path = dir.join("expected.txt");
@@ -44,11 +72,19 @@ fn check(case: &str) -> Result<(), String> {
 
 #[test]
 fn bad_corpus() {
+    let base = overlaid(BASE).unwrap();
+    let compiled = compile(&base);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "the base every case overlays must be valid:\n{}",
+        render_all(&compiled.diagnostics, &base)
+    );
     let mut cases: Vec<String> = std::fs::read_dir(corpus())
         .unwrap()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().unwrap().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != BASE)
         .collect();
     cases.sort();
     assert!(

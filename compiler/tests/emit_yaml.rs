@@ -18,7 +18,11 @@ families:
   anthropic:   { dialect: anthropic }
   gemini:      { dialect: gemini }
 traits:
+  parallel_safe: { type: bool, default: false, doc: "may overlap" }
+  follow_up: { type: bool, default: false, doc: "targets a session" }
+  poll: { type: bool, default: false, doc: "reads a session" }
   read_only: { type: bool, default: false, doc: "allowed in rehearsal turns" }
+  result_on_interrupt: { type: bool, default: false, doc: "keeps its result" }
   idempotent: { type: bool, default: false, doc: "repeating it changes nothing more" }
 "#;
 

@@ -39,25 +39,28 @@ fn expand(lit: &syn::LitStr) -> Result<proc_macro2::TokenStream, proc_macro2::To
              CARGO_MANIFEST_DIR, or to $NAME when written `$NAME/…`)"
         )));
     }
-    let mut sources = toolsurface_compiler::read_dir(&root)
+    let folder = toolsurface_compiler::compile_folder(&root, &rel)
         .map_err(|e| error(format!("surface!: cannot read {rel}: {e}")))?;
-    sources.root = rel.clone();
-    let compiled = toolsurface_compiler::compile(&sources);
-    let includes = sources.files.iter().map(|f| {
-        let path = root.join(&f.path).display().to_string();
-        quote!(
-            const _: &str = include_str!(#path);
-        )
-    });
-    let includes: Vec<_> = includes.collect();
-    let ir = match compiled.ir {
-        Some(ir) if !compiled.has_errors() => ir,
-        _ => {
-            let mut errors: Vec<proc_macro2::TokenStream> = compiled
+    let includes: Vec<_> = folder
+        .sources
+        .files
+        .iter()
+        .map(|f| {
+            let path = root.join(&f.path).display().to_string();
+            quote!(
+                const _: &str = include_str!(#path);
+            )
+        })
+        .collect();
+    let ir = match folder.into_valid() {
+        Ok(valid) => valid.ir,
+        Err(folder) => {
+            let mut errors: Vec<proc_macro2::TokenStream> = folder
+                .compiled
                 .diagnostics
                 .iter()
                 .filter(|d| d.is_error())
-                .map(|d| error(d.render(&sources).trim_end().to_owned()))
+                .map(|d| error(d.render(&folder.sources).trim_end().to_owned()))
                 .collect();
             if errors.is_empty() {
                 errors.push(error(format!("surface!: {rel} did not compile")));

@@ -17,7 +17,7 @@ use std::process::Command;
 use support::contract::{self, Side, ctx, field, field_str, model_err, ok, sha};
 use support::sshd::{ALIAS, DEAD_ALIAS, TEST_USER_HOME, USER_ALIAS};
 use toolsurface_runtime::files::{
-    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile,
+    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile, WritePrecondition,
 };
 
 macro_rules! contract_tests {
@@ -146,11 +146,11 @@ async fn create_only_and_confirm_token_with_device_are_refused() {
     let s = Side::remote();
     for req in [
         WriteFile {
-            create_only: Some(true),
+            precondition: WritePrecondition::CreateOnly,
             ..s.write_req("x.txt", "x")
         },
         WriteFile {
-            confirm_token: Some("ct-0123".into()),
+            precondition: WritePrecondition::Confirm("ct-0123".into()),
             ..s.write_req("x.txt", "x")
         },
     ] {
@@ -423,7 +423,7 @@ async fn permission_failures_stage_the_content_remotely() {
     for (rel, why) in cases {
         let out = ok(s
             .write(WriteFile {
-                overwrite: Some(true),
+                precondition: WritePrecondition::Overwrite,
                 ..s.write_req(rel, "from tsfiles\n")
             })
             .await);
@@ -508,7 +508,7 @@ async fn a_concurrent_remote_writer_loses_no_update_over_100_cas_writes() {
         let content = field_str(&read, "content");
         let r = s
             .write(WriteFile {
-                expected_sha256: Some(seen.clone()),
+                precondition: WritePrecondition::Expected(seen.clone()),
                 ..s.write_req("race.txt", &format!("{content}A {i}\n"))
             })
             .await;

@@ -7,9 +7,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use toolsurface_compiler::diag::render_all;
 use toolsurface_compiler::ir::Ir;
-use toolsurface_compiler::{Sources, compile, read_dir};
+use toolsurface_compiler::{Sources, compile_folder};
 
 use super::Status;
 
@@ -68,24 +67,16 @@ pub fn compile_dir_with_warnings(
             dir.display()
         );
     }
-    let sources =
-        read_dir(dir).with_context(|| format!("reading definitions from {}", dir.display()))?;
-    let compiled = compile(&sources);
-    if !compiled.diagnostics.is_empty() {
+    let folder = compile_folder(dir, &dir.display().to_string())
+        .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    if !folder.compiled.diagnostics.is_empty() {
         let mut err = std::io::stderr().lock();
-        err.write_all(render_all(&compiled.diagnostics, &sources).as_bytes())?;
+        err.write_all(folder.report().as_bytes())?;
         err.flush()?;
     }
-    if compiled.has_errors() {
-        return Ok(Err(Status::Invalid));
-    }
-    let warnings = compiled.diagnostics.len();
-    match compiled.ir {
-        Some(ir) => Ok(Ok((sources, ir, warnings))),
-        None => anyhow::bail!(
-            "{}: the compiler produced no IR and no error",
-            dir.display()
-        ),
+    match folder.into_valid() {
+        Ok(valid) => Ok(Ok((valid.sources, valid.ir, valid.warnings.len()))),
+        Err(_) => Ok(Err(Status::Invalid)),
     }
 }
 
@@ -99,7 +90,7 @@ pub fn surface_table(ir: &Ir) -> String {
         "actions",
         "skill tools",
     ];
-    let mut rows: Vec<[String; 6]> = Vec::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for s in &ir.surfaces {
         let actions: usize = s
             .tools
@@ -108,7 +99,7 @@ pub fn surface_table(ir: &Ir) -> String {
             .map(|t| t.actions.len())
             .sum();
         let skill_tools: usize = s.skills.iter().map(|k| k.tools.len()).sum();
-        rows.push([
+        rows.push(vec![
             s.role.clone(),
             s.family.clone(),
             s.dialect.as_str().to_owned(),
@@ -117,33 +108,13 @@ pub fn surface_table(ir: &Ir) -> String {
             skill_tools.to_string(),
         ]);
     }
-    let mut widths = header.map(str::len);
-    for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let line = |out: &mut String, cells: [&str; 6]| {
-        let mut l = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            // Text left-aligned, counts right-aligned.
-            if i < 3 {
-                let _ = write!(l, "{cell:<w$}  ");
-            } else {
-                let _ = write!(l, "{cell:>w$}  ");
-            }
-        }
-        out.push_str(l.trim_end());
-        out.push('\n');
+    // Text left-aligned, counts right-aligned.
+    let style = toolsurface_text::TableStyle {
+        separator: "  ",
+        rule_joint: None,
+        right_from: 3,
     };
-    line(&mut out, header);
-    for r in &rows {
-        line(
-            &mut out,
-            [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]].map(String::as_str),
-        );
-    }
+    let mut out = toolsurface_text::table(&header, &rows, style);
     let _ = writeln!(
         out,
         "ok: {} tools, {} roles, {} families, {} aliases, {} retired",

@@ -430,13 +430,22 @@ impl standard::Handlers for StandardHandlers {
         ctx: &CallContext,
         call: standard::write_file::Call,
     ) -> HandlerResult {
+        // Call::parse let through one precondition at most (forbidden_with).
+        let precondition = if let Some(sha) = call.expected_sha256 {
+            files::WritePrecondition::Expected(sha)
+        } else if let Some(token) = call.confirm_token {
+            files::WritePrecondition::Confirm(token)
+        } else if call.overwrite == Some(true) {
+            files::WritePrecondition::Overwrite
+        } else if call.create_only == Some(true) {
+            files::WritePrecondition::CreateOnly
+        } else {
+            files::WritePrecondition::None
+        };
         let req = files::WriteFile {
             path: call.path,
             content: call.content,
-            expected_sha256: call.expected_sha256,
-            overwrite: call.overwrite,
-            create_only: call.create_only,
-            confirm_token: call.confirm_token,
+            precondition,
             device: call.device,
         };
         let machine = self.machine(&ctx.host)?;

@@ -376,12 +376,7 @@ pub fn describe(v: &Val) -> String {
             serde_json::Number::from_f64(*n).map_or_else(|| n.to_string(), |n| n.to_string())
         }
         Val::Str(s) => {
-            const MAX: usize = 60;
-            let mut cut: String = s.chars().take(MAX).collect();
-            if s.chars().nth(MAX).is_some() {
-                cut.push('…');
-            }
-            serde_json::Value::String(cut).to_string()
+            serde_json::Value::String(toolsurface_text::cut(s, 60).into_owned()).to_string()
         }
         Val::Arr(a) => format!(
             "an array of {} item{}",
@@ -504,22 +499,7 @@ pub fn not_offered(name: &str, role: &str, family: &str, skill: Option<&str>) ->
     CallError::new(CallErrorKind::NotOffered, message)
 }
 
-/// The closest candidate (Jaro-Winkler ≥ 0.8 or edit distance ≤ 2), as the compiler's
-/// diagnostics pick it.
-pub fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let mut best: Option<(f64, &str)> = None;
-    for c in candidates {
-        let score = strsim::jaro_winkler(name, c);
-        let close = score >= 0.8 || strsim::levenshtein(name, c) <= 2;
-        if close && best.is_none_or(|(s, b)| score > s || (score == s && c < b)) {
-            best = Some((score, c));
-        }
-    }
-    best.map(|(_, c)| c)
-}
+pub use toolsurface_text::did_you_mean;
 
 /// The value as an integer (integral floats included).
 #[inline]

@@ -13,7 +13,10 @@ dialect and in `mcp`.
   same Schema.
 - mcp: Tool.model_validate (nothing dropped) and SEP-986 tool-name validation.
 - lark: every Responses `custom` tool's grammar compiles, and the apply_patch grammar takes
-  a patch with and without its `*** Device:` line and refuses an option-like device.
+  a patch with and without its `*** Device:` line and refuses an option-like device; it
+  judges every case of runtime/tests/data/apply_patch_syntax.json as labelled there (the
+  runtime's parser is held to the same file), so it takes what the parser takes except
+  where a case notes why not.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import CustomToolParam, FunctionToolParam
 from pydantic import TypeAdapter
 
-from conftest import emit, surfaces
+from conftest import ROOT, emit, surfaces
 
 SURFACES = surfaces()
 IDS = [f"{r}-{f}" for r, f in SURFACES]
@@ -395,3 +398,23 @@ def test_apply_patch_grammar_takes_the_device_line():
     ):
         with pytest.raises(LarkError):
             parser.parse(bad)
+
+
+APPLY_PATCH_SYNTAX = json.loads(
+    (ROOT / "runtime" / "tests" / "data" / "apply_patch_syntax.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize("case", APPLY_PATCH_SYNTAX, ids=[c["name"] for c in APPLY_PATCH_SYNTAX])
+def test_apply_patch_grammar_agrees_with_the_parser(case: dict) -> None:
+    parser = Lark(_custom_tools()["apply_patch"], start="start", parser="earley")
+    try:
+        parser.parse(case["patch"])
+        accepted = True
+    except LarkError:
+        accepted = False
+    assert accepted == case["grammar"], case["patch"]
+    if case["parser"] != case["grammar"]:
+        assert case.get("note"), "a case where grammar and parser differ says why"
+        # the grammar may only be stricter than the parser, never take what it refuses
+        assert case["parser"], "the grammar takes a patch the parser refuses"

@@ -577,7 +577,6 @@ impl<'a> Gen<'a> {
             }
             arms
         };
-        let has = |name: &str| ir.traits.iter().any(|t| t.name == name);
         for t in &ir.traits {
             let name = t.name.clone();
             match &t.kind {
@@ -670,26 +669,12 @@ impl<'a> Gen<'a> {
             .iter()
             .zip(&self.tools)
             .map(|(_, id)| quote!(Call::#id(_) => Tool::#id,));
-        let info = |trait_name: &str| -> TokenStream {
+        // `check` guarantees every runtime trait is declared as a bool trait, so each
+        // `CallInfo` method forwards to the surface's own table.
+        let infos = crate::ir::RUNTIME_TRAITS.map(|trait_name| {
             let f = ident(&predicate(trait_name));
-            let bool_trait = ir
-                .traits
-                .iter()
-                .any(|t| t.name == trait_name && matches!(t.kind, TraitKind::Bool { .. }));
-            if has(trait_name) && bool_trait {
-                quote!(fn #f(&self) -> bool { Call::#f(self) })
-            } else {
-                quote!(fn #f(&self) -> bool { false })
-            }
-        };
-        let infos = [
-            "parallel_safe",
-            "follow_up",
-            "poll",
-            "read_only",
-            "result_on_interrupt",
-        ]
-        .map(info);
+            quote!(fn #f(&self) -> bool { Call::#f(self) })
+        });
         let self_match = if ir.tools.is_empty() {
             quote!(match *self {})
         } else {

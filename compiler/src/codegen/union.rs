@@ -53,80 +53,11 @@ fn action_schema(tool: &Tool, action: &Action, selector: Option<&str>) -> Value 
     Value::Object(obj)
 }
 
+/// The published schemas' own type schema (bounds, enums, closed nested objects), without
+/// descriptions; a non-finite bound (refused by `emit` before this is reached) becomes `{}`.
 fn type_schema(ty: &Type) -> Value {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_owned(), v);
-    };
-    match ty {
-        Type::String {
-            min_length,
-            max_length,
-            pattern,
-        } => {
-            put("type", "string".into());
-            if let Some(n) = min_length {
-                put("minLength", (*n).into());
-            }
-            if let Some(n) = max_length {
-                put("maxLength", (*n).into());
-            }
-            if let Some(p) = pattern {
-                put("pattern", p.as_str().into());
-            }
-        }
-        Type::Integer { minimum, maximum } => {
-            put("type", "integer".into());
-            if let Some(n) = minimum {
-                put("minimum", (*n).into());
-            }
-            if let Some(n) = maximum {
-                put("maximum", (*n).into());
-            }
-        }
-        Type::Number { minimum, maximum } => {
-            put("type", "number".into());
-            if let Some(n) = minimum {
-                put("minimum", json!(n));
-            }
-            if let Some(n) = maximum {
-                put("maximum", json!(n));
-            }
-        }
-        Type::Boolean => put("type", "boolean".into()),
-        Type::Enum { values } => {
-            put("type", "string".into());
-            put("enum", json!(values));
-        }
-        Type::Array {
-            items,
-            min_items,
-            max_items,
-        } => {
-            put("type", "array".into());
-            put("items", type_schema(items));
-            if let Some(n) = min_items {
-                put("minItems", (*n).into());
-            }
-            if let Some(n) = max_items {
-                put("maxItems", (*n).into());
-            }
-        }
-        Type::Object { properties } => {
-            put("type", "object".into());
-            let props: Map<String, Value> = properties
-                .iter()
-                .map(|p| (p.name.clone(), type_schema(&p.ty)))
-                .collect();
-            let req: Vec<&str> = properties
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| p.name.as_str())
-                .collect();
-            put("properties", Value::Object(props));
-            put("required", json!(req));
-            put("additionalProperties", false.into());
-        }
-    }
-    Value::Object(m)
+    crate::emit::bare_type_schema(ty, "")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| json!({}))
 }

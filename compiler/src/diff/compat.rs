@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use super::{Finding, Findings, Locator, Verdict};
-use crate::lock::{ActionShape, Lock, LockedAlias, LockedSurface, ToolShape, TypeShape};
+use crate::lock::{
+    ActionShape, Lock, LockedAlias, LockedSurface, LockedTool, PropertyShape, ToolShape, TypeShape,
+};
 
 pub(super) fn surface(
     a: &Lock,
@@ -15,180 +17,205 @@ pub(super) fn surface(
     loc: Option<&Locator>,
     out: &mut Findings,
 ) {
-    let role = sa.role.as_str();
-    let fam = Some(sa.family.as_str());
+    let pair = SurfacePair {
+        a,
+        b,
+        sa,
+        sb,
+        loc,
+        role: sa.role.as_str(),
+        fam: Some(sa.family.as_str()),
+    };
     for t in sa.offered() {
-        let name = t.name.as_str();
-        if let Some(tb) = sb.tool(name) {
-            let (Some(x), Some(y)) = (a.shape(name), b.shape(name)) else {
-                continue;
-            };
-            let mut cx = Cx {
-                role,
-                old: name,
-                new: name,
-                alias: None,
-                loc,
-                out: &mut *out,
-                fam,
-            };
-            cx.call(x, y);
-            cx.traits(x, y);
-            if t.sha256 != tb.sha256 {
-                bytes(role, name, &t.json, &tb.json, loc, out, fam);
-            }
-            continue;
-        }
-        let path = vec![role.to_owned(), name.to_owned()];
-        if b.shape(name).is_some() {
-            out.push(
-                Finding::new(
-                    "tool-removed",
-                    path,
-                    Verdict::Breaking,
-                    role,
-                    format!("{name}: {role} no longer offers it on this family, so old calls to it no longer parse"),
-                )
-                .at(loc, &format!("role:{role}"))
-                .tool(name),
-                fam,
-            );
-        } else if let Some(al) = b.alias(name) {
-            if !sb.offers(&al.tool) {
-                out.push(
-                    Finding::new(
-                        "tool-removed",
-                        path,
-                        Verdict::Breaking,
-                        role,
-                        format!(
-                            "{name}: aliased to {}, which {role} does not offer here",
-                            al.tool
-                        ),
-                    )
-                    .at(loc, &format!("alias:{name}"))
-                    .tool(name),
-                    fam,
-                );
-                continue;
-            }
-            out.push(
-                Finding::new(
-                    "tool-merged",
-                    path,
-                    Verdict::Compatible,
-                    role,
-                    format!("{name}: merged into {}", alias_text(al)),
-                )
-                .at(loc, &format!("alias:{name}"))
-                .tool(name),
-                fam,
-            );
-            let (Some(x), Some(y)) = (a.shape(name), b.shape(&al.tool)) else {
-                continue;
-            };
-            let mut cx = Cx {
-                role,
-                old: name,
-                new: &al.tool,
-                alias: Some(al),
-                loc,
-                out: &mut *out,
-                fam,
-            };
-            cx.call(x, y);
-        } else if let Some(r) = b.retired(name) {
-            out.push(
-                Finding::new(
-                    "tool-retired",
-                    path,
-                    Verdict::Compatible,
-                    role,
-                    format!("{name}: retired: {}", r.message),
-                )
-                .at(loc, &format!("retired:{name}"))
-                .tool(name),
-                fam,
-            );
-        } else {
-            out.push(
-                Finding::new(
-                    "tool-removed",
-                    path,
-                    Verdict::Breaking,
-                    role,
-                    format!("{name}: removed with no alias or retired entry; old calls to it no longer parse (add it to aliases.yaml or retired.yaml)"),
-                )
-                .at(loc, &format!("role:{role}"))
-                .tool(name),
-                fam,
-            );
+        match sb.tool(t.name.as_str()) {
+            Some(tb) => pair.tool_still_offered(t, tb, out),
+            None => pair.tool_no_longer_offered(t.name.as_str(), out),
         }
     }
-    for t in sb.offered() {
-        if !sa.offers(&t.name) {
-            out.push(
-                Finding::new(
+    pair.tools_newly_offered(out);
+    pair.old_aliases(out);
+    pair.published_order(out);
+}
+
+/// One role × family on both sides: what every per-name rule of [`surface`] reads.
+struct SurfacePair<'a> {
+    a: &'a Lock,
+    b: &'a Lock,
+    sa: &'a LockedSurface,
+    sb: &'a LockedSurface,
+    loc: Option<&'a Locator>,
+    role: &'a str,
+    fam: Option<&'a str>,
+}
+
+impl SurfacePair<'_> {
+    /// A finding about one role-level name, located at `key` and filed under tool `name`.
+    fn push_named(&self, f: Finding, key: &str, name: &str, out: &mut Findings) {
+        out.push(f.at(self.loc, key).tool(name), self.fam);
+    }
+
+    /// The same tool on both sides: its calls, traits and published bytes.
+    fn tool_still_offered(&self, t: &LockedTool, tb: &LockedTool, out: &mut Findings) {
+        let name = t.name.as_str();
+        let (Some(x), Some(y)) = (self.a.shape(name), self.b.shape(name)) else {
+            return;
+        };
+        let mut cx = Cx {
+            role: self.role,
+            old: name,
+            new: name,
+            alias: None,
+            loc: self.loc,
+            out: &mut *out,
+            fam: self.fam,
+        };
+        cx.call(x, y);
+        cx.traits(x, y);
+        if t.sha256 != tb.sha256 {
+            bytes(self.role, name, &t.json, &tb.json, self.loc, out, self.fam);
+        }
+    }
+
+    /// An old tool the new surface does not offer here: still a tool elsewhere, an alias, a
+    /// retired name, or gone.
+    fn tool_no_longer_offered(&self, name: &str, out: &mut Findings) {
+        let (b, role) = (self.b, self.role);
+        let path = vec![role.to_owned(), name.to_owned()];
+        if b.shape(name).is_some() {
+            let f = Finding::new(
+                "tool-removed",
+                path,
+                Verdict::Breaking,
+                role,
+                format!(
+                    "{name}: {role} no longer offers it on this family, so old calls to it no longer parse"
+                ),
+            );
+            self.push_named(f, &format!("role:{role}"), name, out);
+        } else if let Some(al) = b.alias(name) {
+            self.tool_became_alias(name, al, path, out);
+        } else if let Some(r) = b.retired(name) {
+            let f = Finding::new(
+                "tool-retired",
+                path,
+                Verdict::Compatible,
+                role,
+                format!("{name}: retired: {}", r.message),
+            );
+            self.push_named(f, &format!("retired:{name}"), name, out);
+        } else {
+            let f = Finding::new(
+                "tool-removed",
+                path,
+                Verdict::Breaking,
+                role,
+                format!(
+                    "{name}: removed with no alias or retired entry; old calls to it no longer parse (add it to aliases.yaml or retired.yaml)"
+                ),
+            );
+            self.push_named(f, &format!("role:{role}"), name, out);
+        }
+    }
+
+    /// An old tool that is now an alias: its old calls are checked against the target.
+    fn tool_became_alias(
+        &self,
+        name: &str,
+        al: &LockedAlias,
+        path: Vec<String>,
+        out: &mut Findings,
+    ) {
+        let role = self.role;
+        if !self.sb.offers(&al.tool) {
+            let f = Finding::new(
+                "tool-removed",
+                path,
+                Verdict::Breaking,
+                role,
+                format!(
+                    "{name}: aliased to {}, which {role} does not offer here",
+                    al.tool
+                ),
+            );
+            self.push_named(f, &format!("alias:{name}"), name, out);
+            return;
+        }
+        let f = Finding::new(
+            "tool-merged",
+            path,
+            Verdict::Compatible,
+            role,
+            format!("{name}: merged into {}", alias_text(al)),
+        );
+        self.push_named(f, &format!("alias:{name}"), name, out);
+        let (Some(x), Some(y)) = (self.a.shape(name), self.b.shape(&al.tool)) else {
+            return;
+        };
+        let mut cx = Cx {
+            role,
+            old: name,
+            new: &al.tool,
+            alias: Some(al),
+            loc: self.loc,
+            out: &mut *out,
+            fam: self.fam,
+        };
+        cx.call(x, y);
+    }
+
+    fn tools_newly_offered(&self, out: &mut Findings) {
+        let role = self.role;
+        for t in self.sb.offered() {
+            if !self.sa.offers(&t.name) {
+                let f = Finding::new(
                     "tool-added",
                     vec![role.to_owned(), t.name.clone()],
                     Verdict::Compatible,
                     role,
                     format!("{}: newly offered", t.name),
-                )
-                .at(loc, &format!("role:{role}"))
-                .tool(&t.name),
-                fam,
-            );
+                );
+                self.push_named(f, &format!("role:{role}"), &t.name, out);
+            }
         }
     }
-    // Old aliases whose target the old surface offered.
-    for al in a.aliases.iter().filter(|al| sa.offers(&al.tool)) {
-        let n = &al.name;
-        let path = vec![role.to_owned(), n.clone()];
-        if let Some(bl) = b.alias(n) {
-            if bl != al {
-                out.push(
-                    Finding::new(
+
+    /// Old aliases whose target the old surface offered.
+    fn old_aliases(&self, out: &mut Findings) {
+        let (b, role) = (self.b, self.role);
+        for al in self.a.aliases.iter().filter(|al| self.sa.offers(&al.tool)) {
+            let n = &al.name;
+            let path = vec![role.to_owned(), n.clone()];
+            if let Some(bl) = b.alias(n) {
+                if bl != al {
+                    let f = Finding::new(
                         "alias-changed",
                         path,
                         Verdict::Unknown,
                         role,
                         format!("alias {n}: was {}, now {}", alias_text(al), alias_text(bl)),
-                    )
-                    .at(loc, &format!("alias:{n}"))
-                    .tool(n),
-                    fam,
-                );
-            }
-        } else if sb.offers(n) {
-            out.push(
-                Finding::new(
+                    );
+                    self.push_named(f, &format!("alias:{n}"), n, out);
+                }
+            } else if self.sb.offers(n) {
+                let f = Finding::new(
                     "alias-replaced",
                     path,
                     Verdict::Unknown,
                     role,
                     format!("alias {n} ({}) is now a tool of its own", alias_text(al)),
-                )
-                .at(loc, &format!("tool:{n}"))
-                .tool(n),
-                fam,
-            );
-        } else if let Some(r) = b.retired(n) {
-            out.push(
-                Finding::new(
+                );
+                self.push_named(f, &format!("tool:{n}"), n, out);
+            } else if let Some(r) = b.retired(n) {
+                let f = Finding::new(
                     "alias-retired",
                     path,
                     Verdict::Compatible,
                     role,
                     format!("alias {n}: retired: {}", r.message),
-                )
-                .at(loc, &format!("retired:{n}"))
-                .tool(n),
-                fam,
-            );
-        } else if !b.shapes.iter().any(|s| &s.name == n) {
-            out.push(
-                Finding::new(
+                );
+                self.push_named(f, &format!("retired:{n}"), n, out);
+            } else if !b.shapes.iter().any(|s| &s.name == n) {
+                let f = Finding::new(
                     "alias-removed",
                     path,
                     Verdict::Breaking,
@@ -197,38 +224,40 @@ pub(super) fn surface(
                         "alias {n} (→ {}) removed with no retired entry; old calls using it no longer parse",
                         al.tool
                     ),
-                )
-                .at(loc, &format!("role:{role}"))
-                .tool(n),
-                fam,
-            );
+                );
+                self.push_named(f, &format!("role:{role}"), n, out);
+            }
         }
     }
-    // Published order of the tools both sides offer.
-    let common_a: Vec<&str> = sa
-        .tools
-        .iter()
-        .map(|t| t.name.as_str())
-        .filter(|n| sb.tools.iter().any(|t| t.name == *n))
-        .collect();
-    let common_b: Vec<&str> = sb
-        .tools
-        .iter()
-        .map(|t| t.name.as_str())
-        .filter(|n| sa.tools.iter().any(|t| t.name == *n))
-        .collect();
-    if common_a != common_b {
-        out.push(
-            Finding::new(
-                "order-changed",
-                vec![role.to_owned()],
-                Verdict::Compatible,
-                role,
-                format!("{role}: tools reordered: {}", common_b.join(", ")),
-            )
-            .at(loc, &format!("role:{role}")),
-            fam,
-        );
+
+    /// Published order of the tools both sides offer.
+    fn published_order(&self, out: &mut Findings) {
+        let (sa, sb, role) = (self.sa, self.sb, self.role);
+        let common_a: Vec<&str> = sa
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| sb.tools.iter().any(|t| t.name == *n))
+            .collect();
+        let common_b: Vec<&str> = sb
+            .tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| sa.tools.iter().any(|t| t.name == *n))
+            .collect();
+        if common_a != common_b {
+            out.push(
+                Finding::new(
+                    "order-changed",
+                    vec![role.to_owned()],
+                    Verdict::Compatible,
+                    role,
+                    format!("{role}: tools reordered: {}", common_b.join(", ")),
+                )
+                .at(self.loc, &format!("role:{role}")),
+                self.fam,
+            );
+        }
     }
 }
 
@@ -388,78 +417,20 @@ impl Cx<'_> {
         }
     }
 
+    /// The value an alias fixes for the selector `sel`, if it fixes one.
+    fn fixed_selector(&self, sel: &str) -> Option<String> {
+        self.set()
+            .and_then(|s| s.get(sel))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    }
+
     /// Every old action against the new action it lands on.
     fn call(&mut self, x: &ToolShape, y: &ToolShape) {
         let old = self.old;
-        let fixed = |sel: &str| {
-            self.set()
-                .and_then(|s| s.get(sel))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
+        let Some(pairs) = self.action_pairs(x, y) else {
+            return;
         };
-        let mut pairs: Vec<(&ActionShape, Option<&ActionShape>)> = Vec::new();
-        match (&x.selector, &y.selector) {
-            (Some(sx), Some(sy)) => {
-                if let Some(v) = fixed(sy) {
-                    let na = y.action(Some(&v));
-                    pairs.extend(x.actions.iter().map(|a| (a, na)));
-                } else if self.renamed(sx) != sy.as_str() {
-                    let f = self.finding(
-                        "selector-renamed",
-                        &[],
-                        Verdict::Breaking,
-                        format!("{old}: selector {sx} renamed to {sy}; old calls name {sx}"),
-                    );
-                    self.push(f, &format!("tool:{}", self.new));
-                    return;
-                } else {
-                    for a in &x.actions {
-                        pairs.push((a, y.action(a.name.as_deref())));
-                    }
-                    if self.alias.is_none() {
-                        for b in &y.actions {
-                            let Some(n) = b.name.as_deref() else { continue };
-                            if x.action(Some(n)).is_none() {
-                                let f = self.finding(
-                                    "action-added",
-                                    &[n],
-                                    Verdict::Compatible,
-                                    format!("{old}: new action {n}"),
-                                );
-                                self.push(f, &format!("action:{}/{n}", self.new));
-                            }
-                        }
-                    }
-                }
-            }
-            (Some(sx), None) => {
-                let f = self.finding(
-                    "selector-removed",
-                    &[],
-                    Verdict::Breaking,
-                    format!(
-                        "{old}: the {sx} selector is gone; old calls carry it{}",
-                        self.via()
-                    ),
-                );
-                self.push(f, &format!("tool:{}", self.new));
-                return;
-            }
-            (None, Some(sy)) => match fixed(sy) {
-                Some(v) => pairs.extend(x.actions.iter().map(|a| (a, y.action(Some(&v))))),
-                None => {
-                    let f = self.finding(
-                        "selector-added",
-                        &[],
-                        Verdict::Breaking,
-                        format!("{old}: now needs {sy}; old calls carry none{}", self.via()),
-                    );
-                    self.push(f, &format!("tool:{}", self.new));
-                    return;
-                }
-            },
-            (None, None) => pairs.extend(x.actions.iter().map(|a| (a, y.action(None)))),
-        }
         for (oa, na) in pairs {
             let an = oa.name.as_deref();
             let Some(na) = na else {
@@ -477,12 +448,89 @@ impl Cx<'_> {
         }
     }
 
+    /// Each old action with the new action its calls land on (`None`: none), by how the
+    /// selector changed; `None` when a selector change already breaks every old call.
+    fn action_pairs<'s>(
+        &mut self,
+        x: &'s ToolShape,
+        y: &'s ToolShape,
+    ) -> Option<Vec<(&'s ActionShape, Option<&'s ActionShape>)>> {
+        let old = self.old;
+        let mut pairs: Vec<(&ActionShape, Option<&ActionShape>)> = Vec::new();
+        match (&x.selector, &y.selector) {
+            (Some(sx), Some(sy)) => {
+                if let Some(v) = self.fixed_selector(sy) {
+                    let na = y.action(Some(&v));
+                    pairs.extend(x.actions.iter().map(|a| (a, na)));
+                } else if self.renamed(sx) != sy.as_str() {
+                    let f = self.finding(
+                        "selector-renamed",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: selector {sx} renamed to {sy}; old calls name {sx}"),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return None;
+                } else {
+                    for a in &x.actions {
+                        pairs.push((a, y.action(a.name.as_deref())));
+                    }
+                    if self.alias.is_none() {
+                        self.actions_added(x, y);
+                    }
+                }
+            }
+            (Some(sx), None) => {
+                let f = self.finding(
+                    "selector-removed",
+                    &[],
+                    Verdict::Breaking,
+                    format!(
+                        "{old}: the {sx} selector is gone; old calls carry it{}",
+                        self.via()
+                    ),
+                );
+                self.push(f, &format!("tool:{}", self.new));
+                return None;
+            }
+            (None, Some(sy)) => match self.fixed_selector(sy) {
+                Some(v) => pairs.extend(x.actions.iter().map(|a| (a, y.action(Some(&v))))),
+                None => {
+                    let f = self.finding(
+                        "selector-added",
+                        &[],
+                        Verdict::Breaking,
+                        format!("{old}: now needs {sy}; old calls carry none{}", self.via()),
+                    );
+                    self.push(f, &format!("tool:{}", self.new));
+                    return None;
+                }
+            },
+            (None, None) => pairs.extend(x.actions.iter().map(|a| (a, y.action(None)))),
+        }
+        Some(pairs)
+    }
+
+    /// Actions of the new tool that the old one did not have.
+    fn actions_added(&mut self, x: &ToolShape, y: &ToolShape) {
+        let old = self.old;
+        for b in &y.actions {
+            let Some(n) = b.name.as_deref() else { continue };
+            if x.action(Some(n)).is_none() {
+                let f = self.finding(
+                    "action-added",
+                    &[n],
+                    Verdict::Compatible,
+                    format!("{old}: new action {n}"),
+                );
+                self.push(f, &format!("action:{}/{n}", self.new));
+            }
+        }
+    }
+
+    /// One old action against the new action it lands on, rule family by rule family.
     fn action(&mut self, x: &ToolShape, y: &ToolShape, oa: &ActionShape, na: &ActionShape) {
         let old = self.old;
-        let an: Vec<&str> = oa.name.as_deref().into_iter().collect();
-        let with = |rest: &[&str]| -> Vec<String> {
-            an.iter().chain(rest).map(|s| (*s).to_owned()).collect()
-        };
         let label = match oa.name.as_deref() {
             Some(n) => format!("{old} {n}"),
             None => old.to_owned(),
@@ -495,21 +543,54 @@ impl Cx<'_> {
             .set()
             .map(|s| s.keys().cloned().collect())
             .unwrap_or_default();
+        let pair = ActionPair {
+            oa,
+            na,
+            label,
+            new_action_key,
+            set_keys,
+        };
+        self.old_fields(x, y, &pair);
+        self.required_fields_added(&pair);
+        if self.alias.is_none() {
+            self.optional_fields_added(&pair);
+        }
+        self.exactly_one_of_added(&pair);
+        self.forbidden_with_added(&pair);
+    }
+
+    /// A finding below the old action (`rest` after the action's name, if it has one).
+    fn push_below_action(
+        &mut self,
+        pair: &ActionPair<'_>,
+        rule: &'static str,
+        rest: &[&str],
+        v: Verdict,
+        msg: String,
+        key: &str,
+    ) {
+        let p = pair.path(rest);
+        let p: Vec<&str> = p.iter().map(String::as_str).collect();
+        let f = self.finding(rule, &p, v, msg);
+        self.push(f, key);
+    }
+
+    /// Each field an old call may send: still accepted, and with a compatible type.
+    fn old_fields(&mut self, x: &ToolShape, y: &ToolShape, pair: &ActionPair<'_>) {
+        let (old, oa, na) = (self.old, pair.oa, pair.na);
         for f in oa.required.iter().chain(&oa.optional) {
             let g = self.renamed(f).to_owned();
-            if set_keys.contains(&g) {
+            if pair.set_keys.contains(&g) {
                 continue;
             }
             if !na.uses(&g) {
-                let p = with(&[f]);
-                let p: Vec<&str> = p.iter().map(String::as_str).collect();
-                let fnd = self.finding(
-                    "field-removed",
-                    &p,
-                    Verdict::Breaking,
-                    format!("{label}: field {f} is no longer accepted{}", self.via()),
+                let msg = format!(
+                    "{}: field {f} is no longer accepted{}",
+                    pair.label,
+                    self.via()
                 );
-                self.push(fnd, &new_action_key);
+                let key = pair.new_action_key.clone();
+                self.push_below_action(pair, "field-removed", &[f], Verdict::Breaking, msg, &key);
                 continue;
             }
             if let (Some(tx), Some(ty)) = (x.field(f), y.field(&g)) {
@@ -532,47 +613,48 @@ impl Cx<'_> {
                 }
             }
         }
-        for r in &na.required {
-            if set_keys.contains(r) {
+    }
+
+    /// A field the new action requires that old calls did not always send.
+    fn required_fields_added(&mut self, pair: &ActionPair<'_>) {
+        let oa = pair.oa;
+        for r in &pair.na.required {
+            if pair.set_keys.contains(r) {
                 continue;
             }
             let covered = oa.required.iter().any(|f| self.renamed(f) == r.as_str());
             if !covered {
                 let was = oa.optional.iter().any(|f| self.renamed(f) == r.as_str());
-                let p = with(&[r]);
-                let p: Vec<&str> = p.iter().map(String::as_str).collect();
-                let fnd = self.finding(
-                    "required-added",
-                    &p,
-                    Verdict::Breaking,
-                    format!(
-                        "{label}: {r} is now required{}{}",
-                        if was { " (was optional)" } else { "" },
-                        self.via()
-                    ),
+                let msg = format!(
+                    "{}: {r} is now required{}{}",
+                    pair.label,
+                    if was { " (was optional)" } else { "" },
+                    self.via()
                 );
-                self.push(fnd, &format!("field:{}/{r}", self.new));
+                let key = format!("field:{}/{r}", self.new);
+                self.push_below_action(pair, "required-added", &[r], Verdict::Breaking, msg, &key);
             }
         }
-        if self.alias.is_none() {
-            for f in na.optional.iter().filter(|f| !oa.uses(f)) {
-                let p = with(&[f]);
-                let p: Vec<&str> = p.iter().map(String::as_str).collect();
-                let fnd = self.finding(
-                    "field-added",
-                    &p,
-                    Verdict::Compatible,
-                    format!("{label}: new optional field {f}"),
-                );
-                self.push(fnd, &format!("field:{}/{f}", self.new));
-            }
+    }
+
+    /// New optional fields (not reported through an alias: its old calls never saw them).
+    fn optional_fields_added(&mut self, pair: &ActionPair<'_>) {
+        for f in pair.na.optional.iter().filter(|f| !pair.oa.uses(f)) {
+            let msg = format!("{}: new optional field {f}", pair.label);
+            let key = format!("field:{}/{f}", self.new);
+            self.push_below_action(pair, "field-added", &[f], Verdict::Compatible, msg, &key);
         }
+    }
+
+    /// A new exactly_one_of group, safe only if every old call sent exactly one of it.
+    fn exactly_one_of_added(&mut self, pair: &ActionPair<'_>) {
+        let oa = pair.oa;
         let old_groups: Vec<Vec<String>> = oa
             .exactly_one_of
             .iter()
             .map(|g| g.iter().map(|f| self.renamed(f).to_owned()).collect())
             .collect();
-        for g in &na.exactly_one_of {
+        for g in &pair.na.exactly_one_of {
             if old_groups.contains(g) {
                 continue;
             }
@@ -585,22 +667,29 @@ impl Cx<'_> {
             let safe = used.len() == 1 && used.iter().all(|f| oa.requires(f));
             if !safe {
                 let tag = format!("exactly_one_of:{}", g.join(","));
-                let p = with(&[&tag]);
-                let p: Vec<&str> = p.iter().map(String::as_str).collect();
-                let fnd = self.finding(
-                    "constraint-added",
-                    &p,
-                    Verdict::Breaking,
-                    format!(
-                        "{label}: exactly one of {} is now required; old calls could send none or several{}",
-                        g.join(", "),
-                        self.via()
-                    ),
+                let msg = format!(
+                    "{}: exactly one of {} is now required; old calls could send none or several{}",
+                    pair.label,
+                    g.join(", "),
+                    self.via()
                 );
-                self.push(fnd, &new_action_key);
+                let key = pair.new_action_key.clone();
+                self.push_below_action(
+                    pair,
+                    "constraint-added",
+                    &[&tag],
+                    Verdict::Breaking,
+                    msg,
+                    &key,
+                );
             }
         }
-        for (f, w) in &na.forbidden_with {
+    }
+
+    /// A new forbidden_with pair that old calls could send together.
+    fn forbidden_with_added(&mut self, pair: &ActionPair<'_>) {
+        let oa = pair.oa;
+        for (f, w) in &pair.na.forbidden_with {
             let old_uses = |n: &str| {
                 oa.required
                     .iter()
@@ -613,18 +702,20 @@ impl Cx<'_> {
                 .any(|(p, q)| self.renamed(p) == f.as_str() && self.renamed(q) == w.as_str());
             if !before && old_uses(f) && old_uses(w) {
                 let tag = format!("forbidden_with:{f}+{w}");
-                let p = with(&[&tag]);
-                let p: Vec<&str> = p.iter().map(String::as_str).collect();
-                let fnd = self.finding(
-                    "constraint-added",
-                    &p,
-                    Verdict::Breaking,
-                    format!(
-                        "{label}: {f} may no longer be combined with {w}{}",
-                        self.via()
-                    ),
+                let msg = format!(
+                    "{}: {f} may no longer be combined with {w}{}",
+                    pair.label,
+                    self.via()
                 );
-                self.push(fnd, &new_action_key);
+                let key = pair.new_action_key.clone();
+                self.push_below_action(
+                    pair,
+                    "constraint-added",
+                    &[&tag],
+                    Verdict::Breaking,
+                    msg,
+                    &key,
+                );
             }
         }
     }
@@ -678,6 +769,27 @@ impl Cx<'_> {
                 self.push(f, &key);
             }
         }
+    }
+}
+
+/// One old action and the new action its calls land on, with what every rule of
+/// [`Cx::action`] reads.
+struct ActionPair<'a> {
+    oa: &'a ActionShape,
+    na: &'a ActionShape,
+    /// `tool action` (or the tool alone): how messages name the old action.
+    label: String,
+    /// Locator key of the new action.
+    new_action_key: String,
+    /// Fields the alias fixes (`set:`): old calls through it never send them.
+    set_keys: Vec<String>,
+}
+
+impl ActionPair<'_> {
+    /// The old action's name (if it has one) followed by `rest`.
+    fn path(&self, rest: &[&str]) -> Vec<String> {
+        let an: Vec<&str> = self.oa.name.as_deref().into_iter().collect();
+        an.iter().chain(rest).map(|s| (*s).to_owned()).collect()
     }
 }
 
@@ -818,244 +930,307 @@ fn accepts(t: &TypeShape, s: &str) -> Option<bool> {
     }
 }
 
+/// One field's old and new type, compared per old type kind; `at` is the path findings are
+/// reported at (`field`, `field.prop`, `field[]`).
 fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
-    use TypeShape as T;
-    match (old, new) {
-        (
-            T::String {
-                min_length: a0,
-                max_length: a1,
-                pattern: ap,
-            },
-            T::String {
+    let pair = TypePair { old, new, at };
+    match old {
+        TypeShape::String {
+            min_length,
+            max_length,
+            pattern,
+        } => pair.string_changes(*min_length, *max_length, pattern.as_ref(), out),
+        TypeShape::Integer { minimum, maximum } => pair.integer_changes(*minimum, *maximum, out),
+        TypeShape::Number { minimum, maximum } => pair.number_changes(*minimum, *maximum, out),
+        TypeShape::Boolean => match new {
+            TypeShape::Boolean => {}
+            _ => pair.kind_changed(out),
+        },
+        TypeShape::Enum { values } => pair.enum_changes(values, out),
+        TypeShape::Array {
+            items,
+            min_items,
+            max_items,
+        } => pair.array_changes(items, *min_items, *max_items, out),
+        TypeShape::Object { properties } => pair.object_changes(properties, out),
+    }
+}
+
+struct TypePair<'a> {
+    old: &'a TypeShape,
+    new: &'a TypeShape,
+    at: &'a str,
+}
+
+impl TypePair<'_> {
+    /// Any kind change without a rule of its own: breaking.
+    fn kind_changed(&self, out: &mut Vec<Change>) {
+        push(
+            out,
+            "type-changed",
+            self.at.to_owned(),
+            Verdict::Breaking,
+            format!("{} → {}", kind(self.old), kind(self.new)),
+        );
+    }
+
+    fn string_changes(
+        &self,
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        pattern: Option<&String>,
+        out: &mut Vec<Change>,
+    ) {
+        let at = self.at;
+        match self.new {
+            TypeShape::String {
                 min_length: b0,
                 max_length: b1,
                 pattern: bp,
-            },
-        ) => {
-            lower(*a0, *b0, at, "min_length", out);
-            upper(*a1, *b1, at, "max_length", out);
-            match (ap, bp) {
-                (None, Some(q)) => push(
-                    out,
-                    "pattern-added",
-                    format!("{at}/pattern"),
-                    Verdict::Breaking,
-                    format!("now must match {q}"),
-                ),
-                (Some(_), None) => push(
-                    out,
-                    "pattern-removed",
-                    format!("{at}/pattern"),
-                    Verdict::Compatible,
-                    "no longer restricted by a pattern".to_owned(),
-                ),
-                (Some(p), Some(q)) if p != q => {
-                    let (v, msg) = match literals(p) {
-                        Some(lits) => {
-                            let rejected: Vec<&String> = lits
-                                .iter()
-                                .filter(|l| accepts(new, l) != Some(true))
-                                .collect();
-                            if rejected.is_empty() {
-                                (
-                                    Verdict::Compatible,
-                                    format!("pattern {p} → {q} (every old value still matches)"),
-                                )
-                            } else {
-                                let r: Vec<&str> = rejected.iter().map(|s| s.as_str()).collect();
-                                (
-                                    Verdict::Breaking,
-                                    format!("pattern {p} → {q} no longer accepts {}", r.join(", ")),
-                                )
-                            }
-                        }
-                        None => (
-                            Verdict::Unknown,
-                            format!(
-                                "pattern {p} → {q} (cannot decide whether it accepts every old value)"
-                            ),
-                        ),
-                    };
-                    push(out, "pattern-changed", format!("{at}/pattern"), v, msg);
-                }
-                _ => {}
+            } => {
+                lower(min_length, *b0, at, "min_length", out);
+                upper(max_length, *b1, at, "max_length", out);
+                self.pattern_change(pattern, bp.as_ref(), out);
             }
-        }
-        (
-            T::Integer {
-                minimum: a0,
-                maximum: a1,
-            },
-            T::Integer {
-                minimum: b0,
-                maximum: b1,
-            },
-        ) => {
-            lower(*a0, *b0, at, "minimum", out);
-            upper(*a1, *b1, at, "maximum", out);
-        }
-        (
-            T::Number {
-                minimum: a0,
-                maximum: a1,
-            },
-            T::Number {
-                minimum: b0,
-                maximum: b1,
-            },
-        ) => {
-            lower(*a0, *b0, at, "minimum", out);
-            upper(*a1, *b1, at, "maximum", out);
-        }
-        (
-            T::Integer {
-                minimum: a0,
-                maximum: a1,
-            },
-            T::Number {
-                minimum: b0,
-                maximum: b1,
-            },
-        ) => {
-            push(
+            TypeShape::Enum { values } => push(
                 out,
-                "type-widened",
+                "type-narrowed",
                 at.to_owned(),
+                Verdict::Breaking,
+                format!("string → enum of {}", values.join(", ")),
+            ),
+            _ => self.kind_changed(out),
+        }
+    }
+
+    /// A string's pattern added, removed or changed; a changed alternation of literals is
+    /// decided value by value.
+    fn pattern_change(&self, old: Option<&String>, new: Option<&String>, out: &mut Vec<Change>) {
+        let at = self.at;
+        match (old, new) {
+            (None, Some(q)) => push(
+                out,
+                "pattern-added",
+                format!("{at}/pattern"),
+                Verdict::Breaking,
+                format!("now must match {q}"),
+            ),
+            (Some(_), None) => push(
+                out,
+                "pattern-removed",
+                format!("{at}/pattern"),
                 Verdict::Compatible,
-                "integer → number".to_owned(),
-            );
-            lower(a0.map(|v| v as f64), *b0, at, "minimum", out);
-            upper(a1.map(|v| v as f64), *b1, at, "maximum", out);
-        }
-        (T::Number { .. }, T::Integer { .. }) => push(
-            out,
-            "type-narrowed",
-            at.to_owned(),
-            Verdict::Breaking,
-            "number → integer: fractional values are refused".to_owned(),
-        ),
-        (T::Boolean, T::Boolean) => {}
-        (T::Enum { values: a }, T::Enum { values: b }) => {
-            for v in a.iter().filter(|v| !b.contains(v)) {
-                push(
-                    out,
-                    "enum-value-removed",
-                    format!("{at}/{v}"),
-                    Verdict::Breaking,
-                    format!("enum value {v} removed"),
-                );
+                "no longer restricted by a pattern".to_owned(),
+            ),
+            (Some(p), Some(q)) if p != q => {
+                let (v, msg) = match literals(p) {
+                    Some(lits) => {
+                        let rejected: Vec<&String> = lits
+                            .iter()
+                            .filter(|l| accepts(self.new, l) != Some(true))
+                            .collect();
+                        if rejected.is_empty() {
+                            (
+                                Verdict::Compatible,
+                                format!("pattern {p} → {q} (every old value still matches)"),
+                            )
+                        } else {
+                            let r: Vec<&str> = rejected.iter().map(|s| s.as_str()).collect();
+                            (
+                                Verdict::Breaking,
+                                format!("pattern {p} → {q} no longer accepts {}", r.join(", ")),
+                            )
+                        }
+                    }
+                    None => (
+                        Verdict::Unknown,
+                        format!(
+                            "pattern {p} → {q} (cannot decide whether it accepts every old value)"
+                        ),
+                    ),
+                };
+                push(out, "pattern-changed", format!("{at}/pattern"), v, msg);
             }
-            for v in b.iter().filter(|v| !a.contains(v)) {
-                push(
-                    out,
-                    "enum-value-added",
-                    format!("{at}/{v}"),
-                    Verdict::Compatible,
-                    format!("enum value {v} added"),
-                );
-            }
+            _ => {}
         }
-        (T::Enum { values }, T::String { .. }) => {
-            let rejected: Vec<&str> = values
-                .iter()
-                .filter(|v| accepts(new, v) != Some(true))
-                .map(String::as_str)
-                .collect();
-            if rejected.is_empty() {
+    }
+
+    fn integer_changes(&self, minimum: Option<i64>, maximum: Option<i64>, out: &mut Vec<Change>) {
+        let at = self.at;
+        match self.new {
+            TypeShape::Integer {
+                minimum: b0,
+                maximum: b1,
+            } => {
+                lower(minimum, *b0, at, "minimum", out);
+                upper(maximum, *b1, at, "maximum", out);
+            }
+            TypeShape::Number {
+                minimum: b0,
+                maximum: b1,
+            } => {
                 push(
                     out,
                     "type-widened",
                     at.to_owned(),
                     Verdict::Compatible,
-                    "enum → string (every old value still accepted)".to_owned(),
+                    "integer → number".to_owned(),
+                );
+                lower(minimum.map(|v| v as f64), *b0, at, "minimum", out);
+                upper(maximum.map(|v| v as f64), *b1, at, "maximum", out);
+            }
+            _ => self.kind_changed(out),
+        }
+    }
+
+    fn number_changes(&self, minimum: Option<f64>, maximum: Option<f64>, out: &mut Vec<Change>) {
+        let at = self.at;
+        match self.new {
+            TypeShape::Number {
+                minimum: b0,
+                maximum: b1,
+            } => {
+                lower(minimum, *b0, at, "minimum", out);
+                upper(maximum, *b1, at, "maximum", out);
+            }
+            TypeShape::Integer { .. } => push(
+                out,
+                "type-narrowed",
+                at.to_owned(),
+                Verdict::Breaking,
+                "number → integer: fractional values are refused".to_owned(),
+            ),
+            _ => self.kind_changed(out),
+        }
+    }
+
+    fn enum_changes(&self, values: &[String], out: &mut Vec<Change>) {
+        let at = self.at;
+        match self.new {
+            TypeShape::Enum { values: b } => {
+                for v in values.iter().filter(|v| !b.contains(v)) {
+                    push(
+                        out,
+                        "enum-value-removed",
+                        format!("{at}/{v}"),
+                        Verdict::Breaking,
+                        format!("enum value {v} removed"),
+                    );
+                }
+                for v in b.iter().filter(|v| !values.contains(v)) {
+                    push(
+                        out,
+                        "enum-value-added",
+                        format!("{at}/{v}"),
+                        Verdict::Compatible,
+                        format!("enum value {v} added"),
+                    );
+                }
+            }
+            TypeShape::String { .. } => self.enum_to_string(values, out),
+            _ => self.kind_changed(out),
+        }
+    }
+
+    /// Enum → string widens only if the string still accepts every old value.
+    fn enum_to_string(&self, values: &[String], out: &mut Vec<Change>) {
+        let rejected: Vec<&str> = values
+            .iter()
+            .filter(|v| accepts(self.new, v) != Some(true))
+            .map(String::as_str)
+            .collect();
+        if rejected.is_empty() {
+            push(
+                out,
+                "type-widened",
+                self.at.to_owned(),
+                Verdict::Compatible,
+                "enum → string (every old value still accepted)".to_owned(),
+            );
+        } else {
+            push(
+                out,
+                "type-narrowed",
+                self.at.to_owned(),
+                Verdict::Breaking,
+                format!("enum → string refusing {}", rejected.join(", ")),
+            );
+        }
+    }
+
+    fn array_changes(
+        &self,
+        items: &TypeShape,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+        out: &mut Vec<Change>,
+    ) {
+        let at = self.at;
+        match self.new {
+            TypeShape::Array {
+                items: bi,
+                min_items: b0,
+                max_items: b1,
+            } => {
+                lower(min_items, *b0, at, "min_items", out);
+                upper(max_items, *b1, at, "max_items", out);
+                types(items, bi, &format!("{at}[]"), out);
+            }
+            _ => self.kind_changed(out),
+        }
+    }
+
+    /// Object properties: removed, newly required, added, and each kept one's type.
+    fn object_changes(&self, a: &[PropertyShape], out: &mut Vec<Change>) {
+        let at = self.at;
+        let TypeShape::Object { properties: b } = self.new else {
+            self.kind_changed(out);
+            return;
+        };
+        for p in a {
+            let sub = format!("{at}.{}", p.name);
+            match b.iter().find(|q| q.name == p.name) {
+                None => push(
+                    out,
+                    "field-removed",
+                    sub,
+                    Verdict::Breaking,
+                    "property removed".to_owned(),
+                ),
+                Some(q) => {
+                    if q.required && !p.required {
+                        push(
+                            out,
+                            "required-added",
+                            sub.clone(),
+                            Verdict::Breaking,
+                            "property now required".to_owned(),
+                        );
+                    }
+                    types(&p.schema, &q.schema, &sub, out);
+                }
+            }
+        }
+        for q in b.iter().filter(|q| !a.iter().any(|p| p.name == q.name)) {
+            let sub = format!("{at}.{}", q.name);
+            if q.required {
+                push(
+                    out,
+                    "required-added",
+                    sub,
+                    Verdict::Breaking,
+                    "new required property".to_owned(),
                 );
             } else {
                 push(
                     out,
-                    "type-narrowed",
-                    at.to_owned(),
-                    Verdict::Breaking,
-                    format!("enum → string refusing {}", rejected.join(", ")),
+                    "field-added",
+                    sub,
+                    Verdict::Compatible,
+                    "new optional property".to_owned(),
                 );
             }
         }
-        (T::String { .. }, T::Enum { values }) => push(
-            out,
-            "type-narrowed",
-            at.to_owned(),
-            Verdict::Breaking,
-            format!("string → enum of {}", values.join(", ")),
-        ),
-        (
-            T::Array {
-                items: ai,
-                min_items: a0,
-                max_items: a1,
-            },
-            T::Array {
-                items: bi,
-                min_items: b0,
-                max_items: b1,
-            },
-        ) => {
-            lower(*a0, *b0, at, "min_items", out);
-            upper(*a1, *b1, at, "max_items", out);
-            types(ai, bi, &format!("{at}[]"), out);
-        }
-        (T::Object { properties: a }, T::Object { properties: b }) => {
-            for p in a {
-                let sub = format!("{at}.{}", p.name);
-                match b.iter().find(|q| q.name == p.name) {
-                    None => push(
-                        out,
-                        "field-removed",
-                        sub,
-                        Verdict::Breaking,
-                        "property removed".to_owned(),
-                    ),
-                    Some(q) => {
-                        if q.required && !p.required {
-                            push(
-                                out,
-                                "required-added",
-                                sub.clone(),
-                                Verdict::Breaking,
-                                "property now required".to_owned(),
-                            );
-                        }
-                        types(&p.schema, &q.schema, &sub, out);
-                    }
-                }
-            }
-            for q in b.iter().filter(|q| !a.iter().any(|p| p.name == q.name)) {
-                let sub = format!("{at}.{}", q.name);
-                if q.required {
-                    push(
-                        out,
-                        "required-added",
-                        sub,
-                        Verdict::Breaking,
-                        "new required property".to_owned(),
-                    );
-                } else {
-                    push(
-                        out,
-                        "field-added",
-                        sub,
-                        Verdict::Compatible,
-                        "new optional property".to_owned(),
-                    );
-                }
-            }
-        }
-        (a, b) => push(
-            out,
-            "type-changed",
-            at.to_owned(),
-            Verdict::Breaking,
-            format!("{} → {}", kind(a), kind(b)),
-        ),
     }
 }
 

@@ -56,7 +56,7 @@ fn small(tools: &[(&str, &str)], extra: &[(&str, &str)]) -> Lock {
     let mut files = vec![
         crate::SourceFile::new(
             "surface.yaml",
-            "families:\n  chat: { dialect: openai-chat }\ntraits:\n  read_only: { type: bool, default: false, doc: \"r\" }\n",
+            "families:\n  chat: { dialect: openai-chat }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"p\" }\n  follow_up: { type: bool, default: false, doc: \"f\" }\n  poll: { type: bool, default: false, doc: \"o\" }\n  read_only: { type: bool, default: false, doc: \"r\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"i\" }\n",
         ),
         crate::SourceFile::new(
             "roles.yaml",
@@ -183,4 +183,122 @@ fn retired_and_aliased_removals_are_compatible() {
         )],
     );
     assert!(verdicts(&a, &c).contains(&("tool-removed/r/gone".into(), Verdict::Breaking)));
+}
+
+/// A one-field tool `t` whose field `x` has the type written in `ty` (YAML lines under `x:`).
+fn field_of(ty: &str) -> Lock {
+    let body = format!("fields:\n  x:\n{ty}    description: X.\n");
+    small(&[("t", &body)], &[])
+}
+
+#[test]
+fn kind_member_and_bound_rules() {
+    let has = |a: &str, b: &str, id: &str, v: Verdict| {
+        let found = verdicts(&field_of(a), &field_of(b));
+        assert!(found.contains(&(id.into(), v)), "{a} -> {b}: {found:?}");
+    };
+    let boolean = "    type: boolean\n";
+    let string = "    type: string\n";
+    let ab = "    type: enum\n    values: [a, b]\n";
+    let abc = "    type: enum\n    values: [a, b, c]\n";
+    let only_a = "    type: string\n    pattern: '^a$'\n";
+    has(boolean, string, "type-changed/r/t/x", Verdict::Breaking);
+    has(string, ab, "type-narrowed/r/t/x", Verdict::Breaking);
+    has(ab, only_a, "type-narrowed/r/t/x", Verdict::Breaking);
+    has(abc, ab, "enum-value-removed/r/t/x/c", Verdict::Breaking);
+    has(ab, abc, "enum-value-added/r/t/x/c", Verdict::Compatible);
+    has(
+        string,
+        only_a,
+        "pattern-added/r/t/x/pattern",
+        Verdict::Breaking,
+    );
+    has(
+        only_a,
+        string,
+        "pattern-removed/r/t/x/pattern",
+        Verdict::Compatible,
+    );
+    let lits = "    type: string\n    pattern: '^(?:a|b)$'\n";
+    has(
+        lits,
+        only_a,
+        "pattern-changed/r/t/x/pattern",
+        Verdict::Breaking,
+    );
+    let arr = |min: u32, max: u32| {
+        format!(
+            "    type: array\n    items: {{ type: integer, minimum: {min} }}\n    max_items: {max}\n"
+        )
+    };
+    has(
+        &arr(1, 4),
+        &arr(1, 8),
+        "bound-widened/r/t/x/max_items",
+        Verdict::Compatible,
+    );
+    has(
+        &arr(1, 4),
+        &arr(1, 2),
+        "bound-narrowed/r/t/x/max_items",
+        Verdict::Breaking,
+    );
+    has(
+        &arr(1, 4),
+        &arr(2, 4),
+        "bound-narrowed/r/t/x[]/minimum",
+        Verdict::Breaking,
+    );
+    let obj = |props: &str, required: &str| {
+        format!("    type: object\n    properties: {{ {props} }}\n    required: [{required}]\n")
+    };
+    let p = |n: &str| format!("{n}: {{ type: string, description: P. }}");
+    let old = obj(&format!("{}, {}", p("a"), p("b")), "a");
+    has(
+        &old,
+        &obj(&p("a"), "a"),
+        "field-removed/r/t/x.b",
+        Verdict::Breaking,
+    );
+    let both = obj(&format!("{}, {}", p("a"), p("b")), "a, b");
+    has(&old, &both, "required-added/r/t/x.b", Verdict::Breaking);
+    let with_c = |req: &str| obj(&format!("{}, {}, {}", p("a"), p("b"), p("c")), req);
+    has(
+        &old,
+        &with_c("a, c"),
+        "required-added/r/t/x.c",
+        Verdict::Breaking,
+    );
+    has(
+        &old,
+        &with_c("a"),
+        "field-added/r/t/x.c",
+        Verdict::Compatible,
+    );
+}
+
+#[test]
+fn selector_presence_route_and_trait_rules() {
+    let plain = "fields:\n  n:\n    type: integer\n    description: N.\nrequired: [n]\n";
+    let (sel, one) = (small(&[("t", SEL)], &[]), small(&[("t", plain)], &[]));
+    assert!(verdicts(&sel, &one).contains(&("selector-removed/r/t".into(), Verdict::Breaking)));
+    assert!(verdicts(&one, &sel).contains(&("selector-added/r/t".into(), Verdict::Breaking)));
+    let local = small(&[("t", &format!("route: local\n{plain}"))], &[]);
+    let v = verdicts(&one, &local);
+    assert!(
+        v.contains(&("route-changed/r/t".into(), Verdict::Compatible)),
+        "{v:?}"
+    );
+    let safe = small(
+        &[("t", &format!("{plain}traits: {{ parallel_safe: true }}\n"))],
+        &[],
+    );
+    let v = verdicts(&one, &safe);
+    assert!(
+        v.contains(&(
+            "trait-changed/r/t/parallel_safe".into(),
+            Verdict::Compatible
+        )),
+        "{v:?}"
+    );
 }

@@ -16,6 +16,11 @@ use crate::ir::{Dialect, Family, Ir, RenderedTool, SurfaceInstance};
 pub use dialect::{Annotations, annotations};
 pub use json::pretty;
 
+/// A type's JSON Schema without descriptions, as canonical JSON text (for the strict union).
+pub fn bare_type_schema(ty: &crate::ir::Type, path: &str) -> Result<String, EmitError> {
+    schema::bare_schema(ty, path).map(|j| j.to_canonical())
+}
+
 /// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
 pub const MAX_TOOLS: usize = 128;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;

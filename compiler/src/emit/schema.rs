@@ -139,7 +139,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
         }
         let nullable = style == Style::Strict && !every;
         let ctx = Node {
-            texts,
+            texts: Some(texts),
             path: name.to_owned(),
             style,
         };
@@ -193,9 +193,10 @@ fn type_name(name: &str, style: Style) -> Json {
     }
 }
 
-/// One schema node being written, with its description path.
+/// One schema node being written, with its description path. Without texts (the strict
+/// union of `codegen::union`) no node carries a description.
 struct Node<'t, 'a> {
-    texts: &'t Texts<'a>,
+    texts: Option<&'t Texts<'a>>,
     /// `field`, `field.prop`, `field.prop.sub` (array items add no segment).
     path: String,
     style: Style,
@@ -212,7 +213,7 @@ impl Node<'_, '_> {
 
     fn non_finite(&self) -> EmitError {
         EmitError::NonFiniteNumber {
-            tool: self.texts.tool.name.clone(),
+            tool: self.texts.map(|t| t.tool.name.clone()).unwrap_or_default(),
             path: self.path.clone(),
         }
     }
@@ -294,9 +295,12 @@ impl Node<'_, '_> {
                 let mut required = Vec::new();
                 for p in properties {
                     let child = self.child(&p.name);
-                    let desc = self.texts.field(&child.path)?.to_owned();
+                    let desc = match self.texts {
+                        Some(texts) => Some(texts.field(&child.path)?.to_owned()),
+                        None => None,
+                    };
                     let nullable = style == Style::Strict && !p.required;
-                    props.push((p.name.clone(), child.schema(&p.ty, Some(desc), nullable)?));
+                    props.push((p.name.clone(), child.schema(&p.ty, desc, nullable)?));
                     if p.required || style == Style::Strict {
                         required.push(Json::str(p.name.clone()));
                     }
@@ -306,6 +310,17 @@ impl Node<'_, '_> {
         }
         Ok(node)
     }
+}
+
+/// The plain JSON Schema of a type, without descriptions: the same keywords, bounds and
+/// closed objects the published schemas use (the strict union is built from it).
+pub(crate) fn bare_schema(ty: &Type, path: &str) -> Result<Json, EmitError> {
+    let node = Node {
+        texts: None,
+        path: path.to_owned(),
+        style: Style::JsonSchema,
+    };
+    node.schema(ty, None, false)
 }
 
 fn uint(n: u64) -> Json {

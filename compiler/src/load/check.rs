@@ -5,8 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::{self, Diagnostic, Sources};
-use crate::ir::{TraitDecl, TraitKind, Type};
-use crate::load::model::{ActionDef, Defs, FamilyDef, ToolDef};
+use crate::ir::{RUNTIME_TRAITS, TraitDecl, TraitKind, Type};
+use crate::load::model::{
+    ActionDef, AliasDef, Defs, FamilyDef, FreeformDef, RoleDef, SurfaceDef, ToolDef,
+};
 use crate::load::read::{Diags, Sp};
 use crate::load::yaml::{Node, Value};
 
@@ -84,6 +86,7 @@ fn hint_or<'c>(
 
 fn check_surface(defs: &Defs, d: &mut Diags) {
     let Some(surface) = &defs.surface else { return };
+    check_runtime_traits(surface, d);
     let names: BTreeMap<&str, &FamilyDef> = surface
         .families
         .iter()
@@ -167,28 +170,8 @@ fn check_tool_names(defs: &Defs, sources: &Sources, d: &mut Diags) {
 }
 
 fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
-    let tname = tool.name.as_str();
-    // Families.
     if let Some(families) = &tool.families {
-        let mut seen = BTreeSet::new();
-        for f in families {
-            check_family_ref(f, idx, d);
-            if !seen.insert(f.as_str()) {
-                d.push(Diagnostic::error(
-                    "duplicate-name",
-                    Some(f.span),
-                    format!("family `{}` is listed twice", f.v),
-                ));
-            }
-        }
-        if families.is_empty() {
-            d.push(Diagnostic::error(
-                "no-families",
-                None.or(families.first().map(|f| f.span))
-                    .or(Some(tool.name.span)),
-                format!("tool `{tname}` is declared for no family"),
-            ));
-        }
+        check_tool_families(tool, families, idx, d);
     }
     // Traits, tool level.
     for (k, v) in &tool.traits {
@@ -216,51 +199,91 @@ fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
         check_action(action, tool, &fields, idx, &mut used, d);
     }
     if let Some(ff) = &tool.freeform {
-        check_field_ref(&ff.field, tool, &fields, "freeform", d);
-        if ff.syntax.v != "lark" {
-            d.push(
-                Diagnostic::error(
-                    "bad-syntax",
-                    Some(ff.syntax.span),
-                    format!("unknown grammar syntax `{}`", ff.syntax.v),
-                )
-                .with_hint("syntax: lark"),
-            );
-        }
-        if !defs.grammars.iter().any(|(p, _)| *p == ff.grammar.v) {
-            let paths: Vec<&str> = defs.grammars.iter().map(|(p, _)| p.as_str()).collect();
-            d.push(
-                Diagnostic::error(
-                    "missing-grammar",
-                    Some(ff.grammar.span),
-                    format!("grammar file `{}` not found", ff.grammar.v),
-                )
-                .with_hint(hint_or(
-                    &ff.grammar.v,
-                    paths.iter().copied(),
-                    "put it under grammars/ and name it relative to the definitions folder",
-                )),
-            );
-        }
-        for f in &ff.families {
-            check_family_ref(f, idx, d);
-            let declared = match &tool.families {
-                Some(list) => list.iter().any(|x| x.v == f.v),
-                None => idx
-                    .families
-                    .get(f.as_str())
-                    .is_some_and(|fam| fam.like.is_none()),
-            };
-            if idx.families.contains_key(f.as_str()) && !declared {
-                d.push(Diagnostic::error(
-                    "freeform-family",
-                    Some(f.span),
-                    format!("freeform family `{}` is not among the tool's families", f.v),
-                ));
-            }
+        check_freeform(ff, tool, &fields, defs, idx, d);
+    }
+    check_unused_fields(tool, &used, d);
+}
+
+/// A tool's `families:`: known, not `like` families, each once, at least one.
+fn check_tool_families(tool: &ToolDef, families: &[Sp<String>], idx: &Index<'_>, d: &mut Diags) {
+    let mut seen = BTreeSet::new();
+    for f in families {
+        check_family_ref(f, idx, d);
+        if !seen.insert(f.as_str()) {
+            d.push(Diagnostic::error(
+                "duplicate-name",
+                Some(f.span),
+                format!("family `{}` is listed twice", f.v),
+            ));
         }
     }
-    // Unused fields (warning).
+    if families.is_empty() {
+        d.push(Diagnostic::error(
+            "no-families",
+            None.or(families.first().map(|f| f.span))
+                .or(Some(tool.name.span)),
+            format!("tool `{}` is declared for no family", tool.name.v),
+        ));
+    }
+}
+
+/// `freeform:`: a declared field, lark syntax, an existing grammar file, and families the
+/// tool is declared for.
+fn check_freeform(
+    ff: &FreeformDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    defs: &Defs,
+    idx: &Index<'_>,
+    d: &mut Diags,
+) {
+    check_field_ref(&ff.field, tool, fields, "freeform", d);
+    if ff.syntax.v != "lark" {
+        d.push(
+            Diagnostic::error(
+                "bad-syntax",
+                Some(ff.syntax.span),
+                format!("unknown grammar syntax `{}`", ff.syntax.v),
+            )
+            .with_hint("syntax: lark"),
+        );
+    }
+    if !defs.grammars.iter().any(|(p, _)| *p == ff.grammar.v) {
+        let paths: Vec<&str> = defs.grammars.iter().map(|(p, _)| p.as_str()).collect();
+        d.push(
+            Diagnostic::error(
+                "missing-grammar",
+                Some(ff.grammar.span),
+                format!("grammar file `{}` not found", ff.grammar.v),
+            )
+            .with_hint(hint_or(
+                &ff.grammar.v,
+                paths.iter().copied(),
+                "put it under grammars/ and name it relative to the definitions folder",
+            )),
+        );
+    }
+    for f in &ff.families {
+        check_family_ref(f, idx, d);
+        let declared = match &tool.families {
+            Some(list) => list.iter().any(|x| x.v == f.v),
+            None => idx
+                .families
+                .get(f.as_str())
+                .is_some_and(|fam| fam.like.is_none()),
+        };
+        if idx.families.contains_key(f.as_str()) && !declared {
+            d.push(Diagnostic::error(
+                "freeform-family",
+                Some(f.span),
+                format!("freeform family `{}` is not among the tool's families", f.v),
+            ));
+        }
+    }
+}
+
+/// Fields no action uses and the session does not name (a warning).
+fn check_unused_fields(tool: &ToolDef, used: &BTreeSet<&str>, d: &mut Diags) {
     for f in &tool.fields {
         let by_session = tool.session.as_ref().is_some_and(|(id, host)| {
             id.v == f.name || host.as_ref().is_some_and(|h| h.v == f.name)
@@ -270,7 +293,10 @@ fn check_tool(tool: &ToolDef, defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                 Diagnostic::warning(
                     "unused-field",
                     Some(f.span),
-                    format!("field `{}` of tool `{tname}` is used by no action", f.name),
+                    format!(
+                        "field `{}` of tool `{}` is used by no action",
+                        f.name, tool.name.v
+                    ),
                 )
                 .with_hint("list it under an action's `required` or `optional`, or delete it"),
             );
@@ -358,11 +384,39 @@ fn check_action<'t>(
         Some(n) => format!("action `{}`", n.v),
         None => format!("tool `{}`", tool.name.v),
     };
+    let listed = check_listed_fields(action, tool, fields, &context, used, d);
+    // A plain tool without `optional:` takes every other declared field as optional.
+    if action.name.is_none() && action.optional.is_none() {
+        for f in &tool.fields {
+            used.insert(f.name.as_str());
+        }
+    }
+    let uses = |name: &str| {
+        listed.contains_key(name)
+            || (action.name.is_none() && action.optional.is_none() && fields.contains_key(name))
+    };
+    check_exactly_one_of(action, tool, fields, &context, &uses, d);
+    check_forbidden_with(action, tool, fields, &context, &uses, d);
+    for (k, v) in &action.traits {
+        check_trait_value(k, v, idx, d);
+    }
+}
+
+/// `required` and `optional`: declared fields, each listed once; returns which list each
+/// field is in.
+fn check_listed_fields<'t>(
+    action: &'t ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    used: &mut BTreeSet<&'t str>,
+    d: &mut Diags,
+) -> BTreeMap<&'t str, &'static str> {
     let mut listed: BTreeMap<&str, &'static str> = BTreeMap::new();
     let optional = action.optional.as_deref().unwrap_or_default();
     for (list, kind) in [(&action.required[..], "required"), (optional, "optional")] {
         for f in list {
-            if check_field_ref(f, tool, fields, &context, d) {
+            if check_field_ref(f, tool, fields, context, d) {
                 used.insert(f.as_str());
             }
             if let Some(prev) = listed.insert(f.as_str(), kind) {
@@ -374,16 +428,18 @@ fn check_action<'t>(
             }
         }
     }
-    // A plain tool without `optional:` takes every other declared field as optional.
-    if action.name.is_none() && action.optional.is_none() {
-        for f in &tool.fields {
-            used.insert(f.name.as_str());
-        }
-    }
-    let uses = |name: &str| {
-        listed.contains_key(name)
-            || (action.name.is_none() && action.optional.is_none() && fields.contains_key(name))
-    };
+    listed
+}
+
+/// `exactly_one_of` groups: declared fields the action accepts and does not require.
+fn check_exactly_one_of(
+    action: &ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    uses: &dyn Fn(&str) -> bool,
+    d: &mut Diags,
+) {
     let is_required = |name: &str| action.required.iter().any(|r| r.v == name);
     for group in &action.exactly_one_of {
         for f in group {
@@ -406,6 +462,17 @@ fn check_action<'t>(
             }
         }
     }
+}
+
+/// `forbidden_with` pairs: two different declared fields the action accepts.
+fn check_forbidden_with(
+    action: &ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    uses: &dyn Fn(&str) -> bool,
+    d: &mut Diags,
+) {
     for fw in &action.forbidden_with {
         for f in [&fw.field, &fw.with] {
             if !fields.contains_key(f.as_str()) {
@@ -429,8 +496,56 @@ fn check_action<'t>(
             ));
         }
     }
-    for (k, v) in &action.traits {
-        check_trait_value(k, v, idx, d);
+}
+/// Every trait the runtime reads ([`RUNTIME_TRAITS`]) is declared, as a bool. A missing one
+/// is reported at a declaration whose name is close to it (the misspelling) when there is one.
+fn check_runtime_traits(surface: &SurfaceDef, d: &mut Diags) {
+    for name in RUNTIME_TRAITS {
+        if surface.broken_traits.contains(name) {
+            continue; // its declaration is already reported
+        }
+        let declared = surface.traits.iter().find(|t| t.name == name);
+        if let Some(decl) = declared {
+            if !matches!(decl.kind, TraitKind::Bool { .. }) {
+                d.push(
+                    Diagnostic::error(
+                        "runtime-trait",
+                        Some(decl.span),
+                        format!("trait `{name}` is read by the runtime and must be `type: bool`"),
+                    )
+                    .with_hint(format!(
+                        "declare it as `{name}: {{ type: bool, default: false }}`"
+                    )),
+                );
+            }
+            continue;
+        }
+        let others = surface
+            .traits
+            .iter()
+            .filter(|t| !RUNTIME_TRAITS.contains(&t.name.as_str()));
+        let misspelled = others
+            .clone()
+            .find(|t| diag::did_you_mean(&t.name, [name]).is_some());
+        d.push(match misspelled {
+            Some(decl) => Diagnostic::error(
+                "runtime-trait",
+                Some(decl.span),
+                format!(
+                    "trait `{}` is declared, but the runtime reads `{name}`",
+                    decl.name
+                ),
+            )
+            .with_hint(format!("rename it to `{name}`")),
+            None => Diagnostic::error(
+                "runtime-trait",
+                Some(surface.span),
+                format!("surface.yaml does not declare the runtime trait `{name}`"),
+            )
+            .with_hint(format!(
+                "add `{name}: {{ type: bool, default: false, doc: \"…\" }}` under `traits:`"
+            )),
+        });
     }
 }
 
@@ -540,12 +655,50 @@ pub fn tool_ref_error(
 }
 
 fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
-    let by_name: BTreeMap<&str, &crate::load::model::RoleDef> =
-        defs.roles.iter().map(|r| (r.name.as_str(), r)).collect();
+    let roles = RoleCheck {
+        defs,
+        idx,
+        by_name: defs.roles.iter().map(|r| (r.name.as_str(), r)).collect(),
+    };
     for role in &defs.roles {
         let context = format!("role `{}`", role.name.v);
+        roles.check_extends(role, &context, d);
+        roles.check_extends_cycle(role, &context, d);
+        for t in &role.tools {
+            if let Some(e) = tool_ref_error(t, defs, idx, &context) {
+                d.push(e);
+            }
+        }
+        roles.check_skill_refs(role, &context, d);
+        if role.token_budget == Some(0) {
+            d.push(Diagnostic::error(
+                "bad-budget",
+                Some(role.name.span),
+                format!("{context} has a token budget of 0"),
+            ));
+        }
+    }
+    // Resolved lists: duplicates (including inherited) and skill tools that are resident.
+    for role in &defs.roles {
+        let context = format!("role `{}`", role.name.v);
+        let (tools, skills) = resolve_role(role.name.as_str(), &roles.by_name);
+        check_resolved_tools_unique(role, &tools, &context, d);
+        roles.check_activate_skill(role, &tools, &skills, &context, d);
+        roles.check_no_resident_skill_tools(role, &skills, &context, d);
+    }
+}
+
+/// What the per-role checks of [`check_roles`] read.
+struct RoleCheck<'a> {
+    defs: &'a Defs,
+    idx: &'a Index<'a>,
+    by_name: BTreeMap<&'a str, &'a RoleDef>,
+}
+
+impl RoleCheck<'_> {
+    fn check_extends(&self, role: &RoleDef, context: &str, d: &mut Diags) {
         if let Some(ext) = &role.extends
-            && !by_name.contains_key(ext.as_str())
+            && !self.by_name.contains_key(ext.as_str())
         {
             d.push(
                 Diagnostic::error(
@@ -555,12 +708,15 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                 )
                 .with_hint(hint_or(
                     &ext.v,
-                    by_name.keys().copied(),
+                    self.by_name.keys().copied(),
                     "roles are declared in roles.yaml",
                 )),
             );
         }
-        // Cycle detection: follow extends from this role.
+    }
+
+    /// Follow `extends` from this role; a cycle through it is reported here.
+    fn check_extends_cycle(&self, role: &RoleDef, context: &str, d: &mut Diags) {
         let mut seen = vec![role.name.as_str()];
         let mut cur = role.extends.as_ref();
         while let Some(ext) = cur {
@@ -585,15 +741,17 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                 break; // a cycle not through this role; reported on its members
             }
             seen.push(ext.as_str());
-            cur = by_name.get(ext.as_str()).and_then(|r| r.extends.as_ref());
+            cur = self
+                .by_name
+                .get(ext.as_str())
+                .and_then(|r| r.extends.as_ref());
         }
-        for t in &role.tools {
-            if let Some(e) = tool_ref_error(t, defs, idx, &context) {
-                d.push(e);
-            }
-        }
+    }
+
+    fn check_skill_refs(&self, role: &RoleDef, context: &str, d: &mut Diags) {
+        let idx = self.idx;
         for s in &role.skills {
-            if !idx.skills.contains(s.as_str()) && !defs.broken_skills.contains(&s.v) {
+            if !idx.skills.contains(s.as_str()) && !self.defs.broken_skills.contains(&s.v) {
                 d.push(
                     Diagnostic::error(
                         "unknown-skill",
@@ -608,82 +766,59 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
                 );
             }
         }
-        if role.token_budget == Some(0) {
-            d.push(Diagnostic::error(
-                "bad-budget",
-                Some(role.name.span),
-                format!("{context} has a token budget of 0"),
-            ));
-        }
     }
-    // Resolved lists: duplicates (including inherited) and skill tools that are resident.
-    for role in &defs.roles {
-        let context = format!("role `{}`", role.name.v);
-        let (tools, skills) = resolve_role(role.name.as_str(), &by_name);
-        // This role's own entries are the tail of the resolved list.
-        let own_from = tools.len().saturating_sub(role.tools.len());
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        for (i, t) in tools.iter().enumerate() {
-            let Some(&first) = seen.get(t.as_str()) else {
-                seen.insert(t.as_str(), i);
-                continue;
-            };
-            if i < own_from {
-                continue; // reported on the role that lists it
-            }
-            let where_ = if first < own_from {
-                "inherited through `extends`"
-            } else {
-                "listed earlier"
-            };
-            let at = tools
-                .get(first)
-                .map(|p| format!("{}:{}", p.span.line, p.span.col))
-                .unwrap_or_default();
+
+    /// Skills are activated through `activate_skill` (when the surface defines it): a role
+    /// with skills needs it, a role without has no use for it.
+    fn check_activate_skill(
+        &self,
+        role: &RoleDef,
+        tools: &[&Sp<String>],
+        skills: &[&Sp<String>],
+        context: &str,
+        d: &mut Diags,
+    ) {
+        const ACTIVATE: &str = "activate_skill";
+        if !self.idx.tools.contains_key(ACTIVATE) {
+            return;
+        }
+        let has_activate = tools.iter().any(|t| t.v == ACTIVATE);
+        if !skills.is_empty() && !has_activate {
             d.push(
-                Diagnostic::error(
-                    "duplicate-name",
-                    Some(t.span),
-                    format!("{context} lists tool `{}` twice", t.v),
+                Diagnostic::warning(
+                    "skills-unreachable",
+                    Some(role.name.span),
+                    format!(
+                        "{context} offers skills but not `{ACTIVATE}`, so none can be activated"
+                    ),
                 )
-                .with_hint(format!(
-                    "it is already {where_} (at {at}); remove this entry"
-                )),
+                .with_hint(format!("add `{ACTIVATE}` to the role's tools")),
+            );
+        } else if skills.is_empty()
+            && let Some(t) = role.tools.iter().find(|t| t.v == ACTIVATE)
+        {
+            d.push(
+                Diagnostic::warning(
+                    "activate-without-skills",
+                    Some(t.span),
+                    format!("{context} lists `{ACTIVATE}` but offers no skills"),
+                )
+                .with_hint("add `skills:` to the role, or drop the tool (it is a per-request tax)"),
             );
         }
-        // Skills are activated through `activate_skill` (when the surface defines it).
-        const ACTIVATE: &str = "activate_skill";
-        if idx.tools.contains_key(ACTIVATE) {
-            let has_activate = tools.iter().any(|t| t.v == ACTIVATE);
-            if !skills.is_empty() && !has_activate {
-                d.push(
-                    Diagnostic::warning(
-                        "skills-unreachable",
-                        Some(role.name.span),
-                        format!(
-                            "{context} offers skills but not `{ACTIVATE}`, so none can be activated"
-                        ),
-                    )
-                    .with_hint(format!("add `{ACTIVATE}` to the role's tools")),
-                );
-            } else if skills.is_empty()
-                && let Some(t) = role.tools.iter().find(|t| t.v == ACTIVATE)
-            {
-                d.push(
-                    Diagnostic::warning(
-                        "activate-without-skills",
-                        Some(t.span),
-                        format!("{context} lists `{ACTIVATE}` but offers no skills"),
-                    )
-                    .with_hint(
-                        "add `skills:` to the role, or drop the tool (it is a per-request tax)",
-                    ),
-                );
-            }
-        }
+    }
+
+    /// A tool of a skill the role offers is appended on activation, never resident.
+    fn check_no_resident_skill_tools(
+        &self,
+        role: &RoleDef,
+        skills: &[&Sp<String>],
+        context: &str,
+        d: &mut Diags,
+    ) {
         let skill_tools: BTreeMap<&str, &str> = skills
             .iter()
-            .filter_map(|s| defs.skills.iter().find(|k| k.name.v == s.v))
+            .filter_map(|s| self.defs.skills.iter().find(|k| k.name.v == s.v))
             .flat_map(|k| k.tools.iter().map(move |t| (t.as_str(), k.name.as_str())))
             .collect();
         for t in role.tools.iter() {
@@ -697,6 +832,46 @@ fn check_roles(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
     }
 }
 
+/// A tool listed twice in a role's resolved list (inherited first); reported on the role
+/// whose own entry repeats it.
+fn check_resolved_tools_unique(
+    role: &RoleDef,
+    tools: &[&Sp<String>],
+    context: &str,
+    d: &mut Diags,
+) {
+    // This role's own entries are the tail of the resolved list.
+    let own_from = tools.len().saturating_sub(role.tools.len());
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, t) in tools.iter().enumerate() {
+        let Some(&first) = seen.get(t.as_str()) else {
+            seen.insert(t.as_str(), i);
+            continue;
+        };
+        if i < own_from {
+            continue; // reported on the role that lists it
+        }
+        let where_ = if first < own_from {
+            "inherited through `extends`"
+        } else {
+            "listed earlier"
+        };
+        let at = tools
+            .get(first)
+            .map(|p| format!("{}:{}", p.span.line, p.span.col))
+            .unwrap_or_default();
+        d.push(
+            Diagnostic::error(
+                "duplicate-name",
+                Some(t.span),
+                format!("{context} lists tool `{}` twice", t.v),
+            )
+            .with_hint(format!(
+                "it is already {where_} (at {at}); remove this entry"
+            )),
+        );
+    }
+}
 /// A role's resolved tools and skills (inherited first), cycle-safe.
 pub fn resolve_role<'a>(
     name: &str,
@@ -807,67 +982,10 @@ fn check_skills(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
 fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
     for a in &defs.aliases {
         let context = format!("alias `{}`", a.name.v);
-        if let Some(t) = idx.tools.get(a.name.as_str()) {
-            d.push(
-                Diagnostic::error(
-                    "alias-shadows-tool",
-                    Some(a.name.span),
-                    format!("{context} has the name of a tool"),
-                )
-                .with_hint(format!(
-                    "tool `{}` is defined in tools/{}.yaml; remove the alias",
-                    t.name.v, t.stem
-                )),
-            );
-        }
-        if idx.retired.contains_key(a.name.as_str()) {
-            d.push(
-                Diagnostic::error("alias-shadows-retired", Some(a.name.span), format!("{context} is also a retired name"))
-                    .with_hint("a name is either an alias (the call is rewritten) or retired (the call is refused); pick one"),
-            );
-        }
+        check_alias_shadows_nothing(a, idx, &context, d);
         let Some(target) = &a.tool else { continue };
         if idx.aliases.contains(target.as_str()) {
-            // Follow the chain: to the tool it ends at, or round a cycle.
-            let by_name: BTreeMap<&str, &str> = defs
-                .aliases
-                .iter()
-                .filter_map(|x| Some((x.name.as_str(), x.tool.as_ref()?.as_str())))
-                .collect();
-            let mut chain = vec![a.name.as_str()];
-            let mut cur = target.as_str();
-            let end = loop {
-                let seen = chain.contains(&cur);
-                chain.push(cur);
-                if seen {
-                    break None;
-                }
-                match by_name.get(cur) {
-                    Some(next) => cur = next,
-                    None => break Some(cur),
-                }
-            };
-            let diag = match end {
-                Some(tool) => Diagnostic::error(
-                    "alias-chain",
-                    Some(target.span),
-                    format!(
-                        "{context} points at alias `{}`; aliases must target a tool",
-                        target.v
-                    ),
-                )
-                .with_hint(format!("point it at `{tool}` directly")),
-                None => Diagnostic::error(
-                    "alias-cycle",
-                    Some(target.span),
-                    format!(
-                        "{context} is part of an alias cycle: {}",
-                        chain.join(" -> ")
-                    ),
-                )
-                .with_hint("aliases must target a tool; point one of them at the tool it means"),
-            };
-            d.push(diag);
+            d.push(alias_chain_error(a, target, defs, &context));
             continue;
         }
         if let Some(e) = tool_ref_error(target, defs, idx, &context) {
@@ -877,124 +995,227 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
         let Some(tool) = idx.tools.get(target.as_str()) else {
             continue;
         };
-        let fields: BTreeMap<&str, &crate::ir::Field> =
-            tool.fields.iter().map(|f| (f.name.as_str(), f)).collect();
-        // The action the alias selects, when it sets the selector to a valid one.
-        let chosen: Option<&ActionDef> = tool.selector.as_ref().and_then(|sel| {
-            let (_, v) = a.set.iter().find(|(k, _)| k.v == sel.name.v)?;
+        let on_tool = AliasOnTool::new(a, tool, context);
+        for (k, v) in &a.set {
+            match &tool.selector {
+                Some(sel) if sel.name.v == k.v => on_tool.check_set_selector(k, v, d),
+                _ => on_tool.check_set_field(k, v, d),
+            }
+        }
+        on_tool.check_renames(d);
+    }
+}
+
+/// An alias name is neither a tool's nor a retired name.
+fn check_alias_shadows_nothing(a: &AliasDef, idx: &Index<'_>, context: &str, d: &mut Diags) {
+    if let Some(t) = idx.tools.get(a.name.as_str()) {
+        d.push(
+            Diagnostic::error(
+                "alias-shadows-tool",
+                Some(a.name.span),
+                format!("{context} has the name of a tool"),
+            )
+            .with_hint(format!(
+                "tool `{}` is defined in tools/{}.yaml; remove the alias",
+                t.name.v, t.stem
+            )),
+        );
+    }
+    if idx.retired.contains_key(a.name.as_str()) {
+        d.push(
+            Diagnostic::error("alias-shadows-retired", Some(a.name.span), format!("{context} is also a retired name"))
+                .with_hint("a name is either an alias (the call is rewritten) or retired (the call is refused); pick one"),
+        );
+    }
+}
+
+/// An alias that targets another alias: follow the chain to the tool it ends at (point the
+/// alias there), or round a cycle.
+fn alias_chain_error(a: &AliasDef, target: &Sp<String>, defs: &Defs, context: &str) -> Diagnostic {
+    let by_name: BTreeMap<&str, &str> = defs
+        .aliases
+        .iter()
+        .filter_map(|x| Some((x.name.as_str(), x.tool.as_ref()?.as_str())))
+        .collect();
+    let mut chain = vec![a.name.as_str()];
+    let mut cur = target.as_str();
+    let end = loop {
+        let seen = chain.contains(&cur);
+        chain.push(cur);
+        if seen {
+            break None;
+        }
+        match by_name.get(cur) {
+            Some(next) => cur = next,
+            None => break Some(cur),
+        }
+    };
+    match end {
+        Some(tool) => Diagnostic::error(
+            "alias-chain",
+            Some(target.span),
+            format!(
+                "{context} points at alias `{}`; aliases must target a tool",
+                target.v
+            ),
+        )
+        .with_hint(format!("point it at `{tool}` directly")),
+        None => Diagnostic::error(
+            "alias-cycle",
+            Some(target.span),
+            format!(
+                "{context} is part of an alias cycle: {}",
+                chain.join(" -> ")
+            ),
+        )
+        .with_hint("aliases must target a tool; point one of them at the tool it means"),
+    }
+}
+
+/// An alias whose target is a tool: what its `set:` and `rename:` checks read.
+struct AliasOnTool<'a> {
+    alias: &'a AliasDef,
+    tool: &'a ToolDef,
+    fields: BTreeMap<&'a str, &'a crate::ir::Field>,
+    /// The action the alias selects, when it sets the selector to a valid one.
+    chosen: Option<&'a ActionDef>,
+    /// "alias `x`", how messages name the alias.
+    context: String,
+}
+
+impl<'a> AliasOnTool<'a> {
+    fn new(alias: &'a AliasDef, tool: &'a ToolDef, context: String) -> AliasOnTool<'a> {
+        let chosen = tool.selector.as_ref().and_then(|sel| {
+            let (_, v) = alias.set.iter().find(|(k, _)| k.v == sel.name.v)?;
             let name = v.as_str()?;
             tool.actions
                 .iter()
                 .find(|x| x.name.as_ref().is_some_and(|n| n.v == name))
         });
-        let refused_by_action = |field: &Sp<String>, verb: &str| -> Option<Diagnostic> {
-            let action = chosen?;
-            let accepts = action.required.iter().any(|f| f.v == field.v)
-                || action
-                    .optional
-                    .as_ref()
-                    .is_some_and(|o| o.iter().any(|f| f.v == field.v));
-            let name = action.name.as_ref()?;
-            (!accepts && fields.contains_key(field.as_str())).then(|| {
+        AliasOnTool {
+            alias,
+            tool,
+            fields: tool.fields.iter().map(|f| (f.name.as_str(), f)).collect(),
+            chosen,
+            context,
+        }
+    }
+
+    /// A field the alias sets or renames to that the chosen action does not accept.
+    fn refused_by_action(&self, field: &Sp<String>, verb: &str) -> Option<Diagnostic> {
+        let action = self.chosen?;
+        let accepts = action.required.iter().any(|f| f.v == field.v)
+            || action
+                .optional
+                .as_ref()
+                .is_some_and(|o| o.iter().any(|f| f.v == field.v));
+        let name = action.name.as_ref()?;
+        (!accepts && self.fields.contains_key(field.as_str())).then(|| {
+            Diagnostic::error(
+                "alias-field-refused",
+                Some(field.span),
+                format!(
+                    "{} {verb} `{}`, which action `{}` of tool `{}` does not accept",
+                    self.context, field.v, name.v, self.tool.name.v
+                ),
+            )
+            .with_hint(format!(
+                "every call through this alias would be refused; add `{}` to the action's fields or drop it here",
+                field.v
+            ))
+        })
+    }
+
+    /// `set:` of the selector: an action name of the tool.
+    fn check_set_selector(&self, k: &Sp<String>, v: &Node, d: &mut Diags) {
+        let (context, tool) = (&self.context, self.tool);
+        let actions: Vec<&str> = tool
+            .actions
+            .iter()
+            .filter_map(|x| x.name.as_ref())
+            .map(|n| n.as_str())
+            .collect();
+        match v.as_str() {
+            Some(s) if actions.contains(&s) => {}
+            Some(s) => d.push(
                 Diagnostic::error(
-                    "alias-field-refused",
-                    Some(field.span),
-                    format!(
-                        "{context} {verb} `{}`, which action `{}` of tool `{}` does not accept",
-                        field.v, name.v, tool.name.v
-                    ),
+                    "unknown-action",
+                    Some(v.span),
+                    format!("{context}: tool `{}` has no action `{s}`", tool.name.v),
                 )
-                .with_hint(format!(
-                    "every call through this alias would be refused; add `{}` to the action's fields or drop it here",
-                    field.v
-                ))
-            })
-        };
-        for (k, v) in &a.set {
-            if let Some(sel) = &tool.selector
-                && sel.name.v == k.v
-            {
-                let actions: Vec<&str> = tool
-                    .actions
-                    .iter()
-                    .filter_map(|x| x.name.as_ref())
-                    .map(|n| n.as_str())
-                    .collect();
-                match v.as_str() {
-                    Some(s) if actions.contains(&s) => {}
-                    Some(s) => d.push(
-                        Diagnostic::error(
-                            "unknown-action",
-                            Some(v.span),
-                            format!("{context}: tool `{}` has no action `{s}`", tool.name.v),
-                        )
-                        .with_hint(hint_or(
-                            s,
-                            actions.iter().copied(),
-                            &format!("actions: {}", actions.join(", ")),
-                        )),
-                    ),
-                    None => d.push(crate::load::read::wrong_type(
-                        v,
-                        &format!("`{}`", k.v),
-                        "an action name",
+                .with_hint(hint_or(
+                    s,
+                    actions.iter().copied(),
+                    &format!("actions: {}", actions.join(", ")),
+                )),
+            ),
+            None => d.push(crate::load::read::wrong_type(
+                v,
+                &format!("`{}`", k.v),
+                "an action name",
+            )),
+        }
+    }
+
+    /// `set:` of a field: a field of the tool, a value that fits it, accepted by the action.
+    fn check_set_field(&self, k: &Sp<String>, v: &Node, d: &mut Diags) {
+        let (context, tool) = (&self.context, self.tool);
+        match self.fields.get(k.as_str()) {
+            None => {
+                let mut cands: Vec<&str> = self.fields.keys().copied().collect();
+                if let Some(sel) = &tool.selector {
+                    cands.push(sel.name.as_str());
+                }
+                d.push(
+                    Diagnostic::error(
+                        "unknown-field",
+                        Some(k.span),
+                        format!(
+                            "{context} sets `{}`, which is not a field of tool `{}`",
+                            k.v, tool.name.v
+                        ),
+                    )
+                    .with_hint(hint_or(
+                        &k.v,
+                        cands.iter().copied(),
+                        &format!("fields: {}", cands.join(", ")),
                     )),
-                }
-                continue;
+                );
             }
-            match fields.get(k.as_str()) {
-                None => {
-                    let mut cands: Vec<&str> = fields.keys().copied().collect();
-                    if let Some(sel) = &tool.selector {
-                        cands.push(sel.name.as_str());
-                    }
-                    d.push(
-                        Diagnostic::error(
-                            "unknown-field",
-                            Some(k.span),
-                            format!(
-                                "{context} sets `{}`, which is not a field of tool `{}`",
-                                k.v, tool.name.v
-                            ),
-                        )
-                        .with_hint(hint_or(
-                            &k.v,
-                            cands.iter().copied(),
-                            &format!("fields: {}", cands.join(", ")),
-                        )),
-                    );
+            Some(f) => {
+                if let Some(problem) = value_problem(&f.ty, v) {
+                    d.push(Diagnostic::error(
+                        "bad-alias-value",
+                        Some(v.span),
+                        format!("{context} sets `{}` to a value {problem}", k.v),
+                    ));
                 }
-                Some(f) => {
-                    if let Some(problem) = value_problem(&f.ty, v) {
-                        d.push(Diagnostic::error(
-                            "bad-alias-value",
-                            Some(v.span),
-                            format!("{context} sets `{}` to a value {problem}", k.v),
-                        ));
-                    }
-                    if let Some(diag) = refused_by_action(k, "sets") {
-                        d.push(diag);
-                    }
+                if let Some(diag) = self.refused_by_action(k, "sets") {
+                    d.push(diag);
                 }
             }
         }
-        for (old, new) in &a.rename {
-            if let Some(diag) = refused_by_action(new, &format!("renames `{}` to", old.v)) {
+    }
+
+    /// `rename:` targets: fields of the tool, accepted by the chosen action.
+    fn check_renames(&self, d: &mut Diags) {
+        for (old, new) in &self.alias.rename {
+            if let Some(diag) = self.refused_by_action(new, &format!("renames `{}` to", old.v)) {
                 d.push(diag);
             }
-            if !fields.contains_key(new.as_str()) {
+            if !self.fields.contains_key(new.as_str()) {
                 d.push(
                     Diagnostic::error(
                         "unknown-field",
                         Some(new.span),
                         format!(
-                            "{context} renames `{}` to `{}`, which is not a field of tool `{}`",
-                            old.v, new.v, tool.name.v
+                            "{} renames `{}` to `{}`, which is not a field of tool `{}`",
+                            self.context, old.v, new.v, self.tool.name.v
                         ),
                     )
                     .with_hint(hint_or(
                         &new.v,
-                        fields.keys().copied(),
+                        self.fields.keys().copied(),
                         "rename targets are fields of the target tool",
                     )),
                 );
@@ -1002,7 +1223,6 @@ fn check_aliases(defs: &Defs, idx: &Index<'_>, d: &mut Diags) {
         }
     }
 }
-
 /// Why a fixed alias argument does not fit the field it sets (`None`: it fits).
 fn value_problem(ty: &Type, v: &Node) -> Option<String> {
     let kind = v.value.kind();

@@ -11,28 +11,13 @@ use crate::ir::{
     SurfaceInstance, Tool, TraitDecl, TraitKind, TraitValue,
 };
 use crate::load::check::{Index, resolve_role};
-use crate::load::model::{ActionDef, Defs, RoleDef, ToolDef};
+use crate::load::model::{ActionDef, Defs, RoleDef, SurfaceDef, ToolDef};
 use crate::load::read::Sp;
 use crate::load::yaml::{Node, Value};
 
 pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
     let (families, traits, limits) = match &defs.surface {
-        Some(s) => (
-            s.families
-                .iter()
-                .filter_map(|f| {
-                    Some(Family {
-                        name: f.name.v.clone(),
-                        dialect: f.dialect?,
-                        strict: f.strict,
-                        like: f.like.as_ref().map(|l| l.v.clone()),
-                        span: f.name.span,
-                    })
-                })
-                .collect::<Vec<_>>(),
-            s.traits.clone(),
-            s.limits,
-        ),
+        Some(s) => (lower_families(s), s.traits.clone(), s.limits),
         None => (Vec::new(), Vec::new(), Default::default()),
     };
     let mut tools: Vec<Tool> = idx
@@ -41,11 +26,42 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
         .map(|t| lower_tool(t, &families, &traits, defs))
         .collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut ir = Ir {
+        limits,
+        families,
+        traits,
+        tools,
+        roles: lower_roles(defs),
+        skills: lower_skills(defs),
+        aliases: lower_aliases(defs),
+        retired: lower_retired(defs),
+        surfaces: Vec::new(),
+    };
+    ir.surfaces = surfaces_skeleton(&ir);
+    ir
+}
 
+/// Families with a dialect (one without was reported).
+fn lower_families(s: &SurfaceDef) -> Vec<Family> {
+    s.families
+        .iter()
+        .filter_map(|f| {
+            Some(Family {
+                name: f.name.v.clone(),
+                dialect: f.dialect?,
+                strict: f.strict,
+                like: f.like.as_ref().map(|l| l.v.clone()),
+                span: f.name.span,
+            })
+        })
+        .collect()
+}
+
+/// Roles in declaration order, `extends` resolved (inherited tools first, each once).
+fn lower_roles(defs: &Defs) -> Vec<Role> {
     let by_name: BTreeMap<&str, &RoleDef> =
         defs.roles.iter().map(|r| (r.name.as_str(), r)).collect();
-    let roles: Vec<Role> = defs
-        .roles
+    defs.roles
         .iter()
         .map(|r| {
             let (rtools, rskills) = resolve_role(r.name.as_str(), &by_name);
@@ -64,8 +80,11 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
                 span: r.name.span,
             }
         })
-        .collect();
+        .collect()
+}
 
+/// Skills by name, the first of a duplicated name kept.
+fn lower_skills(defs: &Defs) -> Vec<Skill> {
     let mut skills: Vec<Skill> = defs
         .skills
         .iter()
@@ -78,7 +97,11 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
         .collect();
     skills.sort_by(|a, b| a.name.cmp(&b.name));
     skills.dedup_by(|a, b| a.name == b.name);
+    skills
+}
 
+/// Aliases with a target, by name.
+fn lower_aliases(defs: &Defs) -> Vec<Alias> {
     let mut aliases: Vec<Alias> = defs
         .aliases
         .iter()
@@ -101,7 +124,11 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
         })
         .collect();
     aliases.sort_by(|a, b| a.name.cmp(&b.name));
+    aliases
+}
 
+/// Retired names by name, messages without trailing whitespace.
+fn lower_retired(defs: &Defs) -> Vec<Retired> {
     let mut retired: Vec<Retired> = defs
         .retired
         .iter()
@@ -113,22 +140,8 @@ pub fn lower(defs: &Defs, idx: &Index<'_>) -> Ir {
         })
         .collect();
     retired.sort_by(|a, b| a.name.cmp(&b.name));
-
-    let mut ir = Ir {
-        limits,
-        families,
-        traits,
-        tools,
-        roles,
-        skills,
-        aliases,
-        retired,
-        surfaces: Vec::new(),
-    };
-    ir.surfaces = surfaces_skeleton(&ir);
-    ir
+    retired
 }
-
 fn inherited_budget(r: &RoleDef, by_name: &BTreeMap<&str, &RoleDef>) -> Option<u64> {
     let mut cur = Some(r);
     let mut steps = 0;

@@ -141,46 +141,7 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
     for (_, diags) in &mut parsed {
         d.append(diags);
     }
-    let parse = |path: &str, _: &mut Vec<Diagnostic>| -> Option<(FileId, Option<yaml::Node>)> {
-        let id = sources.find(path)?;
-        let node = parsed.get(id.0 as usize).and_then(|(n, _)| n.clone());
-        Some((id, node))
-    };
-    // surface.yaml, roles.yaml: required.
-    match parse("surface.yaml", d) {
-        None => d.push(
-            Diagnostic::error(
-                "missing-file",
-                None,
-                format!("{}/surface.yaml is missing", root_name(sources)),
-            )
-            .with_hint("it declares the families, the trait vocabulary and the limits"),
-        ),
-        Some((_, Some(node))) => defs.surface = model::read_surface(&node, d),
-        Some((_, None)) => {}
-    }
-    match parse("roles.yaml", d) {
-        None => {
-            defs.roles_broken = true;
-            d.push(Diagnostic::error(
-                "missing-file",
-                None,
-                format!("{}/roles.yaml is missing", root_name(sources)),
-            ))
-        }
-        Some((_, Some(node))) => defs.roles = model::read_roles(&node, d),
-        Some((_, None)) => defs.roles_broken = true,
-    }
-    if let Some((_, node)) = parse("aliases.yaml", d)
-        && let Some(node) = node
-    {
-        defs.aliases = model::read_aliases(&node, d);
-    }
-    if let Some((_, node)) = parse("retired.yaml", d)
-        && let Some(node) = node
-    {
-        defs.retired = model::read_retired(&node, d);
-    }
+    read_top_level_files(&mut defs, sources, &parsed, d);
     for (i, file) in sources.files.iter().enumerate() {
         let id = FileId(i as u32);
         let path = file.path.as_str();
@@ -193,58 +154,97 @@ fn read_defs(sources: &Sources, d: &mut Vec<Diagnostic>) -> model::Defs {
             defs.grammars.push((path.to_owned(), file.text.clone()));
             continue;
         }
+        let node = parsed.get(i).and_then(|(n, _)| n.as_ref());
         match split(path) {
-            Some(("tools", stem)) => match parsed.get(i).and_then(|(n, _)| n.as_ref()) {
-                Some(node) => match model::read_tool(id, stem, node, d) {
+            Some(("tools", stem)) => {
+                match node.and_then(|node| model::read_tool(id, stem, node, d)) {
                     Some(t) => defs.tools.push(t),
                     None => {
                         defs.broken_tools.insert(stem.to_owned());
                     }
-                },
-                None => {
-                    defs.broken_tools.insert(stem.to_owned());
                 }
-            },
-            Some(("skills", stem)) => match parsed.get(i).and_then(|(n, _)| n.as_ref()) {
-                Some(node) => match model::read_skill(stem, node, d) {
+            }
+            Some(("skills", stem)) => {
+                match node.and_then(|node| model::read_skill(stem, node, d)) {
                     Some(s) => defs.skills.push(s),
                     None => {
                         defs.broken_skills.insert(stem.to_owned());
                     }
-                },
-                None => {
-                    defs.broken_skills.insert(stem.to_owned());
                 }
-            },
-            _ => {
-                let top: Vec<&str> = TOP_LEVEL.to_vec();
-                let nested = ["tools/", "skills/", "grammars/"]
-                    .into_iter()
-                    .find(|dir| path.starts_with(dir));
-                let hint = match nested {
-                    Some(dir) => Some(format!(
-                        "files go directly under {dir} (no subfolders): {dir}<name>{}",
-                        if dir == "grammars/" { ".lark" } else { ".yaml" }
-                    )),
-                    None => diag::did_you_mean(path, top.iter().copied()),
-                };
-                let hint = hint.unwrap_or_else(|| {
-                    "definitions are surface.yaml, roles.yaml, aliases.yaml, retired.yaml, tools/*.yaml, skills/*.yaml, grammars/*".to_owned()
-                });
-                d.push(
-                    Diagnostic::error(
-                        "unexpected-file",
-                        Some(Span::file_start(id)),
-                        format!("unexpected file `{path}` in the definitions folder"),
-                    )
-                    .with_hint(hint),
-                );
             }
+            _ => d.push(unexpected_file(id, path)),
         }
     }
     defs
 }
 
+/// surface.yaml and roles.yaml (required), aliases.yaml and retired.yaml (optional).
+fn read_top_level_files(
+    defs: &mut model::Defs,
+    sources: &Sources,
+    parsed: &[(Option<yaml::Node>, Vec<Diagnostic>)],
+    d: &mut Vec<Diagnostic>,
+) {
+    let parse = |path: &str| -> Option<Option<&yaml::Node>> {
+        let id = sources.find(path)?;
+        Some(parsed.get(id.0 as usize).and_then(|(n, _)| n.as_ref()))
+    };
+    match parse("surface.yaml") {
+        None => d.push(
+            Diagnostic::error(
+                "missing-file",
+                None,
+                format!("{}/surface.yaml is missing", root_name(sources)),
+            )
+            .with_hint("it declares the families, the trait vocabulary and the limits"),
+        ),
+        Some(Some(node)) => defs.surface = model::read_surface(node, d),
+        Some(None) => {}
+    }
+    match parse("roles.yaml") {
+        None => {
+            defs.roles_broken = true;
+            d.push(Diagnostic::error(
+                "missing-file",
+                None,
+                format!("{}/roles.yaml is missing", root_name(sources)),
+            ))
+        }
+        Some(Some(node)) => defs.roles = model::read_roles(node, d),
+        Some(None) => defs.roles_broken = true,
+    }
+    if let Some(Some(node)) = parse("aliases.yaml") {
+        defs.aliases = model::read_aliases(node, d);
+    }
+    if let Some(Some(node)) = parse("retired.yaml") {
+        defs.retired = model::read_retired(node, d);
+    }
+}
+
+/// A file that is none of the definitions (a typo of a top-level name, or one nested too
+/// deep).
+fn unexpected_file(id: FileId, path: &str) -> Diagnostic {
+    let top: Vec<&str> = TOP_LEVEL.to_vec();
+    let nested = ["tools/", "skills/", "grammars/"]
+        .into_iter()
+        .find(|dir| path.starts_with(dir));
+    let hint = match nested {
+        Some(dir) => Some(format!(
+            "files go directly under {dir} (no subfolders): {dir}<name>{}",
+            if dir == "grammars/" { ".lark" } else { ".yaml" }
+        )),
+        None => diag::did_you_mean(path, top.iter().copied()),
+    };
+    let hint = hint.unwrap_or_else(|| {
+        "definitions are surface.yaml, roles.yaml, aliases.yaml, retired.yaml, tools/*.yaml, skills/*.yaml, grammars/*".to_owned()
+    });
+    Diagnostic::error(
+        "unexpected-file",
+        Some(Span::file_start(id)),
+        format!("unexpected file `{path}` in the definitions folder"),
+    )
+    .with_hint(hint)
+}
 fn root_name(sources: &Sources) -> &str {
     if sources.root.is_empty() {
         "."

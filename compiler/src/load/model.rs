@@ -153,105 +153,18 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
         &["families"],
         d,
     )?;
-    let mut families = Vec::new();
-    if let Some(node) = s.get("families") {
-        for (name, node) in read::entries(node, "families", d) {
-            read::check_name(&name, "family", d);
-            let what = format!("family `{}`", name.v);
-            let Some(f) =
-                Struct::read(node, &what, &["dialect", "strict", "like"], &["dialect"], d)
-            else {
-                continue;
-            };
-            let dialect = f.get("dialect").and_then(|n| {
-                let s = read::string(n, "dialect", d)?;
-                let parsed = Dialect::parse(&s.v);
-                if parsed.is_none() {
-                    let names = Dialect::ALL.map(Dialect::as_str);
-                    let hint = crate::diag::did_you_mean(&s.v, names)
-                        .unwrap_or_else(|| format!("dialects: {}", names.join(", ")));
-                    d.push(
-                        Diagnostic::error(
-                            "unknown-dialect",
-                            Some(s.span),
-                            format!("unknown dialect `{}`", s.v),
-                        )
-                        .with_hint(hint),
-                    );
-                }
-                parsed
-            });
-            let strict = f
-                .get("strict")
-                .and_then(|n| read::boolean(n, "strict", d))
-                .unwrap_or(false);
-            let like = f.get("like").and_then(|n| read::string(n, "like", d));
-            families.push(FamilyDef {
-                name,
-                dialect,
-                strict,
-                like,
-            });
-        }
-        if families.is_empty() {
-            d.push(Diagnostic::error(
-                "no-families",
-                Some(node.span),
-                "surface.yaml declares no families",
-            ));
-        }
-    }
-    let mut traits = Vec::new();
-    let mut broken_traits = BTreeSet::new();
-    if let Some(node) = s.get("traits") {
-        for (name, node) in read::entries(node, "traits", d) {
-            read::check_name(&name, "trait", d);
-            let trait_name = name.v.clone();
-            match read_trait(name, node, d) {
-                Some(t) => traits.push(t),
-                None => {
-                    broken_traits.insert(trait_name);
-                }
-            }
-        }
-    }
-    let mut limits = Limits::default();
-    if let Some(node) = s.get("limits")
-        && let Some(l) = Struct::read(
-            node,
-            "limits",
-            &["max_tools", "max_description_chars"],
-            &[],
-            d,
-        )
-    {
-        let ceiling = Limits::default();
-        for (key, slot, max) in [
-            ("max_tools", &mut limits.max_tools, ceiling.max_tools),
-            (
-                "max_description_chars",
-                &mut limits.max_description_chars,
-                ceiling.max_description_chars,
-            ),
-        ] {
-            if let Some(n) = l.get(key)
-                && let Some(v) = read::uint(n, key, d)
-            {
-                if v > max as u64 || v == 0 {
-                    d.push(
-                        Diagnostic::error(
-                            "bad-limit",
-                            Some(n.span),
-                            format!("`{key}: {v}` is outside 1..={max}"),
-                        )
-                        .with_hint(format!("{max} is the hard ceiling providers accept")),
-                    );
-                } else {
-                    *slot = v as usize;
-                }
-            }
-        }
-    }
+    let families = s
+        .get("families")
+        .map(|node| read_families(node, d))
+        .unwrap_or_default();
+    let (traits, broken_traits) = s
+        .get("traits")
+        .map(|node| read_traits(node, d))
+        .unwrap_or_default();
+    let limits = s
+        .get("limits")
+        .map(|node| read_limits(node, d))
+        .unwrap_or_default();
     Some(SurfaceDef {
         families,
         traits,
@@ -259,6 +172,119 @@ pub fn read_surface(root: &Node, d: &mut Diags) -> Option<SurfaceDef> {
         limits,
         span: root.span,
     })
+}
+
+/// `families:` of surface.yaml; an empty map is an error.
+fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
+    let mut families = Vec::new();
+    for (name, node) in read::entries(node, "families", d) {
+        read::check_name(&name, "family", d);
+        if let Some(family) = read_family(name, node, d) {
+            families.push(family);
+        }
+    }
+    if families.is_empty() {
+        d.push(Diagnostic::error(
+            "no-families",
+            Some(node.span),
+            "surface.yaml declares no families",
+        ));
+    }
+    families
+}
+
+fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef> {
+    let what = format!("family `{}`", name.v);
+    let f = Struct::read(node, &what, &["dialect", "strict", "like"], &["dialect"], d)?;
+    let dialect = f.get("dialect").and_then(|n| read_dialect(n, d));
+    let strict = f
+        .get("strict")
+        .and_then(|n| read::boolean(n, "strict", d))
+        .unwrap_or(false);
+    let like = f.get("like").and_then(|n| read::string(n, "like", d));
+    Some(FamilyDef {
+        name,
+        dialect,
+        strict,
+        like,
+    })
+}
+
+fn read_dialect(n: &Node, d: &mut Diags) -> Option<Dialect> {
+    let s = read::string(n, "dialect", d)?;
+    let parsed = Dialect::parse(&s.v);
+    if parsed.is_none() {
+        let names = Dialect::ALL.map(Dialect::as_str);
+        let hint = crate::diag::did_you_mean(&s.v, names)
+            .unwrap_or_else(|| format!("dialects: {}", names.join(", ")));
+        d.push(
+            Diagnostic::error(
+                "unknown-dialect",
+                Some(s.span),
+                format!("unknown dialect `{}`", s.v),
+            )
+            .with_hint(hint),
+        );
+    }
+    parsed
+}
+
+/// `traits:` of surface.yaml: the declarations that read, and the names of those that did not.
+fn read_traits(node: &Node, d: &mut Diags) -> (Vec<TraitDecl>, BTreeSet<String>) {
+    let mut traits = Vec::new();
+    let mut broken_traits = BTreeSet::new();
+    for (name, node) in read::entries(node, "traits", d) {
+        read::check_name(&name, "trait", d);
+        let trait_name = name.v.clone();
+        match read_trait(name, node, d) {
+            Some(t) => traits.push(t),
+            None => {
+                broken_traits.insert(trait_name);
+            }
+        }
+    }
+    (traits, broken_traits)
+}
+
+/// `limits:` of surface.yaml; a value outside 1..=ceiling keeps the default.
+fn read_limits(node: &Node, d: &mut Diags) -> Limits {
+    let mut limits = Limits::default();
+    let Some(l) = Struct::read(
+        node,
+        "limits",
+        &["max_tools", "max_description_chars"],
+        &[],
+        d,
+    ) else {
+        return limits;
+    };
+    let ceiling = Limits::default();
+    for (key, slot, max) in [
+        ("max_tools", &mut limits.max_tools, ceiling.max_tools),
+        (
+            "max_description_chars",
+            &mut limits.max_description_chars,
+            ceiling.max_description_chars,
+        ),
+    ] {
+        if let Some(n) = l.get(key)
+            && let Some(v) = read::uint(n, key, d)
+        {
+            if v > max as u64 || v == 0 {
+                d.push(
+                    Diagnostic::error(
+                        "bad-limit",
+                        Some(n.span),
+                        format!("`{key}: {v}` is outside 1..={max}"),
+                    )
+                    .with_hint(format!("{max} is the hard ceiling providers accept")),
+                );
+            } else {
+                *slot = v as usize;
+            }
+        }
+    }
+    limits
 }
 
 fn read_trait(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<TraitDecl> {
@@ -277,81 +303,8 @@ fn read_trait(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<TraitDecl>
         .map(|s| s.v)
         .unwrap_or_default();
     let kind = match ty.v.as_str() {
-        "bool" => {
-            if let Some(span) = t.key_span("values") {
-                d.push(Diagnostic::error(
-                    "unknown-key",
-                    Some(span),
-                    format!("`values` is only allowed on enum traits ({what} is bool)"),
-                ));
-            }
-            let default = match t.get("default") {
-                Some(n) => read::boolean(n, "default", d)?,
-                None => false,
-            };
-            TraitKind::Bool { default }
-        }
-        "enum" => {
-            let Some(values_node) = t.get("values") else {
-                d.push(Diagnostic::error(
-                    "missing-key",
-                    Some(t.span),
-                    format!("{what} is missing `values`"),
-                ));
-                return None;
-            };
-            let values = read::string_list(values_node, "values", d);
-            if values.is_empty() {
-                d.push(Diagnostic::error(
-                    "empty-enum",
-                    Some(values_node.span),
-                    format!("{what} has no values"),
-                ));
-                return None;
-            }
-            for v in &values {
-                read::check_name(v, "trait value", d);
-            }
-            let Some(default_node) = t.get("default") else {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(t.span),
-                        format!("{what} is missing `default`"),
-                    )
-                    .with_hint(format!("add `default: {}`", values[0].v)),
-                );
-                return None;
-            };
-            let default = read::string(default_node, "default", d)?;
-            if !values.iter().any(|v| v.v == default.v) {
-                d.push(
-                    Diagnostic::error(
-                        "bad-default",
-                        Some(default.span),
-                        format!("default `{}` is not one of the values of {what}", default.v),
-                    )
-                    .with_hint(
-                        crate::diag::did_you_mean(&default.v, values.iter().map(|v| v.as_str()))
-                            .unwrap_or_else(|| {
-                                format!(
-                                    "values: {}",
-                                    values
-                                        .iter()
-                                        .map(|v| v.v.as_str())
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )
-                            }),
-                    ),
-                );
-                return None;
-            }
-            TraitKind::Enum {
-                values: values.into_iter().map(|v| v.v).collect(),
-                default: default.v,
-            }
-        }
+        "bool" => read_bool_trait(&t, &what, d)?,
+        "enum" => read_enum_trait(&t, &what, d)?,
         other => {
             d.push(
                 Diagnostic::error(
@@ -369,6 +322,85 @@ fn read_trait(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<TraitDecl>
         kind,
         doc,
         span: name.span,
+    })
+}
+
+/// `type: bool`: no `values`, `default` false unless written.
+fn read_bool_trait(t: &Struct, what: &str, d: &mut Diags) -> Option<TraitKind> {
+    if let Some(span) = t.key_span("values") {
+        d.push(Diagnostic::error(
+            "unknown-key",
+            Some(span),
+            format!("`values` is only allowed on enum traits ({what} is bool)"),
+        ));
+    }
+    let default = match t.get("default") {
+        Some(n) => read::boolean(n, "default", d)?,
+        None => false,
+    };
+    Some(TraitKind::Bool { default })
+}
+
+/// `type: enum`: non-empty `values` and a `default` that is one of them.
+fn read_enum_trait(t: &Struct, what: &str, d: &mut Diags) -> Option<TraitKind> {
+    let Some(values_node) = t.get("values") else {
+        d.push(Diagnostic::error(
+            "missing-key",
+            Some(t.span),
+            format!("{what} is missing `values`"),
+        ));
+        return None;
+    };
+    let values = read::string_list(values_node, "values", d);
+    if values.is_empty() {
+        d.push(Diagnostic::error(
+            "empty-enum",
+            Some(values_node.span),
+            format!("{what} has no values"),
+        ));
+        return None;
+    }
+    for v in &values {
+        read::check_name(v, "trait value", d);
+    }
+    let Some(default_node) = t.get("default") else {
+        d.push(
+            Diagnostic::error(
+                "missing-key",
+                Some(t.span),
+                format!("{what} is missing `default`"),
+            )
+            .with_hint(format!("add `default: {}`", values[0].v)),
+        );
+        return None;
+    };
+    let default = read::string(default_node, "default", d)?;
+    if !values.iter().any(|v| v.v == default.v) {
+        d.push(
+            Diagnostic::error(
+                "bad-default",
+                Some(default.span),
+                format!("default `{}` is not one of the values of {what}", default.v),
+            )
+            .with_hint(
+                crate::diag::did_you_mean(&default.v, values.iter().map(|v| v.as_str()))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "values: {}",
+                            values
+                                .iter()
+                                .map(|v| v.v.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }),
+            ),
+        );
+        return None;
+    }
+    Some(TraitKind::Enum {
+        values: values.into_iter().map(|v| v.v).collect(),
+        default: default.v,
     })
 }
 
@@ -538,19 +570,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         d,
     )?;
     let name = t.get("name").and_then(|n| read::string(n, "name", d))?;
-    if read::check_name(&name, "tool", d) && name.v != stem {
-        d.push(
-            Diagnostic::error(
-                "name-mismatch",
-                Some(name.span),
-                format!("tool `{}` is defined in a file named `{stem}`", name.v),
-            )
-            .with_hint(format!(
-                "one tool per file: rename the file to tools/{}.yaml",
-                name.v
-            )),
-        );
-    }
+    check_tool_name_matches_file(&name, stem, d);
     let object = t
         .get("object")
         .and_then(|n| read::string(n, "object", d))
@@ -560,185 +580,24 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("description")
         .and_then(|n| read::template(n, "description", d))
         .unwrap_or_else(|| empty_template(name.span));
-    // A mistyped list is reported once, not again as "declared for no family".
-    let families = t.get("families").and_then(|n| match n.value {
-        Value::Seq(_) => Some(read::string_list(n, "families", d)),
-        _ => {
-            d.push(read::list_expected(n, "families", "a list of families"));
-            None
-        }
-    });
-    let route = match t.get("route").and_then(|n| read::string(n, "route", d)) {
-        None => Route::default(),
-        Some(r) => match r.v.as_str() {
-            "thread_host" => Route::ThreadHost,
-            "session_host" => Route::SessionHost,
-            "local" => Route::Local,
-            other => {
-                let names = ["thread_host", "session_host", "local"];
-                d.push(
-                    Diagnostic::error(
-                        "unknown-route",
-                        Some(r.span),
-                        format!("unknown route `{other}`"),
-                    )
-                    .with_hint(
-                        crate::diag::did_you_mean(other, names)
-                            .unwrap_or_else(|| "route: thread_host | session_host | local".into()),
-                    ),
-                );
-                Route::default()
-            }
-        },
-    };
-    let session = t.get("session").and_then(|n| {
-        let s = Struct::read(n, "session", &["id", "host"], &["id"], d)?;
-        let id = read::string(s.get("id")?, "session id", d)?;
-        let host = s
-            .get("host")
-            .and_then(|n| read::string(n, "session host", d));
-        Some((id, host))
-    });
+    let families = t.get("families").and_then(|n| read_tool_families(n, d));
+    let route = t
+        .get("route")
+        .and_then(|n| read::string(n, "route", d))
+        .map(|r| read_route(&r, d))
+        .unwrap_or_default();
+    let session = t.get("session").and_then(|n| read_session(n, d));
     let traits = t
         .get("traits")
         .map(|n| trait_values(n, d))
         .unwrap_or_default();
-    let selector = t.get("selector").and_then(|n| {
-        let s = Struct::read(n, "selector", &["name", "description"], &["name"], d)?;
-        let sel_name = read::string(s.get("name")?, "selector name", d)?;
-        read::check_name(&sel_name, "selector", d);
-        let description = s
-            .get("description")
-            .and_then(|n| read::template(n, "selector description", d))
-            .unwrap_or_else(|| empty_template(sel_name.span));
-        Some(SelectorDef {
-            name: sel_name,
-            description,
-        })
-    });
-    let mut fields = Vec::new();
-    let mut broken_fields = BTreeSet::new();
-    if let Some(node) = t.get("fields") {
-        for (fname, fnode) in read::entries(node, "fields", d) {
-            read::check_name(&fname, "field", d);
-            let what = format!("field `{}`", fname.v);
-            match read_type(fnode, &what, true, d) {
-                Some((ty, description)) => fields.push(Field {
-                    description: description.unwrap_or_else(|| empty_template(fname.span)),
-                    name: fname.v,
-                    ty,
-                    span: fname.span,
-                }),
-                None => {
-                    broken_fields.insert(fname.v);
-                }
-            }
-        }
-    }
-    let mut actions = Vec::new();
-    match (t.get("selector"), t.get("actions")) {
-        (_, Some(node)) => {
-            if t.get("selector").is_none() {
-                d.push(
-                    Diagnostic::error(
-                        "actions-without-selector",
-                        t.key_span("actions"),
-                        format!("tool `{}` has actions but no selector", name.v),
-                    )
-                    .with_hint("add `selector: { name: action, description: ... }`"),
-                );
-            }
-            for key in ACTION_BODY_KEYS {
-                if let Some(span) = t.key_span(key) {
-                    d.push(
-                        Diagnostic::error(
-                            "misplaced-key",
-                            Some(span),
-                            format!("`{key}` belongs under an action of a tool with actions"),
-                        )
-                        .with_hint("move it into each action that needs it"),
-                    );
-                }
-            }
-            for (aname, anode) in read::entries(node, "actions", d) {
-                read::check_name(&aname, "action", d);
-                let what = format!("action `{}`", aname.v);
-                let Some(a) = Struct::read(
-                    anode,
-                    &what,
-                    &[
-                        "description",
-                        "required",
-                        "optional",
-                        "exactly_one_of",
-                        "forbidden_with",
-                        "traits",
-                    ],
-                    &[],
-                    d,
-                ) else {
-                    continue;
-                };
-                let description = a
-                    .get("description")
-                    .and_then(|n| read::template(n, "action description", d))
-                    .unwrap_or_else(|| empty_template(aname.span));
-                let traits = a
-                    .get("traits")
-                    .map(|n| trait_values(n, d))
-                    .unwrap_or_default();
-                let span = aname.span;
-                actions.push(action_body(&a, Some(aname), description, traits, span, d));
-            }
-            if actions.is_empty() {
-                d.push(Diagnostic::error(
-                    "no-actions",
-                    Some(node.span),
-                    format!("tool `{}` declares `actions` but none", name.v),
-                ));
-            }
-        }
-        (Some(_), None) => {
-            d.push(
-                Diagnostic::error(
-                    "selector-without-actions",
-                    t.key_span("selector"),
-                    format!("tool `{}` has a selector but no actions", name.v),
-                )
-                .with_hint("add `actions:`, or drop the selector for a single-action tool"),
-            );
-        }
-        (None, None) => {
-            let span = name.span;
-            actions.push(action_body(
-                &t,
-                None,
-                empty_template(span),
-                Vec::new(),
-                span,
-                d,
-            ));
-        }
-    }
-    let freeform = t.get("freeform").and_then(|n| {
-        let f = Struct::read(
-            n,
-            "freeform",
-            &["families", "field", "syntax", "grammar"],
-            &["families", "field", "syntax", "grammar"],
-            d,
-        )?;
-        Some(FreeformDef {
-            families: f
-                .get("families")
-                .map(|n| read::string_list(n, "freeform families", d))
-                .unwrap_or_default(),
-            field: read::string(f.get("field")?, "freeform field", d)?,
-            syntax: read::string(f.get("syntax")?, "syntax", d)?,
-            grammar: read::string(f.get("grammar")?, "grammar", d)?,
-            span: n.span,
-        })
-    });
+    let selector = t.get("selector").and_then(|n| read_selector(n, d));
+    let (fields, broken_fields) = t
+        .get("fields")
+        .map(|node| read_fields(node, d))
+        .unwrap_or_default();
+    let actions = read_actions(&t, &name, d);
+    let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
     Some(ToolDef {
         file,
         stem: stem.to_owned(),
@@ -757,6 +616,232 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     })
 }
 
+/// One tool per file, and the file is named after the tool.
+fn check_tool_name_matches_file(name: &Sp<String>, stem: &str, d: &mut Diags) {
+    if read::check_name(name, "tool", d) && name.v != stem {
+        d.push(
+            Diagnostic::error(
+                "name-mismatch",
+                Some(name.span),
+                format!("tool `{}` is defined in a file named `{stem}`", name.v),
+            )
+            .with_hint(format!(
+                "one tool per file: rename the file to tools/{}.yaml",
+                name.v
+            )),
+        );
+    }
+}
+
+/// A tool's `families:`. A mistyped list is reported once, not again as "declared for no
+/// family".
+fn read_tool_families(n: &Node, d: &mut Diags) -> Option<Vec<Sp<String>>> {
+    match n.value {
+        Value::Seq(_) => Some(read::string_list(n, "families", d)),
+        _ => {
+            d.push(read::list_expected(n, "families", "a list of families"));
+            None
+        }
+    }
+}
+
+/// `route:`; an unknown one is reported and the default kept.
+fn read_route(r: &Sp<String>, d: &mut Diags) -> Route {
+    match r.v.as_str() {
+        "thread_host" => Route::ThreadHost,
+        "session_host" => Route::SessionHost,
+        "local" => Route::Local,
+        other => {
+            let names = ["thread_host", "session_host", "local"];
+            d.push(
+                Diagnostic::error(
+                    "unknown-route",
+                    Some(r.span),
+                    format!("unknown route `{other}`"),
+                )
+                .with_hint(
+                    crate::diag::did_you_mean(other, names)
+                        .unwrap_or_else(|| "route: thread_host | session_host | local".into()),
+                ),
+            );
+            Route::default()
+        }
+    }
+}
+
+/// `session: { id, host }`.
+fn read_session(n: &Node, d: &mut Diags) -> Option<(Sp<String>, Option<Sp<String>>)> {
+    let s = Struct::read(n, "session", &["id", "host"], &["id"], d)?;
+    let id = read::string(s.get("id")?, "session id", d)?;
+    let host = s
+        .get("host")
+        .and_then(|n| read::string(n, "session host", d));
+    Some((id, host))
+}
+
+/// `selector: { name, description }`.
+fn read_selector(n: &Node, d: &mut Diags) -> Option<SelectorDef> {
+    let s = Struct::read(n, "selector", &["name", "description"], &["name"], d)?;
+    let sel_name = read::string(s.get("name")?, "selector name", d)?;
+    read::check_name(&sel_name, "selector", d);
+    let description = s
+        .get("description")
+        .and_then(|n| read::template(n, "selector description", d))
+        .unwrap_or_else(|| empty_template(sel_name.span));
+    Some(SelectorDef {
+        name: sel_name,
+        description,
+    })
+}
+
+/// `fields:`: the fields that read, and the names of those that did not.
+fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
+    let mut fields = Vec::new();
+    let mut broken_fields = BTreeSet::new();
+    for (fname, fnode) in read::entries(node, "fields", d) {
+        read::check_name(&fname, "field", d);
+        let what = format!("field `{}`", fname.v);
+        match read_type(fnode, &what, true, d) {
+            Some((ty, description)) => fields.push(Field {
+                description: description.unwrap_or_else(|| empty_template(fname.span)),
+                name: fname.v,
+                ty,
+                span: fname.span,
+            }),
+            None => {
+                broken_fields.insert(fname.v);
+            }
+        }
+    }
+    (fields, broken_fields)
+}
+
+/// The actions of a tool: those under `actions:` for a selector tool, else one unnamed
+/// action whose body (`required`, `optional`, ...) sits at the top of the tool.
+fn read_actions(t: &Struct<'_>, name: &Sp<String>, d: &mut Diags) -> Vec<ActionDef> {
+    match (t.get("selector"), t.get("actions")) {
+        (_, Some(node)) => read_selector_actions(t, node, name, d),
+        (Some(_), None) => {
+            d.push(
+                Diagnostic::error(
+                    "selector-without-actions",
+                    t.key_span("selector"),
+                    format!("tool `{}` has a selector but no actions", name.v),
+                )
+                .with_hint("add `actions:`, or drop the selector for a single-action tool"),
+            );
+            Vec::new()
+        }
+        (None, None) => {
+            let span = name.span;
+            vec![action_body(
+                t,
+                None,
+                empty_template(span),
+                Vec::new(),
+                span,
+                d,
+            )]
+        }
+    }
+}
+
+/// `actions:` of a tool (which should have a selector and no top-level action body).
+fn read_selector_actions(
+    t: &Struct<'_>,
+    node: &Node,
+    name: &Sp<String>,
+    d: &mut Diags,
+) -> Vec<ActionDef> {
+    if t.get("selector").is_none() {
+        d.push(
+            Diagnostic::error(
+                "actions-without-selector",
+                t.key_span("actions"),
+                format!("tool `{}` has actions but no selector", name.v),
+            )
+            .with_hint("add `selector: { name: action, description: ... }`"),
+        );
+    }
+    for key in ACTION_BODY_KEYS {
+        if let Some(span) = t.key_span(key) {
+            d.push(
+                Diagnostic::error(
+                    "misplaced-key",
+                    Some(span),
+                    format!("`{key}` belongs under an action of a tool with actions"),
+                )
+                .with_hint("move it into each action that needs it"),
+            );
+        }
+    }
+    let mut actions = Vec::new();
+    for (aname, anode) in read::entries(node, "actions", d) {
+        read::check_name(&aname, "action", d);
+        if let Some(action) = read_named_action(aname, anode, d) {
+            actions.push(action);
+        }
+    }
+    if actions.is_empty() {
+        d.push(Diagnostic::error(
+            "no-actions",
+            Some(node.span),
+            format!("tool `{}` declares `actions` but none", name.v),
+        ));
+    }
+    actions
+}
+
+/// One entry of `actions:`.
+fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<ActionDef> {
+    let what = format!("action `{}`", aname.v);
+    let a = Struct::read(
+        anode,
+        &what,
+        &[
+            "description",
+            "required",
+            "optional",
+            "exactly_one_of",
+            "forbidden_with",
+            "traits",
+        ],
+        &[],
+        d,
+    )?;
+    let description = a
+        .get("description")
+        .and_then(|n| read::template(n, "action description", d))
+        .unwrap_or_else(|| empty_template(aname.span));
+    let traits = a
+        .get("traits")
+        .map(|n| trait_values(n, d))
+        .unwrap_or_default();
+    let span = aname.span;
+    Some(action_body(&a, Some(aname), description, traits, span, d))
+}
+
+/// `freeform: { families, field, syntax, grammar }`.
+fn read_freeform(n: &Node, d: &mut Diags) -> Option<FreeformDef> {
+    let f = Struct::read(
+        n,
+        "freeform",
+        &["families", "field", "syntax", "grammar"],
+        &["families", "field", "syntax", "grammar"],
+        d,
+    )?;
+    Some(FreeformDef {
+        families: f
+            .get("families")
+            .map(|n| read::string_list(n, "freeform families", d))
+            .unwrap_or_default(),
+        field: read::string(f.get("field")?, "freeform field", d)?,
+        syntax: read::string(f.get("syntax")?, "syntax", d)?,
+        grammar: read::string(f.get("grammar")?, "grammar", d)?,
+        span: n.span,
+    })
+}
+
 fn action_body(
     s: &Struct<'_>,
     name: Option<Sp<String>>,
@@ -772,61 +857,14 @@ fn action_body(
     let optional = s
         .get("optional")
         .map(|n| read::string_list(n, "optional", d));
-    let mut exactly_one_of = Vec::new();
-    if let Some(n) = s.get("exactly_one_of") {
-        match &n.value {
-            Value::Seq(groups) => {
-                for g in groups {
-                    let group = read::string_list(g, "an exactly_one_of group", d);
-                    if group.len() < 2 {
-                        d.push(
-                            Diagnostic::error(
-                                "bad-exactly-one-of",
-                                Some(g.span),
-                                "an exactly_one_of group needs at least two fields",
-                            )
-                            .with_hint("write `exactly_one_of: [[a, b]]`"),
-                        );
-                    }
-                    exactly_one_of.push(group);
-                }
-            }
-            _ => d.push(read::wrong_type(
-                n,
-                "exactly_one_of",
-                "a list of lists of fields",
-            )),
-        }
-    }
-    let mut forbidden_with = Vec::new();
-    if let Some(n) = s.get("forbidden_with") {
-        match &n.value {
-            Value::Seq(items) => {
-                for item in items {
-                    let Some(f) = Struct::read(
-                        item,
-                        "a forbidden_with entry",
-                        &["field", "with", "message"],
-                        &["field", "with", "message"],
-                        d,
-                    ) else {
-                        continue;
-                    };
-                    let field = f.get("field").and_then(|n| read::string(n, "field", d));
-                    let with = f.get("with").and_then(|n| read::string(n, "with", d));
-                    let message = f.get("message").and_then(|n| read::string(n, "message", d));
-                    if let (Some(field), Some(with), Some(message)) = (field, with, message) {
-                        forbidden_with.push(ForbiddenDef {
-                            field,
-                            with,
-                            message: message.v,
-                        });
-                    }
-                }
-            }
-            _ => d.push(read::wrong_type(n, "forbidden_with", "a list")),
-        }
-    }
+    let exactly_one_of = s
+        .get("exactly_one_of")
+        .map(|n| read_exactly_one_of(n, d))
+        .unwrap_or_default();
+    let forbidden_with = s
+        .get("forbidden_with")
+        .map(|n| read_forbidden_with(n, d))
+        .unwrap_or_default();
     ActionDef {
         name,
         description,
@@ -837,6 +875,67 @@ fn action_body(
         traits,
         span,
     }
+}
+
+/// `exactly_one_of: [[a, b], ...]`; a group of fewer than two is reported but kept.
+fn read_exactly_one_of(n: &Node, d: &mut Diags) -> Vec<Vec<Sp<String>>> {
+    let mut exactly_one_of = Vec::new();
+    match &n.value {
+        Value::Seq(groups) => {
+            for g in groups {
+                let group = read::string_list(g, "an exactly_one_of group", d);
+                if group.len() < 2 {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-exactly-one-of",
+                            Some(g.span),
+                            "an exactly_one_of group needs at least two fields",
+                        )
+                        .with_hint("write `exactly_one_of: [[a, b]]`"),
+                    );
+                }
+                exactly_one_of.push(group);
+            }
+        }
+        _ => d.push(read::wrong_type(
+            n,
+            "exactly_one_of",
+            "a list of lists of fields",
+        )),
+    }
+    exactly_one_of
+}
+
+/// `forbidden_with: [{ field, with, message }, ...]`; incomplete entries are dropped.
+fn read_forbidden_with(n: &Node, d: &mut Diags) -> Vec<ForbiddenDef> {
+    let mut forbidden_with = Vec::new();
+    match &n.value {
+        Value::Seq(items) => {
+            for item in items {
+                let Some(f) = Struct::read(
+                    item,
+                    "a forbidden_with entry",
+                    &["field", "with", "message"],
+                    &["field", "with", "message"],
+                    d,
+                ) else {
+                    continue;
+                };
+                let field = f.get("field").and_then(|n| read::string(n, "field", d));
+                let with = f.get("with").and_then(|n| read::string(n, "with", d));
+                let message = f.get("message").and_then(|n| read::string(n, "message", d));
+                if let (Some(field), Some(with), Some(message)) = (field, with, message) {
+                    forbidden_with.push(ForbiddenDef {
+                        field,
+                        with,
+                        message: message.v,
+                    });
+                }
+            }
+        }
+        _ => d.push(read::wrong_type(n, "forbidden_with", "a list")),
+    }
+    forbidden_with
 }
 
 fn trait_values(node: &Node, d: &mut Diags) -> Vec<(Sp<String>, Node)> {
@@ -872,6 +971,35 @@ pub fn read_type(
         d.push(read::wrong_type(node, what, "a mapping with `type:`"));
         return None;
     };
+    let ty = read_type_name(node, entries, what, d)?;
+    report_keys_foreign_to_type(entries, &ty.v, what, with_description, d);
+    let s = Struct::read(node, what, &[], &[], &mut Vec::new())?;
+    let description = if with_description {
+        read_field_description(&s, node, what, d)
+    } else {
+        None
+    };
+    let body = TypeBody { s, node, what };
+    let ty = match ty.v.as_str() {
+        "string" => body.read_string(d),
+        "integer" => body.read_integer(d),
+        "number" => body.read_number(d),
+        "boolean" => Type::Boolean,
+        "enum" => body.read_enum(d)?,
+        "array" => body.read_array(d)?,
+        "object" => body.read_object(d),
+        _ => return None,
+    };
+    Some((ty, description))
+}
+
+/// The `type:` of a field type, one of [`TYPES`].
+fn read_type_name(
+    node: &Node,
+    entries: &[(Node, Node)],
+    what: &str,
+    d: &mut Diags,
+) -> Option<Sp<String>> {
     let ty_node = entries
         .iter()
         .find(|(k, _)| k.as_str() == Some("type"))
@@ -902,12 +1030,22 @@ pub fn read_type(
         );
         return None;
     }
+    Some(ty)
+}
+
+/// Unknown keys of a field type: point out keys that belong to another type.
+fn report_keys_foreign_to_type(
+    entries: &[(Node, Node)],
+    ty: &str,
+    what: &str,
+    with_description: bool,
+    d: &mut Diags,
+) {
     let mut known: Vec<&str> = vec!["type"];
     if with_description {
         known.push("description");
     }
-    known.extend_from_slice(keys_for(&ty.v));
-    // Unknown keys: point out keys that belong to another type.
+    known.extend_from_slice(keys_for(ty));
     for (k, _) in entries {
         let Some(key) = k.as_str() else { continue };
         if known.contains(&key) {
@@ -923,7 +1061,7 @@ pub fn read_type(
                 Diagnostic::error(
                     "unknown-key",
                     Some(k.span),
-                    format!("`{key}` does not apply to a {} field ({what})", ty.v),
+                    format!("`{key}` does not apply to a {ty} field ({what})"),
                 )
                 .with_hint(format!(
                     "`{key}` applies to {} fields",
@@ -943,182 +1081,208 @@ pub fn read_type(
             d.push(read::unknown_key(k.span, key, what, &known));
         }
     }
-    let s = Struct::read(node, what, &[], &[], &mut Vec::new())?;
-    let description = if with_description {
-        match s.get("description") {
-            Some(n) => read::template(n, "description", d),
-            None => {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `description`"),
-                    )
-                    .with_hint("every field is described; the description is published"),
-                );
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let uint = |k: &str, d: &mut Diags| s.get(k).and_then(|n| read::uint(n, k, d));
-    let ty = match ty.v.as_str() {
-        "string" => {
-            let min_length = uint("min_length", d);
-            let max_length = uint("max_length", d);
-            check_bounds(
-                &s,
-                "min_length",
-                "max_length",
-                min_length.map(|v| v as f64),
-                max_length.map(|v| v as f64),
-                d,
+}
+
+/// A field's (or property's) `description:`, which every field must have.
+fn read_field_description(
+    s: &Struct<'_>,
+    node: &Node,
+    what: &str,
+    d: &mut Diags,
+) -> Option<Template> {
+    match s.get("description") {
+        Some(n) => read::template(n, "description", d),
+        None => {
+            d.push(
+                Diagnostic::error(
+                    "missing-key",
+                    Some(node.span),
+                    format!("{what} is missing `description`"),
+                )
+                .with_hint("every field is described; the description is published"),
             );
-            let pattern = s.get("pattern").and_then(|n| read::string(n, "pattern", d));
-            if let Some(p) = &pattern
-                && let Err(e) = regex::Regex::new(&p.v)
-            {
-                let msg = e.to_string();
-                let last = msg.lines().last().unwrap_or("").trim();
-                let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+            None
+        }
+    }
+}
+
+/// The keys of one field type, read per type kind.
+struct TypeBody<'n, 'w> {
+    s: Struct<'n>,
+    node: &'n Node,
+    /// "field `x`", "the items of ...": names the type in messages.
+    what: &'w str,
+}
+
+impl TypeBody<'_, '_> {
+    fn uint(&self, key: &str, d: &mut Diags) -> Option<u64> {
+        self.s.get(key).and_then(|n| read::uint(n, key, d))
+    }
+
+    fn read_string(&self, d: &mut Diags) -> Type {
+        let s = &self.s;
+        let min_length = self.uint("min_length", d);
+        let max_length = self.uint("max_length", d);
+        check_bounds(
+            s,
+            "min_length",
+            "max_length",
+            min_length.map(|v| v as f64),
+            max_length.map(|v| v as f64),
+            d,
+        );
+        let pattern = s.get("pattern").and_then(|n| read::string(n, "pattern", d));
+        if let Some(p) = &pattern
+            && let Err(e) = regex::Regex::new(&p.v)
+        {
+            let msg = e.to_string();
+            let last = msg.lines().last().unwrap_or("").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+            d.push(Diagnostic::error(
+                "bad-pattern",
+                Some(p.span),
+                format!("pattern is not a valid regex: {last}"),
+            ));
+        }
+        Type::String {
+            min_length,
+            max_length,
+            pattern: pattern.map(|p| p.v),
+        }
+    }
+
+    fn read_integer(&self, d: &mut Diags) -> Type {
+        let s = &self.s;
+        let minimum = s.get("minimum").and_then(|n| read::int(n, "minimum", d));
+        let maximum = s.get("maximum").and_then(|n| read::int(n, "maximum", d));
+        check_bounds(
+            s,
+            "minimum",
+            "maximum",
+            minimum.map(|v| v as f64),
+            maximum.map(|v| v as f64),
+            d,
+        );
+        Type::Integer { minimum, maximum }
+    }
+
+    fn read_number(&self, d: &mut Diags) -> Type {
+        let s = &self.s;
+        let minimum = s.get("minimum").and_then(|n| read::number(n, "minimum", d));
+        let maximum = s.get("maximum").and_then(|n| read::number(n, "maximum", d));
+        check_bounds(s, "minimum", "maximum", minimum, maximum, d);
+        Type::Number { minimum, maximum }
+    }
+
+    fn read_enum(&self, d: &mut Diags) -> Option<Type> {
+        let what = self.what;
+        let Some(vnode) = self.s.get("values") else {
+            d.push(
+                Diagnostic::error(
+                    "missing-key",
+                    Some(self.node.span),
+                    format!("{what} is missing `values`"),
+                )
+                .with_hint("values: [a, b, c]"),
+            );
+            return None;
+        };
+        let values = read::string_list(vnode, "values", d);
+        if values.is_empty() {
+            d.push(Diagnostic::error(
+                "empty-enum",
+                Some(vnode.span),
+                format!("{what}: an enum needs at least one value"),
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for v in &values {
+            if !seen.insert(v.v.as_str()) {
                 d.push(Diagnostic::error(
-                    "bad-pattern",
-                    Some(p.span),
-                    format!("pattern is not a valid regex: {last}"),
+                    "duplicate-value",
+                    Some(v.span),
+                    format!("enum value `{}` is listed twice", v.v),
                 ));
             }
-            Type::String {
-                min_length,
-                max_length,
-                pattern: pattern.map(|p| p.v),
-            }
         }
-        "integer" => {
-            let minimum = s.get("minimum").and_then(|n| read::int(n, "minimum", d));
-            let maximum = s.get("maximum").and_then(|n| read::int(n, "maximum", d));
-            check_bounds(
-                &s,
-                "minimum",
-                "maximum",
-                minimum.map(|v| v as f64),
-                maximum.map(|v| v as f64),
-                d,
+        Some(Type::Enum {
+            values: values.into_iter().map(|v| v.v).collect(),
+        })
+    }
+
+    fn read_array(&self, d: &mut Diags) -> Option<Type> {
+        let what = self.what;
+        let Some(inode) = self.s.get("items") else {
+            d.push(
+                Diagnostic::error(
+                    "missing-key",
+                    Some(self.node.span),
+                    format!("{what} is missing `items`"),
+                )
+                .with_hint("items: { type: string }"),
             );
-            Type::Integer { minimum, maximum }
-        }
-        "number" => {
-            let minimum = s.get("minimum").and_then(|n| read::number(n, "minimum", d));
-            let maximum = s.get("maximum").and_then(|n| read::number(n, "maximum", d));
-            check_bounds(&s, "minimum", "maximum", minimum, maximum, d);
-            Type::Number { minimum, maximum }
-        }
-        "boolean" => Type::Boolean,
-        "enum" => {
-            let Some(vnode) = s.get("values") else {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `values`"),
-                    )
-                    .with_hint("values: [a, b, c]"),
-                );
-                return None;
-            };
-            let values = read::string_list(vnode, "values", d);
-            if values.is_empty() {
-                d.push(Diagnostic::error(
-                    "empty-enum",
-                    Some(vnode.span),
-                    format!("{what}: an enum needs at least one value"),
-                ));
-            }
-            let mut seen = BTreeSet::new();
-            for v in &values {
-                if !seen.insert(v.v.as_str()) {
-                    d.push(Diagnostic::error(
-                        "duplicate-value",
-                        Some(v.span),
-                        format!("enum value `{}` is listed twice", v.v),
-                    ));
+            return None;
+        };
+        let (items, _) = read_type(inode, &format!("the items of {what}"), false, d)?;
+        let min_items = self.uint("min_items", d);
+        let max_items = self.uint("max_items", d);
+        check_bounds(
+            &self.s,
+            "min_items",
+            "max_items",
+            min_items.map(|v| v as f64),
+            max_items.map(|v| v as f64),
+            d,
+        );
+        Some(Type::Array {
+            items: Box::new(items),
+            min_items,
+            max_items,
+        })
+    }
+
+    fn read_object(&self, d: &mut Diags) -> Type {
+        let what = self.what;
+        let mut properties: Vec<Property> = Vec::new();
+        if let Some(pnode) = self.s.get("properties") {
+            for (pname, p) in read::entries(pnode, "properties", d) {
+                read::check_name(&pname, "property", d);
+                let pwhat = format!("property `{}` of {what}", pname.v);
+                if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
+                    properties.push(Property {
+                        name: pname.v,
+                        ty,
+                        description: description.unwrap_or_else(|| empty_template(pname.span)),
+                        required: false,
+                    });
                 }
             }
-            Type::Enum {
-                values: values.into_iter().map(|v| v.v).collect(),
-            }
         }
-        "array" => {
-            let Some(inode) = s.get("items") else {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `items`"),
-                    )
-                    .with_hint("items: { type: string }"),
-                );
-                return None;
-            };
-            let (items, _) = read_type(inode, &format!("the items of {what}"), false, d)?;
-            let min_items = uint("min_items", d);
-            let max_items = uint("max_items", d);
-            check_bounds(
-                &s,
-                "min_items",
-                "max_items",
-                min_items.map(|v| v as f64),
-                max_items.map(|v| v as f64),
-                d,
-            );
-            Type::Array {
-                items: Box::new(items),
-                min_items,
-                max_items,
-            }
+        if let Some(rnode) = self.s.get("required") {
+            mark_required_properties(rnode, &mut properties, what, d);
         }
-        "object" => {
-            let mut properties: Vec<Property> = Vec::new();
-            if let Some(pnode) = s.get("properties") {
-                for (pname, p) in read::entries(pnode, "properties", d) {
-                    read::check_name(&pname, "property", d);
-                    let pwhat = format!("property `{}` of {what}", pname.v);
-                    if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
-                        properties.push(Property {
-                            name: pname.v,
-                            ty,
-                            description: description.unwrap_or_else(|| empty_template(pname.span)),
-                            required: false,
-                        });
-                    }
-                }
-            }
-            if let Some(rnode) = s.get("required") {
-                for r in read::string_list(rnode, "required", d) {
-                    match properties.iter_mut().find(|p| p.name == r.v) {
-                        Some(p) => p.required = true,
-                        None => d.push(
-                            Diagnostic::error(
-                                "unknown-property",
-                                Some(r.span),
-                                format!("`{}` is not a property of {what}", r.v),
-                            )
-                            .with_hint(
-                                crate::diag::did_you_mean(
-                                    &r.v,
-                                    properties.iter().map(|p| p.name.as_str()),
-                                )
-                                .unwrap_or_else(|| "list it under `properties:`".into()),
-                            ),
-                        ),
-                    }
-                }
-            }
-            Type::Object { properties }
+        Type::Object { properties }
+    }
+}
+
+/// An object type's `required:` list: each name must be one of its `properties`.
+fn mark_required_properties(rnode: &Node, properties: &mut [Property], what: &str, d: &mut Diags) {
+    for r in read::string_list(rnode, "required", d) {
+        match properties.iter_mut().find(|p| p.name == r.v) {
+            Some(p) => p.required = true,
+            None => d.push(
+                Diagnostic::error(
+                    "unknown-property",
+                    Some(r.span),
+                    format!("`{}` is not a property of {what}", r.v),
+                )
+                .with_hint(
+                    crate::diag::did_you_mean(&r.v, properties.iter().map(|p| p.name.as_str()))
+                        .unwrap_or_else(|| "list it under `properties:`".into()),
+                ),
+            ),
         }
-        _ => return None,
-    };
-    Some((ty, description))
+    }
 }
 
 fn check_bounds(

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use minijinja::{Environment, ErrorKind, UndefinedBehavior};
 
 use crate::diag::{self, Diagnostic, Sources, Span};
-use crate::ir::{Ir, RenderedTool, Template, Tool, Type};
+use crate::ir::{Ir, Limits, RenderedTool, SurfaceInstance, Template, Tool, Type};
 
 /// What the template functions can see: the surface currently being rendered.
 type Refusal = (&'static str, String, Option<String>, String);
@@ -116,43 +116,54 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
             .collect(),
         ..Surface::default()
     }));
+    let env = template_environment(&state);
+    let tools = std::mem::take(&mut ir.tools);
+    let mut surfaces = std::mem::take(&mut ir.surfaces);
+    let mut out = Collector::default();
+    {
+        let compiled: BTreeMap<&str, ToolTemplates<'_>> = tools
+            .iter()
+            .map(|t| (t.name.as_str(), compile_tool(&env, t, sources, &mut out)))
+            .collect();
+        let renderer = SurfaceRenderer {
+            compiled: &compiled,
+            state: &state,
+            sources,
+            limits: ir.limits,
+        };
+        for surface in &mut surfaces {
+            let at = (surface.role.clone(), surface.family.clone());
+            renderer.render_surface(surface, &at, &mut out);
+            let role_span = ir.role(&surface.role).map(|r| r.span);
+            check_tool_counts(surface, role_span, ir.limits, &at, &mut out);
+        }
+    }
+    out.finish(d);
+    ir.tools = tools;
+    ir.surfaces = surfaces;
+}
+
+/// The strict minijinja environment with the `tool()` and `shell_tool()` functions, both
+/// reading the surface being rendered from `state`.
+fn template_environment<'e>(state: &Arc<Mutex<Surface>>) -> Environment<'e> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_debug(true);
     {
-        let state = Arc::clone(&state);
-        env.add_function("tool", move |name: String| -> Result<String, minijinja::Error> {
-            let mut s = lock(&state);
-            if s.names.contains(&name) {
-                return Ok(name);
-            }
-            let refusal = if let Some(msg) = s.retired.get(&name) {
-                (
-                    "template-retired-tool",
-                    format!("tool(\"{name}\") names a retired tool"),
-                    Some(format!("rewrite the description; a model calling it is told: {msg}")),
-                )
-            } else if s.all_tools.contains(&name) {
-                (
-                    "template-absent-tool",
-                    format!("tool(\"{name}\"): `{name}` is not in this surface"),
-                    Some(format!(
-                        "add `{name}` to the role, or guard the sentence with {{% if family == ... %}}"
-                    )),
-                )
-            } else {
-                (
-                    "template-unknown-tool",
-                    format!("tool(\"{name}\") names an unknown tool"),
-                    diag::did_you_mean(&name, s.all_tools.iter().map(String::as_str)),
-                )
-            };
-            s.refusals.push((refusal.0, refusal.1, refusal.2, name.clone()));
-            Ok(name)
-        });
+        let state = Arc::clone(state);
+        env.add_function(
+            "tool",
+            move |name: String| -> Result<String, minijinja::Error> {
+                let mut s = lock(&state);
+                if let Some(refusal) = tool_function_refusal(&s, &name) {
+                    s.refusals.push(refusal);
+                }
+                Ok(name)
+            },
+        );
     }
     {
-        let state = Arc::clone(&state);
+        let state = Arc::clone(state);
         env.add_function("shell_tool", move || -> String {
             let s = lock(&state);
             if s.names.contains("exec_command") && !s.names.contains("shell") {
@@ -162,96 +173,145 @@ pub fn render(ir: &mut Ir, sources: &Sources, d: &mut Vec<Diagnostic>) {
             }
         });
     }
+    env
+}
 
-    let tools = std::mem::take(&mut ir.tools);
-    let mut surfaces = std::mem::take(&mut ir.surfaces);
-    let mut out = Collector::default();
-    {
-        let compiled: BTreeMap<&str, ToolTemplates<'_>> = tools
-            .iter()
-            .map(|t| (t.name.as_str(), compile_tool(&env, t, sources, &mut out)))
-            .collect();
-        let limits = ir.limits;
-        for surface in &mut surfaces {
-            let resident: BTreeSet<String> = surface.tools.iter().map(|t| t.name.clone()).collect();
-            let ctx = minijinja::context! {
-                role => surface.role.clone(),
-                family => surface.family.clone(),
-                dialect => surface.dialect.as_str(),
-            };
+/// Why `tool("name")` may not name `name` in the surface being rendered (`None`: it may).
+fn tool_function_refusal(s: &Surface, name: &str) -> Option<Refusal> {
+    if s.names.contains(name) {
+        return None;
+    }
+    let refusal = if let Some(msg) = s.retired.get(name) {
+        (
+            "template-retired-tool",
+            format!("tool(\"{name}\") names a retired tool"),
+            Some(format!(
+                "rewrite the description; a model calling it is told: {msg}"
+            )),
+        )
+    } else if s.all_tools.contains(name) {
+        (
+            "template-absent-tool",
+            format!("tool(\"{name}\"): `{name}` is not in this surface"),
+            Some(format!(
+                "add `{name}` to the role, or guard the sentence with {{% if family == ... %}}"
+            )),
+        )
+    } else {
+        (
+            "template-unknown-tool",
+            format!("tool(\"{name}\") names an unknown tool"),
+            diag::did_you_mean(name, s.all_tools.iter().map(String::as_str)),
+        )
+    };
+    Some((refusal.0, refusal.1, refusal.2, name.to_owned()))
+}
+
+/// What rendering one role × family reads: the compiled templates and the shared state the
+/// template functions see.
+struct SurfaceRenderer<'a, 'e> {
+    compiled: &'a BTreeMap<&'e str, ToolTemplates<'e>>,
+    state: &'a Mutex<Surface>,
+    sources: &'a Sources,
+    limits: Limits,
+}
+
+impl SurfaceRenderer<'_, '_> {
+    /// The resident tools, then each skill's tools with the skill's tools in scope too.
+    fn render_surface(
+        &self,
+        surface: &mut SurfaceInstance,
+        at: &(String, String),
+        out: &mut Collector,
+    ) {
+        let resident: BTreeSet<String> = surface.tools.iter().map(|t| t.name.clone()).collect();
+        let ctx = minijinja::context! {
+            role => surface.role.clone(),
+            family => surface.family.clone(),
+            dialect => surface.dialect.as_str(),
+        };
+        {
+            let mut s = lock(self.state);
+            s.role.clone_from(&surface.role);
+            s.family.clone_from(&surface.family);
+            s.names.clone_from(&resident);
+        }
+        self.render_list(&mut surface.tools, &ctx, at, out);
+        for skill in &mut surface.skills {
             {
-                let mut s = lock(&state);
-                s.role.clone_from(&surface.role);
-                s.family.clone_from(&surface.family);
-                s.names.clone_from(&resident);
+                let mut s = lock(self.state);
+                s.names = resident.clone();
+                s.names.extend(skill.tools.iter().map(|t| t.name.clone()));
             }
-            let at = (surface.role.clone(), surface.family.clone());
-            let render_list = |list: &mut Vec<RenderedTool>, out: &mut Collector| {
-                for rt in list.iter_mut() {
-                    if let Some(tt) = compiled.get(rt.name.as_str()) {
-                        *rt = render_tool(
-                            &rt.name,
-                            tt,
-                            &ctx,
-                            &state,
-                            sources,
-                            limits.max_description_chars,
-                            &at,
-                            out,
-                        );
-                    }
-                }
-            };
-            render_list(&mut surface.tools, &mut out);
-            for skill in &mut surface.skills {
-                {
-                    let mut s = lock(&state);
-                    s.names = resident.clone();
-                    s.names.extend(skill.tools.iter().map(|t| t.name.clone()));
-                }
-                render_list(&mut skill.tools, &mut out);
-            }
-            // Tool counts.
-            let role_span = ir.role(&surface.role).map(|r| r.span);
-            let with_skills =
-                surface.tools.len() + surface.skills.iter().map(|s| s.tools.len()).sum::<usize>();
-            if surface.tools.len() > limits.max_tools {
-                out.add(
-                    Diagnostic::error(
-                        "too-many-tools",
-                        role_span,
-                        format!(
-                            "role `{}` publishes {} resident tools; the limit is {}",
-                            surface.role,
-                            surface.tools.len(),
-                            limits.max_tools
-                        ),
-                    )
-                    .with_hint(
-                        "move rarely used tools into a skill, or merge tools that act on the same object",
-                    ),
-                    Some(&at),
-                );
-            } else if with_skills > limits.max_tools {
-                out.add(
-                    Diagnostic::error(
-                        "too-many-tools",
-                        role_span,
-                        format!(
-                            "role `{}` reaches {with_skills} tools with every skill active; the limit is {}",
-                            surface.role, limits.max_tools
-                        ),
-                    ),
-                    Some(&at),
+            self.render_list(&mut skill.tools, &ctx, at, out);
+        }
+    }
+
+    fn render_list(
+        &self,
+        list: &mut [RenderedTool],
+        ctx: &minijinja::Value,
+        at: &(String, String),
+        out: &mut Collector,
+    ) {
+        for rt in list.iter_mut() {
+            if let Some(tt) = self.compiled.get(rt.name.as_str()) {
+                *rt = render_tool(
+                    &rt.name,
+                    tt,
+                    ctx,
+                    self.state,
+                    self.sources,
+                    self.limits.max_description_chars,
+                    at,
+                    out,
                 );
             }
         }
     }
-    out.finish(d);
-    ir.tools = tools;
-    ir.surfaces = surfaces;
 }
 
+/// A role × family over `max_tools`, resident or with every skill active.
+fn check_tool_counts(
+    surface: &SurfaceInstance,
+    role_span: Option<Span>,
+    limits: Limits,
+    at: &(String, String),
+    out: &mut Collector,
+) {
+    let with_skills =
+        surface.tools.len() + surface.skills.iter().map(|s| s.tools.len()).sum::<usize>();
+    if surface.tools.len() > limits.max_tools {
+        out.add(
+            Diagnostic::error(
+                "too-many-tools",
+                role_span,
+                format!(
+                    "role `{}` publishes {} resident tools; the limit is {}",
+                    surface.role,
+                    surface.tools.len(),
+                    limits.max_tools
+                ),
+            )
+            .with_hint(
+                "move rarely used tools into a skill, or merge tools that act on the same object",
+            ),
+            Some(at),
+        );
+    } else if with_skills > limits.max_tools {
+        out.add(
+            Diagnostic::error(
+                "too-many-tools",
+                role_span,
+                format!(
+                    "role `{}` reaches {with_skills} tools with every skill active; the limit is {}",
+                    surface.role, limits.max_tools
+                ),
+            ),
+            Some(at),
+        );
+    }
+}
 fn compile_tool<'e>(
     env: &'e Environment<'e>,
     tool: &'e Tool,

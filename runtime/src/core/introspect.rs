@@ -299,6 +299,6 @@ fn summary(description: &str) -> String {
     if line.chars().count() <= SUMMARY_CHARS {
         return line.to_owned();
     }
-    let cut: String = line.chars().take(SUMMARY_CHARS - 1).collect();
-    format!("{cut}…")
+    // SUMMARY_CHARS in all, the ellipsis included.
+    toolsurface_text::cut(line, SUMMARY_CHARS - 1).into_owned()
 }

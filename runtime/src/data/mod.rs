@@ -57,28 +57,14 @@ impl QueryResult {
             .iter()
             .map(|r| r.iter().map(cell_text).collect())
             .collect();
-        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
-        for row in &cells {
-            for (w, c) in widths.iter_mut().zip(row) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let line = |vals: &[String]| -> String {
-            let parts: Vec<String> = vals
-                .iter()
-                .zip(&widths)
-                .map(|(v, w)| format!("{v}{}", " ".repeat(w.saturating_sub(v.chars().count()))))
-                .collect();
-            parts.join(" | ").trim_end().to_string()
+        let header: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let style = toolsurface_text::TableStyle {
+            separator: " | ",
+            rule_joint: Some("-+-"),
+            right_from: usize::MAX,
         };
-        let mut s = line(&self.columns);
-        s.push('\n');
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        s.push_str(&rule.join("-+-"));
-        for row in &cells {
-            s.push('\n');
-            s.push_str(&line(row));
-        }
+        let table = toolsurface_text::table(&header, &cells, style);
+        let mut s = table.trim_end_matches('\n').to_owned();
         s.push_str(&format!(
             "\n({} row{}{})",
             self.rows.len(),
@@ -103,10 +89,7 @@ fn cell_text(v: &Value) -> String {
         .replace('\n', "\\n")
         .replace('\r', "\\r")
         .replace('\t', "\\t");
-    match s.char_indices().nth(TABLE_CELL_CHARS) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s,
-    }
+    toolsurface_text::cut(&s, TABLE_CELL_CHARS).into_owned()
 }
 
 fn to_json(v: ValueRef<'_>) -> Value {

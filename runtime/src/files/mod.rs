@@ -54,17 +54,32 @@ pub struct ReadFile {
     pub device: Option<String>,
 }
 
-/// `write_file path, content, expected_sha256?, overwrite?, create_only?, confirm_token?, device?`
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `write_file path, content, <one precondition>?, device?`
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteFile {
     pub path: String,
     pub content: String,
-    pub expected_sha256: Option<String>,
-    pub overwrite: Option<bool>,
-    pub create_only: Option<bool>,
-    pub confirm_token: Option<String>,
+    pub precondition: WritePrecondition,
     pub device: Option<String>,
+}
+
+/// What a write may assume about the file it replaces: one at most. The definition forbids
+/// every pair (write_file.yaml `forbidden_with`), so `Call::parse` refuses two before a
+/// request exists, and this type cannot hold two.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum WritePrecondition {
+    /// None given: a new file is created; an existing one is replaced only if this
+    /// conversation read it and it is unchanged, otherwise the content is staged.
+    #[default]
+    None,
+    /// `expected_sha256`: replace exactly this version (a prefix of ≥ 8 hex digits is taken).
+    Expected(String),
+    /// `overwrite: true`: replace whatever is there.
+    Overwrite,
+    /// `create_only: true`: the file must not exist.
+    CreateOnly,
+    /// `confirm_token`: write the content staged under this token.
+    Confirm(String),
 }
 
 /// `file_edit path, old_text, new_text, replace_all?, expected_sha256?, device?`
@@ -357,30 +372,25 @@ impl FileHost {
         req: WriteFile,
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
-        let create_only = req.create_only.unwrap_or(false);
-        let overwrite = req.overwrite.unwrap_or(false);
         if device.is_some() {
-            if create_only {
-                return Err(refuse_remote("create_only"));
-            }
-            if req.confirm_token.is_some() {
-                return Err(refuse_remote("confirm_token"));
+            // Call::parse refuses these pairs first (forbidden_with); this answers a host
+            // that builds the request itself.
+            match req.precondition {
+                WritePrecondition::CreateOnly => return Err(refuse_remote("create_only")),
+                WritePrecondition::Confirm(_) => return Err(refuse_remote("confirm_token")),
+                _ => {}
             }
         }
-        let expected = precondition::parse_expected(req.expected_sha256.as_deref())?;
-        let given = [
-            (expected.is_some(), "expected_sha256"),
-            (overwrite, "overwrite: true"),
-            (create_only, "create_only: true"),
-            (req.confirm_token.is_some(), "confirm_token"),
-        ];
-        let named: Vec<&str> = given.iter().filter(|g| g.0).map(|g| g.1).collect();
-        if named.len() > 1 {
-            return Err(ToolError::Model(format!(
-                "{} cannot be combined; give one precondition",
-                named.join(" and ")
-            )));
-        }
+        let expected = match &req.precondition {
+            WritePrecondition::Expected(raw) => precondition::parse_expected(Some(raw))?,
+            _ => None,
+        };
+        let overwrite = req.precondition == WritePrecondition::Overwrite;
+        let create_only = req.precondition == WritePrecondition::CreateOnly;
+        let confirm_token = match &req.precondition {
+            WritePrecondition::Confirm(token) => Some(token.as_str()),
+            _ => None,
+        };
         if ctx.rehearsal {
             return Err(ToolError::Model(
                 "rehearsal: write_file does not run".into(),
@@ -393,7 +403,7 @@ impl FileHost {
             expected,
             overwrite,
             create_only,
-            confirm_token: req.confirm_token.as_deref(),
+            confirm_token,
         };
         match &device {
             Some(d) => {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use serde_json::json;
 
 use super::backend::{Change, Commit, Expect, FileBackend, Probe, Snapshot, Staged, sha256_hex};
-use super::patch::{PatchOp, apply_chunks};
+use super::patch::{Chunk, PatchOp, apply_chunks};
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 
 /// Lines returned by read_file when no `limit` is given.
@@ -327,8 +327,8 @@ pub(crate) async fn read_file<B: FileBackend>(
         }
         let n = first + i + 1;
         if line.chars().count() > MAX_LINE_CHARS {
-            let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
-            body.push_str(&format!("{n:>6}\t{cut}… [line truncated]\n"));
+            let cut = toolsurface_text::cut(line, MAX_LINE_CHARS);
+            body.push_str(&format!("{n:>6}\t{cut} [line truncated]\n"));
         } else {
             body.push_str(&format!("{n:>6}\t{line}\n"));
         }
@@ -764,7 +764,8 @@ pub(crate) async fn file_edit<B: FileBackend>(
 }
 
 // ---------------------------------------------------------------------------------------
-// apply_patch
+// apply_patch: the patch module parses it and applies hunks to text; here the phases
+// around that — read every file, plan every change in memory, commit all or nothing.
 
 /// Applies a parsed patch whose paths are already resolved. Every file is read and every
 /// hunk applied in memory first; one commit then writes all of it or none.
@@ -773,152 +774,77 @@ pub(crate) async fn apply_patch<B: FileBackend>(
     scope: &Scope<'_>,
     ops: &[PatchOp],
 ) -> HandlerResult {
+    let paths = patch_paths(scope, ops)?;
+    let probes = backend.read_many(&paths).await.map_err(|e| model(e.0))?;
+    let probe_of: HashMap<&str, &Probe> = paths
+        .iter()
+        .map(String::as_str)
+        .zip(probes.iter())
+        .collect();
+    let plan = plan_patch(scope, ops, &probe_of)?;
+    commit_patch(backend, scope, plan).await
+}
+
+/// Every path the patch reads (sources and Move to destinations), each named only once.
+fn patch_paths(scope: &Scope<'_>, ops: &[PatchOp]) -> Result<Vec<String>, ToolError> {
     let mut seen = BTreeSet::new();
-    let mut reads: Vec<String> = Vec::new();
+    let mut paths = Vec::new();
     for op in ops {
-        let (a, b) = match op {
+        let (path, dest) = match op {
             PatchOp::Add { path, .. } | PatchOp::Delete { path } => (path, None),
             PatchOp::Update { path, move_to, .. } => (path, move_to.as_ref()),
         };
-        for p in std::iter::once(a).chain(b) {
+        for p in std::iter::once(path).chain(dest) {
             if !seen.insert(p.clone()) {
                 return Err(model(format!(
                     "the patch names {} more than once; nothing was changed",
                     scope.shown(p)
                 )));
             }
-            reads.push(p.clone());
+            paths.push(p.clone());
         }
     }
-    let probes = backend.read_many(&reads).await.map_err(|e| model(e.0))?;
-    let probe_of: HashMap<&str, &Probe> = reads
-        .iter()
-        .map(String::as_str)
-        .zip(probes.iter())
-        .collect();
+    Ok(paths)
+}
+
+/// What a patch writes, and what its result reports.
+#[derive(Default)]
+struct PatchPlan {
+    changes: Vec<Change>,
+    /// `A path`, `M path`, `R from -> to`, `D path`.
+    summary: Vec<String>,
+    diffs: String,
+}
+
+/// The state a path was read in (absent from the reads: missing).
+fn probe_for<'a>(probe_of: &HashMap<&str, &'a Probe>, path: &str) -> &'a Probe {
+    probe_of.get(path).copied().unwrap_or(&Probe::Missing)
+}
+
+/// Every change of the patch, computed in memory; or every reason it cannot apply.
+fn plan_patch(
+    scope: &Scope<'_>,
+    ops: &[PatchOp],
+    probe_of: &HashMap<&str, &Probe>,
+) -> Result<PatchPlan, ToolError> {
+    let mut plan = PatchPlan::default();
     let mut errors = Vec::new();
-    let mut changes = Vec::new();
-    let mut summary = Vec::new();
-    let mut diffs = String::new();
-    let missing = Probe::Missing;
     for op in ops {
-        match op {
+        let planned = match op {
             PatchOp::Add { path, content } => {
-                let shown = scope.shown(path);
-                match probe_of.get(path.as_str()).copied().unwrap_or(&missing) {
-                    Probe::Missing => {
-                        changes.push(Change::Write {
-                            path: path.clone(),
-                            content: content.clone().into_bytes(),
-                            expect: Expect::Absent,
-                        });
-                        summary.push(format!("A {shown}"));
-                    }
-                    Probe::File(_) => errors.push(format!(
-                        "Add File {shown}: it already exists (use Update File)"
-                    )),
-                    other => errors.push(format!(
-                        "Add File {shown}: {}",
-                        describe_probe(&shown, other).unwrap_or_default()
-                    )),
-                }
+                plan_add(scope, path, content, probe_for(probe_of, path), &mut plan)
             }
             PatchOp::Delete { path } => {
-                let shown = scope.shown(path);
-                match probe_of.get(path.as_str()).copied().unwrap_or(&missing) {
-                    Probe::File(s) => {
-                        changes.push(Change::Delete {
-                            path: path.clone(),
-                            expect: Expect::Sha(s.sha256.clone()),
-                        });
-                        summary.push(format!("D {shown}"));
-                    }
-                    other => errors.push(format!(
-                        "Delete File {shown}: {}",
-                        describe_probe(&shown, other).unwrap_or_default()
-                    )),
-                }
+                plan_delete(scope, path, probe_for(probe_of, path), &mut plan)
             }
             PatchOp::Update {
                 path,
                 move_to,
                 chunks,
-            } => {
-                let shown = scope.shown(path);
-                let snap = match probe_of.get(path.as_str()).copied().unwrap_or(&missing) {
-                    Probe::File(s) => s,
-                    other => {
-                        errors.push(format!(
-                            "Update File {shown}: {}",
-                            describe_probe(&shown, other).unwrap_or_default()
-                        ));
-                        continue;
-                    }
-                };
-                let text = match text_of(&shown, snap) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        errors.push(format!("Update File {shown}: {e}"));
-                        continue;
-                    }
-                };
-                let new = match apply_chunks(text, chunks) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        let hint = e
-                            .wanted
-                            .as_deref()
-                            .map(|w| nearest_hint(text, w))
-                            .unwrap_or_default();
-                        errors.push(format!(
-                            "Update File {shown}, hunk {}: {}.{hint}",
-                            e.hunk, e.message
-                        ));
-                        continue;
-                    }
-                };
-                match move_to {
-                    Some(dest) => {
-                        let dest_shown = scope.shown(dest);
-                        match probe_of.get(dest.as_str()).copied().unwrap_or(&missing) {
-                            Probe::Missing => {}
-                            Probe::File(_) => {
-                                errors.push(format!(
-                                    "Update File {shown}: Move to {dest_shown}: it already exists"
-                                ));
-                                continue;
-                            }
-                            other => {
-                                errors.push(format!(
-                                    "Update File {shown}: Move to {dest_shown}: {}",
-                                    describe_probe(&dest_shown, other).unwrap_or_default()
-                                ));
-                                continue;
-                            }
-                        }
-                        changes.push(Change::Write {
-                            path: dest.clone(),
-                            content: new.clone().into_bytes(),
-                            expect: Expect::Absent,
-                        });
-                        changes.push(Change::Delete {
-                            path: path.clone(),
-                            expect: Expect::Sha(snap.sha256.clone()),
-                        });
-                        summary.push(format!("R {shown} -> {dest_shown}"));
-                        diffs.push_str(&short_diff(dest, text, &new));
-                    }
-                    None => {
-                        changes.push(Change::Write {
-                            path: path.clone(),
-                            content: new.clone().into_bytes(),
-                            expect: Expect::Sha(snap.sha256.clone()),
-                        });
-                        summary.push(format!("M {shown}"));
-                        diffs.push_str(&short_diff(path, text, &new));
-                    }
-                }
-            }
+            } => plan_update(scope, path, move_to.as_deref(), chunks, probe_of, &mut plan),
+        };
+        if let Err(e) = planned {
+            errors.push(e);
         }
     }
     if !errors.is_empty() {
@@ -927,10 +853,151 @@ pub(crate) async fn apply_patch<B: FileBackend>(
             errors.join("\n- ")
         )));
     }
+    Ok(plan)
+}
+
+/// Add File: only where nothing exists (an existing file is changed with Update File).
+fn plan_add(
+    scope: &Scope<'_>,
+    path: &str,
+    content: &str,
+    probe: &Probe,
+    plan: &mut PatchPlan,
+) -> Result<(), String> {
+    let shown = scope.shown(path);
+    match probe {
+        Probe::Missing => {
+            plan.changes.push(Change::Write {
+                path: path.to_string(),
+                content: content.as_bytes().to_vec(),
+                expect: Expect::Absent,
+            });
+            plan.summary.push(format!("A {shown}"));
+            Ok(())
+        }
+        Probe::File(_) => Err(format!(
+            "Add File {shown}: it already exists (use Update File)"
+        )),
+        other => Err(format!(
+            "Add File {shown}: {}",
+            describe_probe(&shown, other).unwrap_or_default()
+        )),
+    }
+}
+
+fn plan_delete(
+    scope: &Scope<'_>,
+    path: &str,
+    probe: &Probe,
+    plan: &mut PatchPlan,
+) -> Result<(), String> {
+    let shown = scope.shown(path);
+    match probe {
+        Probe::File(s) => {
+            plan.changes.push(Change::Delete {
+                path: path.to_string(),
+                expect: Expect::Sha(s.sha256.clone()),
+            });
+            plan.summary.push(format!("D {shown}"));
+            Ok(())
+        }
+        other => Err(format!(
+            "Delete File {shown}: {}",
+            describe_probe(&shown, other).unwrap_or_default()
+        )),
+    }
+}
+
+/// Update File: locate and apply its hunks to the text read; with Move to, write the
+/// result to a destination that must not exist yet and delete the source.
+fn plan_update(
+    scope: &Scope<'_>,
+    path: &str,
+    move_to: Option<&str>,
+    chunks: &[Chunk],
+    probe_of: &HashMap<&str, &Probe>,
+    plan: &mut PatchPlan,
+) -> Result<(), String> {
+    let shown = scope.shown(path);
+    let snap = match probe_for(probe_of, path) {
+        Probe::File(s) => s,
+        other => {
+            return Err(format!(
+                "Update File {shown}: {}",
+                describe_probe(&shown, other).unwrap_or_default()
+            ));
+        }
+    };
+    let text = text_of(&shown, snap).map_err(|e| format!("Update File {shown}: {e}"))?;
+    let new = apply_chunks(text, chunks).map_err(|e| {
+        let hint = e
+            .wanted
+            .as_deref()
+            .map(|w| nearest_hint(text, w))
+            .unwrap_or_default();
+        format!("Update File {shown}, hunk {}: {}.{hint}", e.hunk, e.message)
+    })?;
+    let Some(dest) = move_to else {
+        plan.changes.push(Change::Write {
+            path: path.to_string(),
+            content: new.clone().into_bytes(),
+            expect: Expect::Sha(snap.sha256.clone()),
+        });
+        plan.summary.push(format!("M {shown}"));
+        plan.diffs.push_str(&short_diff(path, text, &new));
+        return Ok(());
+    };
+    let dest_shown = scope.shown(dest);
+    match probe_for(probe_of, dest) {
+        Probe::Missing => {}
+        Probe::File(_) => {
+            return Err(format!(
+                "Update File {shown}: Move to {dest_shown}: it already exists (a move never \
+                 replaces a file)"
+            ));
+        }
+        other => {
+            return Err(format!(
+                "Update File {shown}: Move to {dest_shown}: {}",
+                describe_probe(&dest_shown, other).unwrap_or_default()
+            ));
+        }
+    }
+    plan.diffs.push_str(&short_diff(dest, text, &new));
+    plan.changes.push(Change::Write {
+        path: dest.to_string(),
+        content: new.into_bytes(),
+        expect: Expect::Absent,
+    });
+    plan.changes.push(Change::Delete {
+        path: path.to_string(),
+        expect: Expect::Sha(snap.sha256.clone()),
+    });
+    plan.summary.push(format!("R {shown} -> {dest_shown}"));
+    Ok(())
+}
+
+/// Writes the plan in one compare-and-swap commit and reports it.
+async fn commit_patch<B: FileBackend>(
+    backend: &B,
+    scope: &Scope<'_>,
+    plan: PatchPlan,
+) -> HandlerResult {
+    let PatchPlan {
+        changes,
+        summary,
+        diffs,
+    } = plan;
     let outcome = backend
         .commit(&changes, false)
         .await
         .map_err(|e| model(e.0))?;
+    let shown_at = |index: usize| {
+        changes
+            .get(index)
+            .map(|c| scope.shown(c.path()))
+            .unwrap_or_default()
+    };
     match outcome {
         Commit::Done { before } => {
             let mut files = Vec::new();
@@ -958,15 +1025,12 @@ pub(crate) async fn apply_patch<B: FileBackend>(
                 })),
             })
         }
-        Commit::Conflict { index, current, .. } => {
-            let p = changes.get(index).map(|c| scope.shown(c.path()));
-            Err(model(format!(
-                "{} changed while the patch was being applied (sha256 now {}); the \
-                 compare-and-swap aborted and no file was changed — retry",
-                p.unwrap_or_default(),
-                current.as_deref().unwrap_or("(absent)")
-            )))
-        }
+        Commit::Conflict { index, current, .. } => Err(model(format!(
+            "{} changed while the patch was being applied (sha256 now {}); the \
+             compare-and-swap aborted and no file was changed — retry",
+            shown_at(index),
+            current.as_deref().unwrap_or("(absent)")
+        ))),
         Commit::Denied {
             index,
             detail,
@@ -990,10 +1054,7 @@ pub(crate) async fn apply_patch<B: FileBackend>(
         }
         Commit::NotAFile { index } => Err(model(format!(
             "{} is a folder or another non-regular file; no file was changed",
-            changes
-                .get(index)
-                .map(|c| scope.shown(c.path()))
-                .unwrap_or_default()
+            shown_at(index)
         ))),
     }
 }

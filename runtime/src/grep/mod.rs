@@ -159,10 +159,7 @@ impl Sink for Collect {
     fn matched(&mut self, _s: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         let raw = String::from_utf8_lossy(mat.bytes());
         let line = raw.trim_end_matches(['\n', '\r']);
-        let text = match line.char_indices().nth(self.max_line_chars) {
-            Some((i, _)) => format!("{}…", &line[..i]),
-            None => line.to_string(),
-        };
+        let text = toolsurface_text::cut(line, self.max_line_chars).into_owned();
         self.matches.push((mat.line_number().unwrap_or(0), text));
         Ok(self.matches.len() < self.remaining)
     }

@@ -185,20 +185,9 @@ fn check_fields(req: &MessageReadRequest) -> Result<(), ToolError> {
     }
 }
 
-/// Up to three known values close to `needle`.
-fn did_you_mean(needle: &str, known: &[String]) -> Vec<String> {
-    let mut scored: Vec<(f64, &String)> = known
-        .iter()
-        .map(|k| (strsim::normalized_levenshtein(needle, k), k))
-        .filter(|(s, _)| *s >= 0.5)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.into_iter().take(3).map(|(_, k)| k.clone()).collect()
-}
-
 fn unknown(what: &str, needle: &str, known: &[String]) -> ToolError {
     let mut msg = format!("no {what} {needle:?} in the message store");
-    let close = did_you_mean(needle, known);
+    let close = toolsurface_text::closest(needle, known.iter().map(String::as_str), 3);
     if !close.is_empty() {
         let list: Vec<String> = close.iter().map(|c| format!("{c:?}")).collect();
         msg.push_str(&format!("; did you mean {}?", list.join(" or ")));

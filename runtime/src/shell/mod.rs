@@ -1375,11 +1375,7 @@ fn compile(re: &str) -> Result<regex::bytes::Regex, ToolError> {
 }
 
 fn short(cmd: &str) -> String {
-    let one_line = cmd.replace('\n', " ");
-    match one_line.char_indices().nth(80) {
-        Some((i, _)) => format!("{}…", &one_line[..i]),
-        None => one_line,
-    }
+    toolsurface_text::cut(&cmd.replace('\n', " "), 80).into_owned()
 }
 
 fn find_shell() -> PathBuf {

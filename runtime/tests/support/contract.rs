@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use toolsurface_runtime::call::{CallContext, HandlerResult, ToolError, ToolOutput};
 use toolsurface_runtime::files::{
-    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile,
+    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile, WritePrecondition,
 };
 
 use super::sshd::TestSshd;
@@ -295,7 +295,7 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
     let wrong = sha("something else");
     let err = model_err(
         s.write(WriteFile {
-            expected_sha256: Some(wrong.clone()),
+            precondition: WritePrecondition::Expected(wrong.clone()),
             ..s.write_req("f.txt", "two\n")
         })
         .await,
@@ -305,7 +305,7 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
     // a prefix that is too short is refused, saying why
     let err = model_err(
         s.write(WriteFile {
-            expected_sha256: Some(sha(v1)[..7].to_string()),
+            precondition: WritePrecondition::Expected(sha(v1)[..7].to_string()),
             ..s.write_req("f.txt", "two\n")
         })
         .await,
@@ -314,7 +314,7 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
     assert_eq!(s.get("f.txt").as_deref(), Some(v1));
     // an 8-digit prefix (upper case is fine) is accepted
     ok(s.write(WriteFile {
-        expected_sha256: Some(sha(v1)[..8].to_uppercase()),
+        precondition: WritePrecondition::Expected(sha(v1)[..8].to_uppercase()),
         ..s.write_req("f.txt", "two\n")
     })
     .await);
@@ -351,7 +351,7 @@ pub async fn a_concurrent_change_aborts_the_write(s: &Side) {
     // explicit precondition: refused
     let err = model_err(
         s.write(WriteFile {
-            expected_sha256: Some(seen.clone()),
+            precondition: WritePrecondition::Expected(seen.clone()),
             ..s.write_req("cas.txt", "mine\n")
         })
         .await,
@@ -409,7 +409,7 @@ pub async fn an_unread_file_is_staged_and_overwrite_writes(s: &Side) {
     // overwrite: true writes
     let out = ok(s
         .write(WriteFile {
-            overwrite: Some(true),
+            precondition: WritePrecondition::Overwrite,
             ..s.write_req("keep.txt", "replacement\n")
         })
         .await);
@@ -477,7 +477,7 @@ pub async fn writes_are_atomic_and_keep_the_mode(s: &Side) {
     fs::create_dir_all(s.view.join("adir")).unwrap();
     let err = model_err(
         s.write(WriteFile {
-            overwrite: Some(true),
+            precondition: WritePrecondition::Overwrite,
             ..s.write_req("adir", "x")
         })
         .await,
@@ -581,7 +581,7 @@ pub async fn a_symlink_is_written_through(s: &Side) {
     let meta = fs::symlink_metadata(s.view.join("link.txt")).unwrap();
     assert!(meta.file_type().is_symlink(), "the link is still a link");
     ok(s.write(WriteFile {
-        overwrite: Some(true),
+        precondition: WritePrecondition::Overwrite,
         ..s.write_req("link.txt", "v3\n")
     })
     .await);
