@@ -60,7 +60,10 @@ fn surface_macro_on_a_host_fixture() {
     assert_eq!(start.tier(), Tier::SelfValue);
     assert_eq!(start.display_name(), "jobs start");
     assert_eq!(CallInfo::route(&start), Route::SessionHost);
-    assert!(!CallInfo::is_poll(&start), "a runtime trait left at its default answers false");
+    assert!(
+        !CallInfo::is_poll(&start),
+        "a runtime trait left at its default answers false"
+    );
     assert_eq!(start.session_target(), None);
     let Call::Jobs(jobs::Call::Start(s)) = &start else {
         panic!()
