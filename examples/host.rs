@@ -9,7 +9,8 @@
 //!
 //! Every tool runs on the real families: shell sessions on this machine, files under the
 //! checkout, the SQLite message and facts stores (in a temp state folder, with the sample
-//! transcript imported), ripgrep, workdirs, introspection and skills.
+//! transcript imported), ripgrep, workdirs, introspection and skills. The last step opens a
+//! second conversation over the same host, as a host serving several threads does.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -190,6 +191,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for result in results {
         println!("[{}] {}", result.call_id, result.text);
     }
+
+    // 6. A second thread over the same host: its own sessions, reads, skills and wake-ups
+    //    (the stores and config are shared); ending it kills its background processes.
+    let other = host.open_conversation()?;
+    let turn = other.new_turn(TurnKind::Normal);
+    let calls = vec![ModelToolCall::new(
+        "o_1",
+        "shell_session",
+        r#"{"action":"list"}"#,
+    )];
+    let results = other.handle_batch(calls.clone(), &turn).await?;
+    println!(
+        "
+conversation {} (its own sessions):",
+        other.id()
+    );
+    print_results(&calls, &results);
+    other.end();
     drop(host);
     let _ = std::fs::remove_dir_all(&state);
     Ok(())

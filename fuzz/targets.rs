@@ -8,17 +8,17 @@
 //!   the bytes: an IR or errors, never both, never neither, never a panic.
 //! - [`patch`]: apply_patch (parser and applier) on a temporary tree.
 //! - [`mcp`]: one arbitrary JSON-RPC message to the MCP server over an in-memory stdio
-//!   connection; the server must answer a `ping` after it.
+//!   connection (`mcp::stdio::serve`, as `toolsurface serve` runs it); the server must answer
+//!   a `ping` after it.
 
 #![allow(dead_code)]
 
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use toolsurface::host::{HostConfig, StandardHost};
-use toolsurface::mcp::McpServer;
+use toolsurface::mcp::{McpServer, stdio};
 use toolsurface::standard::{Call, Family, Role};
 use toolsurface_compiler::diag::render_all;
 use toolsurface_compiler::{SourceFile, Sources, compile};
@@ -224,10 +224,14 @@ const PING: &str = r#"{"jsonrpc":"2.0","id":"fuzz-ping","method":"ping"}"#;
 
 async fn exchange(server: McpServer, message: &[u8]) {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    // What `toolsurface serve` runs on stdin/stdout: one session, the stdio line checks.
+    let session = server
+        .open_session()
+        .unwrap_or_else(|e| panic!("cannot open an MCP session: {e}"));
+    let max = server.limits().max_message_bytes;
     let serving = tokio::spawn(async move {
-        if let Ok(running) = server.serve(tokio::io::split(server_end)).await {
-            let _ = running.waiting().await;
-        }
+        let (input, output) = tokio::io::split(server_end);
+        let _ = stdio::serve(session, input, output, max, std::future::pending()).await;
     });
     let (read, mut write) = tokio::io::split(client_end);
     let mut lines = tokio::io::BufReader::new(read).lines();

@@ -24,7 +24,7 @@ pub mod mcp;
 pub mod runtime {
     pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
     pub use toolsurface_runtime::core::{
-        LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
+        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
         WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
     pub use toolsurface_runtime::memory::FactStore;

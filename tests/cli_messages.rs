@@ -188,7 +188,7 @@ fn errors_have_documented_exit_codes() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains(
-            r#"no session "sess-reveiw" in the message store; did you mean "sess-review"?"#
+            r#"no session "sess-reveiw" in the message store; did you mean "sess-review" or "sess-build"?"#
         ),
         "{}",
         stderr(&o)

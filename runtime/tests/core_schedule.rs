@@ -392,3 +392,20 @@ async fn execute_is_send_and_can_be_spawned() {
     let results = handle.await.unwrap().unwrap();
     assert_eq!(results[0].text, "x@alpha");
 }
+
+#[tokio::test]
+async fn turns_sharing_a_schedule_exclude_each_other_but_interrupt_alone() {
+    let schedule = Turn::normal();
+    let a = schedule.sharing_schedule(toolsurface_runtime::core::TurnKind::Normal);
+    let b = schedule.sharing_schedule(toolsurface_runtime::core::TurnKind::Normal);
+    let held = a.lock().write().await;
+    assert!(
+        b.lock().try_read().is_err(),
+        "b waits while a holds the write side"
+    );
+    drop(held);
+    assert!(b.lock().try_write().is_ok());
+    a.interrupt();
+    assert!(a.is_interrupted());
+    assert!(!b.is_interrupted() && !schedule.is_interrupted());
+}

@@ -495,7 +495,7 @@ async fn list_shows_running_and_exited_unread_and_exit_wakes() {
     assert_eq!(wake.session_id, id);
     assert_eq!(wake.host, "alpha");
     assert!(
-        matches!(wake.kind, WakeKind::Exited { exit_code: 0, .. }),
+        matches!(wake.kind, WakeKind::Exited { code: Some(0) }),
         "{wake:?}"
     );
     // The exit is known before the last output is; wait for the output to arrive.
@@ -564,7 +564,7 @@ async fn monitor_wakes_on_match_and_unwatch_removes_the_exit_wake() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(wake.watcher_id, match_id);
+    assert_eq!(wake.watcher_id, Some(match_id));
     assert_eq!(
         wake.kind,
         WakeKind::Matched {
@@ -606,7 +606,7 @@ async fn monitor_wakes_on_match_and_unwatch_removes_the_exit_wake() {
         .unwrap()
         .unwrap();
     assert_eq!(wake.session_id, sid(&m));
-    assert!(matches!(wake.kind, WakeKind::Exited { exit_code: 7, .. }));
+    assert!(matches!(wake.kind, WakeKind::Exited { code: Some(7) }));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

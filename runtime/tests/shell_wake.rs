@@ -67,7 +67,7 @@ async fn a_match_printed_right_before_exit_wakes_before_the_exit() {
         assert_eq!(
             (first.watcher_id, &first.kind),
             (
-                match_id,
+                Some(match_id),
                 &WakeKind::Matched {
                     text: "READY".into()
                 }
@@ -76,9 +76,9 @@ async fn a_match_printed_right_before_exit_wakes_before_the_exit() {
         );
         let second = next_wake(&mut rx).await;
         assert_eq!(second.session_id, id, "run {run}: {second:?}");
-        assert_eq!(second.watcher_id, exit_id, "run {run}: {second:?}");
+        assert_eq!(second.watcher_id, Some(exit_id), "run {run}: {second:?}");
         assert!(
-            matches!(second.kind, WakeKind::Exited { exit_code: 0, .. }),
+            matches!(second.kind, WakeKind::Exited { code: Some(0) }),
             "run {run}: {second:?}"
         );
         // Release the slot (an exited, unread session would otherwise stay listed).
@@ -103,11 +103,11 @@ async fn the_exit_wakes_while_a_child_holds_the_output_and_its_match_still_fires
     let first = next_wake(&mut rx).await;
     assert_eq!(
         (first.session_id, first.watcher_id),
-        (id, exit_id),
+        (id, Some(exit_id)),
         "{first:?}"
     );
     assert!(
-        matches!(first.kind, WakeKind::Exited { exit_code: 3, .. }),
+        matches!(first.kind, WakeKind::Exited { code: Some(3) }),
         "{first:?}"
     );
     std::fs::write(&go, b"").unwrap();
@@ -116,7 +116,7 @@ async fn the_exit_wakes_while_a_child_holds_the_output_and_its_match_still_fires
         (second.session_id, second.watcher_id, &second.kind),
         (
             id,
-            match_id,
+            Some(match_id),
             &WakeKind::Matched {
                 text: "LATE READY".into()
             }

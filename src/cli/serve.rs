@@ -22,14 +22,40 @@ pub const DEFAULT_HOST: &str = "local";
 #[command(after_help = "\
 Config file (YAML or JSON; every key optional): the runtime config — hosts ({name: {root,
 description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
-ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir
-and conversation. Flags override the file. Without hosts, one host `local` rooted
+ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
+conversation and mcp (token_file and the limits below). Flags override the file. Without hosts, one host `local` rooted
 at --workdir (default: the current directory); with hosts, --workdir sets the bound host's
 root.
 
 Over HTTP the endpoint is http://ADDR/mcp; the bound address is printed on stderr as
 `listening on http://HOST:PORT/mcp` (use port 0 for a free one). Only loopback Host and
-Origin values are accepted unless --allow-host / --allow-origin add more.")]
+Origin values are accepted unless --allow-host / --allow-origin add more.
+
+Every MCP session (the stdio connection; each HTTP Mcp-Session-Id) is a conversation of its
+own: its background sessions, file reads, staged writes, skills and wake-ups are its own;
+the stores and the config are shared. It ends on stdio close, HTTP DELETE or the idle
+timeout, and its background processes are killed then.
+
+Authentication (HTTP): with a token file (--token-file, else $TOOLSURFACE_TOKEN_FILE, else
+the config key mcp.token_file) every request needs `Authorization: Bearer <token>`
+(otherwise 401). Binding beyond loopback without a token is refused (exit 2).
+
+Limits (flag / config key under `mcp:`, default, what answers beyond it):
+  --max-sessions / max_sessions                 64    MCP sessions at once over HTTP (503)
+  --max-message-bytes / max_message_bytes  4194304    an HTTP body (413) or a stdio line
+                                                      (a JSON-RPC error)
+  --max-calls-per-session / max_calls_per_session
+                                                16    calls running in one session (isError)
+  --max-background-sessions / max_background_sessions
+                                                64    shell sessions per conversation and
+                                                      host (isError when all are running)
+  --idle-timeout-s / idle_timeout_s           1800    an idle HTTP session ends
+
+Examples:
+  toolsurface serve --role main --workdir .
+  toolsurface serve --role main --http 8765
+  toolsurface serve --role main --http 0.0.0.0:8765 --token-file ~/.config/toolsurface/token \\
+      --allow-host box.example --idle-timeout-s 600")]
 pub struct Args {
     /// Role to serve (side_chat, main, steward, maintainer).
     #[arg(long)]
@@ -56,13 +82,54 @@ pub struct Args {
     /// Also accept requests from this browser Origin over HTTP (repeatable).
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
+    /// Require `Authorization: Bearer <the file's content>` over HTTP (also
+    /// $TOOLSURFACE_TOKEN_FILE or the config key mcp.token_file).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// MCP sessions served at once over HTTP [default: 64].
+    #[arg(long, value_name = "N")]
+    pub max_sessions: Option<usize>,
+    /// Largest message in bytes: an HTTP request body or a stdio line [default: 4194304].
+    #[arg(long, value_name = "BYTES")]
+    pub max_message_bytes: Option<usize>,
+    /// Seconds an HTTP session may stay idle (no request, no running call) [default: 1800].
+    #[arg(long, value_name = "SECONDS")]
+    pub idle_timeout_s: Option<f64>,
+    /// Calls one MCP session may have running at once [default: 16].
+    #[arg(long, value_name = "N")]
+    pub max_calls_per_session: Option<usize>,
+    /// Shell sessions per conversation and host [default: 64].
+    #[arg(long, value_name = "N")]
+    pub max_background_sessions: Option<usize>,
 }
 
 /// The facade-only keys a config file may carry besides the runtime config's.
-const FACADE_KEYS: [&str; 2] = ["state_dir", "conversation"];
+const FACADE_KEYS: [&str; 3] = ["state_dir", "conversation", "mcp"];
+
+/// The environment variable naming the token file.
+pub const TOKEN_FILE_ENV: &str = "TOOLSURFACE_TOKEN_FILE";
+
+/// The config file's `mcp:` section (every key optional; flags win).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpKeys {
+    token_file: Option<PathBuf>,
+    max_sessions: Option<usize>,
+    max_message_bytes: Option<usize>,
+    idle_timeout_s: Option<f64>,
+    max_calls_per_session: Option<usize>,
+    max_background_sessions: Option<usize>,
+}
+
+/// What `serve` runs with besides the host config.
+#[derive(Debug)]
+pub struct ServeSettings {
+    pub http: mcp::http::HttpOptions,
+    pub limits: mcp::McpLimits,
+}
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let config = match host_config(&args) {
+    let (config, settings) = match settings(&args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -80,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                 return Ok(Status::Usage);
             }
         };
-        let server = mcp::McpServer::new(host);
+        let server = mcp::McpServer::with_limits(host, settings.limits);
         let tools = server.tools().map_err(|e| anyhow::anyhow!(e))?;
         let host = server.host();
         let bound = host.runtime().bound_host();
@@ -106,6 +173,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     .await
                     .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
                 let local = listener.local_addr()?;
+                if let Some(why) =
+                    mcp::http::refuse_unauthenticated_bind(local, settings.http.token.as_ref())
+                {
+                    eprintln!("error: {why}");
+                    return Ok(Status::Usage);
+                }
                 if !local.ip().is_loopback() && args.allow_host.is_empty() {
                     eprintln!(
                         "toolsurface serve: warning: listening on {} but only loopback Host \
@@ -117,11 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
                     "toolsurface serve: listening on http://{local}{}",
                     mcp::http::ENDPOINT
                 );
-                let options = mcp::http::HttpOptions {
-                    allow_hosts: args.allow_host.clone(),
-                    allow_origins: args.allow_origin.clone(),
-                };
-                mcp::http::serve(server, listener, &options).await?;
+                mcp::http::serve(server, listener, &settings.http).await?;
             }
         }
         Ok(Status::Clean)
@@ -133,6 +202,12 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
 
 /// The host config: the config file (if any), then the flags over it.
 pub fn host_config(args: &Args) -> Result<HostConfig, String> {
+    settings(args).map(|(config, _)| config)
+}
+
+/// The host config and the serving settings: the config file (if any), then the
+/// environment, then the flags.
+pub fn settings(args: &Args) -> Result<(HostConfig, ServeSettings), String> {
     let role = args
         .role
         .parse::<Role>()
@@ -208,7 +283,82 @@ pub fn host_config(args: &Args) -> Result<HostConfig, String> {
     if let Some(conversation) = text("conversation")? {
         config = config.with_conversation(conversation);
     }
-    Ok(config)
+    let keys: McpKeys = match facade.get("mcp") {
+        None => McpKeys::default(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("config key mcp: {e}"))?,
+    };
+    if let Some(n) = args
+        .max_background_sessions
+        .or(keys.max_background_sessions)
+    {
+        config.shell.max_sessions = positive("max_background_sessions", n)?;
+    }
+    let serving = serve_settings(args, keys)?;
+    Ok((config, serving))
+}
+
+fn positive(what: &str, n: usize) -> Result<usize, String> {
+    if n == 0 {
+        Err(format!("{what} must be at least 1"))
+    } else {
+        Ok(n)
+    }
+}
+
+/// Limits and authentication: flag, else environment (token file only), else config key,
+/// else the default.
+fn serve_settings(args: &Args, keys: McpKeys) -> Result<ServeSettings, String> {
+    let defaults = mcp::http::HttpOptions::default();
+    let token_file = args
+        .token_file
+        .clone()
+        .or_else(|| std::env::var_os(TOKEN_FILE_ENV).map(PathBuf::from))
+        .or(keys.token_file);
+    let token = match token_file {
+        None => None,
+        Some(path) => Some(read_token(&path)?),
+    };
+    let idle = args.idle_timeout_s.or(keys.idle_timeout_s);
+    let idle_timeout = match idle {
+        None => defaults.idle_timeout,
+        Some(s) if s.is_finite() && s > 0.0 => std::time::Duration::from_secs_f64(s),
+        Some(s) => return Err(format!("idle_timeout_s must be a positive number, got {s}")),
+    };
+    let http = mcp::http::HttpOptions {
+        allow_hosts: args.allow_host.clone(),
+        allow_origins: args.allow_origin.clone(),
+        token,
+        max_sessions: positive(
+            "max_sessions",
+            args.max_sessions
+                .or(keys.max_sessions)
+                .unwrap_or(defaults.max_sessions),
+        )?,
+        idle_timeout,
+    };
+    let limits = mcp::McpLimits {
+        max_calls_per_session: positive(
+            "max_calls_per_session",
+            args.max_calls_per_session
+                .or(keys.max_calls_per_session)
+                .unwrap_or(mcp::McpLimits::DEFAULT_MAX_CALLS_PER_SESSION),
+        )?,
+        max_message_bytes: positive(
+            "max_message_bytes",
+            args.max_message_bytes
+                .or(keys.max_message_bytes)
+                .unwrap_or(mcp::McpLimits::DEFAULT_MAX_MESSAGE_BYTES),
+        )?,
+    };
+    Ok(ServeSettings { http, limits })
+}
+
+/// The bearer token in `path`. Errors name the file, never its content.
+fn read_token(path: &Path) -> Result<mcp::http::BearerToken, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("token file {}: {e}", path.display()))?;
+    mcp::http::BearerToken::new(&text)
+        .ok_or_else(|| format!("token file {} is empty", path.display()))
 }
 
 /// `--http` value as a bind address: a bare port means loopback.
@@ -261,6 +411,12 @@ mod tests {
             http: None,
             allow_host: vec![],
             allow_origin: vec![],
+            token_file: None,
+            max_sessions: None,
+            max_message_bytes: None,
+            idle_timeout_s: None,
+            max_calls_per_session: None,
+            max_background_sessions: None,
         }
     }
 
@@ -306,6 +462,54 @@ mod tests {
         assert_eq!(c.runtime.bound_host, "box");
         assert_eq!(c.conversation, "c1");
         assert_eq!(c.runtime.llm.len(), 1);
+    }
+
+    #[test]
+    fn limits_come_from_flags_over_the_config_over_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(
+            &file,
+            "mcp:\n  max_sessions: 3\n  max_calls_per_session: 2\n  idle_timeout_s: 9\n  \
+             max_background_sessions: 5\n",
+        )
+        .unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        let (config, defaults) = settings(&a).unwrap();
+        assert_eq!(defaults.http.max_sessions, 64);
+        assert_eq!(defaults.limits, mcp::McpLimits::default());
+        assert_eq!(
+            defaults.http.idle_timeout,
+            std::time::Duration::from_secs(1800)
+        );
+        assert_eq!(config.shell.max_sessions, 64);
+        a.config = Some(file);
+        a.max_sessions = Some(4);
+        let (config, set) = settings(&a).unwrap();
+        assert_eq!(set.http.max_sessions, 4, "the flag wins");
+        assert_eq!(set.limits.max_calls_per_session, 2);
+        assert_eq!(set.http.idle_timeout, std::time::Duration::from_secs(9));
+        assert_eq!(config.shell.max_sessions, 5);
+        a.max_calls_per_session = Some(0);
+        assert!(settings(&a).unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn an_unknown_mcp_key_and_an_empty_token_file_are_usage_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(&file, "mcp:\n  max_sesions: 3\n").unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        a.config = Some(file);
+        assert!(settings(&a).unwrap_err().contains("max_sesions"));
+        let token = dir.path().join("token");
+        std::fs::write(&token, "\n").unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        a.token_file = Some(token);
+        assert!(settings(&a).unwrap_err().contains("is empty"));
     }
 
     #[test]

@@ -33,8 +33,9 @@ pub struct HostConfig {
     /// Where stores without an explicit path live: `messages.sqlite3`, `facts.sqlite3`,
     /// `staged/`. `None`: `<bound host root>/.toolsurface`.
     pub state_dir: Option<PathBuf>,
-    /// The conversation (thread) id: file reads are remembered per conversation, so a
-    /// write_file after read_file replaces the file instead of staging it.
+    /// The default conversation's id, and the prefix of every conversation opened with
+    /// `StandardHost::open_conversation` (`<id>-<n>`): file reads are remembered per
+    /// conversation, so a write_file after read_file replaces the file instead of staging it.
     pub conversation: String,
     /// Limits of the shell family (sessions per host, buffer size, kill grace, …).
     pub shell: ShellConfig,

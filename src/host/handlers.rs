@@ -41,7 +41,7 @@ use crate::standard;
 pub struct Machine {
     pub(super) root: PathBuf,
     pub(super) shell: ShellHost,
-    pub(super) files: FileHost,
+    pub(super) files: Arc<FileHost>,
     pub(super) workdirs: Arc<Mutex<Workdirs>>,
 }
 

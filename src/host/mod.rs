@@ -7,15 +7,22 @@
 //! let array = host.surface(&turn)?;                  // the bytes to send with the request
 //! let results = host.handle_batch(model_calls, &turn).await?;   // one result per call, in order
 //! let mut wakes = host.take_wake_receiver();          // monitors' and sessions' wake-ups
+//!
+//! let other = host.open_conversation()?;              // a second thread over the same host
+//! other.handle_batch(its_calls, &other.new_turn(TurnKind::Normal)).await?;
+//! other.end();                                        // (or drop it) kills its sessions
 //! ```
 //!
-//! What it owns: the [`Runtime`] (scheduling, routing, interrupts, rehearsal, skills,
-//! introspection) over a [`StandardCatalog`]; per configured host a [`Machine`]: a
-//! [`ShellHost`] sharing the runtime's session registry and wake channel, a [`FileHost`]
-//! (local files under the host's root and, with `device`, OpenSSH with the configured
-//! `-F` config) and the host's declared workdirs; the SQLite message store and the facts
-//! store (default files under the state folder, or the host's own [`MessageStore`] /
-//! [`FactStore`]). Its [`StandardHandlers`] implement the generated `Handlers` trait.
+//! Shared by every conversation of a host: the config, the [`StandardCatalog`], the SQLite
+//! message store and the facts store (default files under the state folder, or the host's
+//! own [`MessageStore`] / [`FactStore`]), one [`FileHost`] per configured host (local files
+//! under the host's root and, with `device`, OpenSSH with the configured `-F` config; read
+//! memory and confirm tokens are kept per conversation id inside it) and the session-id
+//! counter. Per [`Conversation`]: the [`Runtime`] (scheduling, routing, interrupts,
+//! rehearsal, skills, introspection, wake-ups, its own session registry) and per configured
+//! host a [`Machine`]: a [`ShellHost`] on the conversation's registry and wake channel, the
+//! shared file family and the conversation's declared workdirs. Its [`StandardHandlers`]
+//! implement the generated `Handlers` trait.
 
 mod catalog;
 mod config;
@@ -24,6 +31,9 @@ mod handlers;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 
 use serde::Deserialize;
 use serde::Serialize;
@@ -35,6 +45,7 @@ use toolsurface_runtime::core::Surface;
 use toolsurface_runtime::core::ToolResult;
 use toolsurface_runtime::core::Turn;
 use toolsurface_runtime::core::TurnFault;
+use toolsurface_runtime::core::TurnKind;
 use toolsurface_runtime::core::WakeReceiver;
 use toolsurface_runtime::files::FileHost;
 use toolsurface_runtime::files::FileHostConfig;
@@ -42,6 +53,7 @@ use toolsurface_runtime::memory::FactStore;
 use toolsurface_runtime::memory::SqliteFactStore;
 use toolsurface_runtime::messages::MessageStore;
 use toolsurface_runtime::messages::SqliteMessageStore;
+use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::ShellHost;
 use toolsurface_runtime::workdirs::SetWorkdirsRequest;
 use toolsurface_runtime::workdirs::Workdirs;
@@ -97,20 +109,80 @@ pub struct Stores {
     pub facts: Arc<dyn FactStore>,
 }
 
-/// The standard surface, executed for real: one conversation thread's runtime and every
-/// tool family behind it. Share it behind an `Arc`; every method takes `&self`.
-#[derive(Debug)]
-pub struct StandardHost {
-    runtime: Arc<Runtime>,
-    handlers: Arc<StandardHandlers>,
+/// What every conversation of one [`StandardHost`] shares: the config, the catalog, the
+/// stores, each configured host's file family (its read memory and confirm tokens are kept
+/// per conversation id) and the session-id counter.
+struct Shared {
+    config: HostConfig,
+    catalog: Arc<StandardCatalog>,
+    stores: Stores,
+    files: BTreeMap<String, Arc<FileHost>>,
+    /// Every conversation's registry is made from this one, so ids never repeat.
+    ids: SessionRegistry,
+    next_conversation: AtomicU64,
     role: Role,
     family: Family,
 }
 
+/// The standard surface, executed for real: the shared parts (config, stores, file
+/// families, session ids) and any number of [`Conversation`]s over them. A `StandardHost`
+/// dereferences to its *default* conversation (id `HostConfig::conversation`), so a host
+/// serving one thread calls `host.handle_batch(…)` directly; one serving several opens a
+/// conversation per thread with [`StandardHost::open_conversation`]. Share it behind an
+/// `Arc`; every method takes `&self`.
+pub struct StandardHost {
+    shared: Arc<Shared>,
+    default: Conversation,
+}
+
+impl std::fmt::Debug for StandardHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StandardHost")
+            .field("role", &self.shared.role)
+            .field("family", &self.shared.family)
+            .field("default", &self.default)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One conversation thread over a [`StandardHost`]: its own runtime (bound host, workdirs,
+/// activated skills, wake-up channel, session registry), its own shell family per host (its
+/// background sessions; another conversation's session id is unknown here), its own read
+/// memory, staged writes and confirm tokens (keyed by [`Conversation::id`] in the shared
+/// file families) and its own schedule ([`Conversation::new_turn`]). Ending it
+/// ([`Conversation::end`], or dropping it) kills its background processes and forgets what
+/// it read.
+pub struct Conversation {
+    id: String,
+    runtime: Arc<Runtime>,
+    handlers: Arc<StandardHandlers>,
+    shared: Arc<Shared>,
+    /// Every turn made with [`Conversation::new_turn`] shares this one's lock.
+    schedule: Turn,
+    ended: AtomicBool,
+}
+
+impl std::fmt::Debug for Conversation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conversation")
+            .field("id", &self.id)
+            .field("runtime", &self.runtime)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for StandardHost {
+    type Target = Conversation;
+
+    fn deref(&self) -> &Conversation {
+        &self.default
+    }
+}
+
 impl StandardHost {
     /// Build the host: validates the config, opens (creating if needed) the default stores
-    /// under the state folder, sets up one shell and file host per configured host, and
-    /// declares the configured workdirs on the bound host.
+    /// under the state folder, sets up one file family per configured host, and opens the
+    /// default conversation (declaring the configured workdirs on the bound host).
     pub fn new(config: HostConfig) -> Result<StandardHost, HostError> {
         config.runtime.validate()?;
         let messages_path = config.messages_path();
@@ -132,6 +204,7 @@ impl StandardHost {
 
     /// [`StandardHost::new`] with the host's own stores.
     pub fn with_stores(config: HostConfig, stores: Stores) -> Result<StandardHost, HostError> {
+        config.runtime.validate()?;
         let role = config
             .runtime
             .role
@@ -142,11 +215,72 @@ impl StandardHost {
             .family
             .parse::<Family>()
             .map_err(|e| HostError::Surface(e.to_string()))?;
-        let catalog = Arc::new(StandardCatalog::new());
-        let runtime = Arc::new(Runtime::new(config.runtime.clone(), catalog)?);
         let staging = config.staging_path();
+        let mut files = BTreeMap::new();
+        for (name, host) in &config.runtime.hosts {
+            let mut file_config = FileHostConfig::new(host.root.clone());
+            file_config.ssh_config = config.runtime.ssh_config.clone();
+            file_config.ssh_program = config.ssh_program.clone();
+            file_config.staging_dir = Some(staging.clone());
+            let file_host = FileHost::new(file_config).map_err(|e| HostError::Files {
+                host: name.clone(),
+                message: e.to_string(),
+            })?;
+            files.insert(name.clone(), Arc::new(file_host));
+        }
+        let shared = Arc::new(Shared {
+            catalog: Arc::new(StandardCatalog::new()),
+            stores,
+            files,
+            ids: SessionRegistry::new(),
+            next_conversation: AtomicU64::new(1),
+            role,
+            family,
+            config,
+        });
+        let default = Conversation::open(&shared, shared.config.conversation.clone())?;
+        Ok(StandardHost { shared, default })
+    }
+
+    /// A new conversation over this host's shared parts, with an id no other conversation
+    /// of the process has (`<HostConfig::conversation>-<n>`). Its workdirs start as
+    /// configured, its bound host as configured, no skill active, no session.
+    pub fn open_conversation(&self) -> Result<Conversation, HostError> {
+        let n = self
+            .shared
+            .next_conversation
+            .fetch_add(1, Ordering::Relaxed);
+        let id = format!("{}-{n}", self.shared.config.conversation);
+        Conversation::open(&self.shared, id)
+    }
+
+    /// The default conversation (what the host dereferences to).
+    pub fn default_conversation(&self) -> &Conversation {
+        &self.default
+    }
+
+    pub fn message_store(&self) -> &Arc<dyn MessageStore> {
+        &self.shared.stores.messages
+    }
+
+    pub fn fact_store(&self) -> &Arc<dyn FactStore> {
+        &self.shared.stores.facts
+    }
+}
+
+impl Conversation {
+    fn open(shared: &Arc<Shared>, id: String) -> Result<Conversation, HostError> {
+        let config = &shared.config;
+        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = shared.catalog.clone();
+        let runtime = Arc::new(
+            Runtime::new(config.runtime.clone(), catalog)?
+                .with_registry(Arc::new(shared.ids.sharing_ids())),
+        );
         let mut machines = BTreeMap::new();
         for (name, host) in &config.runtime.hosts {
+            let Some(files) = shared.files.get(name) else {
+                continue;
+            };
             let shell = ShellHost::with_config(
                 name.clone(),
                 host.root.clone(),
@@ -154,20 +288,12 @@ impl StandardHost {
                 Arc::new(runtime.wake_sender()),
                 config.shell.clone(),
             );
-            let mut files = FileHostConfig::new(host.root.clone());
-            files.ssh_config = config.runtime.ssh_config.clone();
-            files.ssh_program = config.ssh_program.clone();
-            files.staging_dir = Some(staging.clone());
-            let files = FileHost::new(files).map_err(|e| HostError::Files {
-                host: name.clone(),
-                message: e.to_string(),
-            })?;
             machines.insert(
                 name.clone(),
                 handlers::Machine {
                     root: host.root.clone(),
                     shell,
-                    files,
+                    files: files.clone(),
                     workdirs: Arc::new(Mutex::new(Workdirs::new(host.root.clone()))),
                 },
             );
@@ -175,19 +301,27 @@ impl StandardHost {
         let handlers = StandardHandlers {
             runtime: runtime.clone(),
             machines,
-            messages: stores.messages,
-            facts: stores.facts,
-            conversation: config.conversation.clone(),
+            messages: shared.stores.messages.clone(),
+            facts: shared.stores.facts.clone(),
+            conversation: id.clone(),
         };
         if !config.runtime.workdirs.is_empty() {
-            declare_workdirs(&handlers, &config)?;
+            declare_workdirs(&handlers, config)?;
         }
-        Ok(StandardHost {
+        Ok(Conversation {
+            id,
             runtime,
             handlers: Arc::new(handlers),
-            role,
-            family,
+            shared: shared.clone(),
+            schedule: Turn::normal(),
+            ended: AtomicBool::new(false),
         })
+    }
+
+    /// The conversation's id: unique in the process; file reads and confirm tokens are kept
+    /// under it.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 
     pub fn runtime(&self) -> &Arc<Runtime> {
@@ -201,11 +335,11 @@ impl StandardHost {
     }
 
     pub fn role(&self) -> Role {
-        self.role
+        self.shared.role
     }
 
     pub fn family(&self) -> Family {
-        self.family
+        self.shared.family
     }
 
     /// The skills activated so far, in activation order.
@@ -222,11 +356,25 @@ impl StandardHost {
         self.runtime.surface(turn)
     }
 
+    /// A turn of `kind` on this conversation's schedule: a call that must run alone waits
+    /// for every other running call of the conversation (whichever turn it belongs to), and
+    /// parallel-safe calls share; each turn is interrupted on its own. Hosts that take
+    /// several requests of one conversation at once (an MCP session) make each request's
+    /// turn here; other conversations' turns never wait for it.
+    pub fn new_turn(&self, kind: TurnKind) -> Turn {
+        self.schedule.sharing_schedule(kind)
+    }
+
     /// Parse one model call in the thread's scope (role × family + active skills).
-    pub fn parse(&self, call: &ModelToolCall) -> Result<Call, CallError> {
+    /// `arguments` is the JSON text a provider sends, or an already parsed value.
+    pub fn parse<'a>(
+        &self,
+        name: &str,
+        arguments: impl Into<crate::Arguments<'a>>,
+    ) -> Result<Call, CallError> {
         let skills = self.active_skills();
-        let scope = standard::Scope::new(self.role, self.family).with_skills(&skills);
-        Call::parse_in(&scope, &call.name, call.arguments.as_str())
+        let scope = standard::Scope::new(self.role(), self.family()).with_skills(&skills);
+        Call::parse_in(&scope, name, arguments)
     }
 
     /// Parse and execute one model response's calls. Calls that do not parse become error
@@ -240,12 +388,22 @@ impl StandardHost {
         turn: &Turn,
     ) -> Result<Vec<ToolResult>, TurnFault> {
         let skills = self.active_skills();
-        let scope = standard::Scope::new(self.role, self.family).with_skills(&skills);
+        let scope = standard::Scope::new(self.role(), self.family()).with_skills(&skills);
         let mut batch = Batch::new();
         for call in calls {
             let parsed = Call::parse_in(&scope, &call.name, call.arguments.as_str());
             batch.push_parsed(call.call_id, parsed);
         }
+        self.execute(batch, turn).await
+    }
+
+    /// Execute calls parsed already (by [`Conversation::parse`]): the same as
+    /// [`Conversation::handle_batch`] without parsing a second time.
+    pub async fn execute(
+        &self,
+        batch: Batch<Call>,
+        turn: &Turn,
+    ) -> Result<Vec<ToolResult>, TurnFault> {
         let handlers = &*self.handlers;
         self.runtime
             .execute(batch, turn, |call: Call, ctx| async move {
@@ -265,12 +423,47 @@ impl StandardHost {
         self.handlers.machines().get(host)
     }
 
-    pub fn message_store(&self) -> &Arc<dyn MessageStore> {
-        &self.handlers.messages
+    /// Background sessions this conversation holds, over every host.
+    pub fn session_count(&self) -> usize {
+        self.handlers
+            .machines()
+            .values()
+            .map(|m| m.shell.session_count())
+            .sum()
     }
 
-    pub fn fact_store(&self) -> &Arc<dyn FactStore> {
-        &self.handlers.facts
+    /// Kill the sessions that the call `call_id` started (its client cancelled it and never
+    /// got their ids). Returns the ids ended.
+    pub fn kill_sessions_started_by(&self, call_id: &str) -> Vec<i64> {
+        self.handlers
+            .machines()
+            .values()
+            .flat_map(|m| m.shell.kill_sessions_started_by(call_id))
+            .collect()
+    }
+
+    /// End the conversation: SIGKILL every background session's process group (they are
+    /// reaped), forget its file reads and confirm tokens. Later calls start no command (they
+    /// are refused with a sentence); ending twice does nothing more. Returns the session ids
+    /// ended.
+    pub fn end(&self) -> Vec<i64> {
+        if self.ended.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        for files in self.shared.files.values() {
+            files.forget_conversation(&self.id);
+        }
+        self.handlers
+            .machines()
+            .values()
+            .flat_map(|m| m.shell.end_all_sessions())
+            .collect()
+    }
+}
+
+impl Drop for Conversation {
+    fn drop(&mut self) {
+        self.end();
     }
 }
 

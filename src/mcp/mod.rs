@@ -2,26 +2,44 @@
 //! family of the standard surface over a [`StandardHost`] (stdio or streamable HTTP, see
 //! [`serve_stdio`] and [`http::serve`]). rmcp appears nowhere else in the crate.
 //!
+//! # Tenancy
+//!
+//! [`McpServer`] is what the process shares (the host: config, stores, file families,
+//! session-id counter; the limits). Every MCP session — a stdio connection, a streamable
+//! HTTP session (`Mcp-Session-Id`) — is an [`McpSession`] over a conversation of its own
+//! ([`crate::host::Conversation`]): its own schedule (a call that must run alone waits only
+//! for calls of the same session), background sessions (another session's id answers as an
+//! unknown id), read memory, staged writes and confirm tokens, activated skills (its
+//! `tools/list` and `list_changed`), wake-ups, progress and log level. Ending the MCP
+//! session (stdio close, HTTP `DELETE`, idle timeout, see [`http`]) ends the conversation:
+//! its background process groups are SIGKILLed and reaped.
+//!
 //! - `tools/list`: the role's tools in manifest order, exactly the `mcp` dialect's published
 //!   bytes (`toolsurface emit --role R --family F --dialect mcp`) parsed into rmcp `Tool`s
-//!   unaltered (see [`tools`]); activated skills' tools are appended after them.
-//! - `tools/call`: the name and arguments go through `Call::parse` and the runtime
-//!   ([`StandardHost::handle_batch`], one call per batch). Everything meant for the model —
-//!   refused arguments, retired and unknown tools, staged writes, failures of the command —
-//!   comes back as a result (`isError: true` for errors) with the exact text; only protocol
-//!   faults (and a handler fault that ends the turn) are JSON-RPC errors. Parallel-safe calls
-//!   may run concurrently; any other call runs alone, as inside one runtime batch. A client's
-//!   `notifications/cancelled` interrupts the call (the runtime's interrupt rules apply).
+//!   unaltered (see [`tools`]); the session's activated skills' tools are appended.
+//! - `tools/call`: the name and the arguments (as the client's JSON value, parsed once) go
+//!   through `Call::parse` and the conversation's runtime (one call per batch, on a turn of
+//!   the conversation's schedule: the runtime is the only scheduler). Everything meant for
+//!   the model — refused arguments, retired and unknown tools, staged writes, failures of the
+//!   command, limits — comes back as a result (`isError: true` for errors) with the exact
+//!   text; only protocol faults (and a handler fault that ends the turn) are JSON-RPC
+//!   errors. A client's `notifications/cancelled` interrupts the call (the runtime's
+//!   interrupt rules apply) and then kills every background session the call started: its
+//!   client never learns their ids, so nothing it started is left running unnamed.
+//! - At most [`McpLimits::max_calls_per_session`] calls of one session run at once; one more
+//!   is answered at once with an `isError` result saying so.
 //! - Progress: a call whose request carries a `progressToken` gets `notifications/progress`
 //!   at once (progress 0) and then every [`PROGRESS_EVERY`] until it finishes; `progress` is
 //!   the elapsed seconds, `message` says what runs.
 //! - Skills: a call that activates a skill is followed by `notifications/tools/list_changed`
-//!   to every connected client (sent before the call's result), after which `tools/list`
-//!   includes the skill's tools.
-//! - Wake-ups (a watched session exited or its output matched) are sent to every connected
-//!   client as `notifications/message` (logging) with level `notice`, logger
-//!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]). While no client is
-//!   connected they are kept (up to [`MAX_PENDING_WAKES`]) for the next one.
+//!   to that session (sent before the call's result).
+//! - Wake-ups (a watched session of this conversation exited or its output matched) are
+//!   sent to the session as `notifications/message` with level `notice`, logger
+//!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]). Before the client has
+//!   initialized they are kept (up to [`MAX_PENDING_WAKES`]).
+//! - Logging: the `logging` capability is declared; `logging/setLevel` sets the session's
+//!   minimum level, and every `notifications/message` (wake-ups included) below it is not
+//!   sent. The default is [`DEFAULT_LOG_LEVEL`] (`debug`: everything is sent).
 //!
 //! Protocol versions: the handshake-era revisions (2024-11-05 … 2025-11-25). The stateless
 //! 2026-07-28 revision is not offered: its server-to-client notifications (list changes,
@@ -33,12 +51,17 @@
 #![allow(deprecated)]
 
 pub mod http;
+pub mod stdio;
 pub mod tools;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::Weak;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::AtomicU8;
 use std::sync::atomic::AtomicU64;
+use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use std::time::Instant;
@@ -47,7 +70,6 @@ use std::time::UNIX_EPOCH;
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::ServerHandler;
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::model::CallToolResponse;
 use rmcp::model::CallToolResult;
@@ -63,16 +85,19 @@ use rmcp::model::ProgressNotificationParam;
 use rmcp::model::ProgressToken;
 use rmcp::model::ProtocolVersion;
 use rmcp::model::ServerCapabilities;
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::Tool;
 use rmcp::service::NotificationContext;
 use rmcp::service::Peer;
 use rmcp::service::RequestContext;
+use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::ToolResult;
-use toolsurface_runtime::core::Turn;
+use toolsurface_runtime::core::TurnKind;
 use toolsurface_runtime::core::WakeKind;
 use toolsurface_runtime::core::WakeUp;
 
-use crate::host::ModelToolCall;
+use crate::host::Conversation;
+use crate::host::HostError;
 use crate::host::StandardHost;
 use tools::McpSurface;
 
@@ -80,11 +105,37 @@ use tools::McpSurface;
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 /// The logger name of wake-up notifications.
 pub const WAKE_LOGGER: &str = "toolsurface.wake";
-/// Wake-ups kept for the next client while none is connected (the oldest are dropped).
+/// Wake-ups kept for a session that has not initialized yet (the oldest are dropped).
 pub const MAX_PENDING_WAKES: usize = 256;
+/// The log level a session starts with: every notification is sent.
+pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Debug;
 
-/// The MCP server of one conversation thread. Cheap to clone (every clone serves the same
-/// host: one per stdio connection, one per HTTP session).
+/// Limits every MCP session of a server shares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct McpLimits {
+    /// Calls of one session running at once; one more is refused with an `isError` result.
+    pub max_calls_per_session: usize,
+    /// Largest message: an HTTP request body (413 beyond) or one stdio line (a JSON-RPC
+    /// error beyond, the line is skipped unread).
+    pub max_message_bytes: usize,
+}
+
+impl McpLimits {
+    pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 16;
+    pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+}
+
+impl Default for McpLimits {
+    fn default() -> Self {
+        McpLimits {
+            max_calls_per_session: Self::DEFAULT_MAX_CALLS_PER_SESSION,
+            max_message_bytes: Self::DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+/// What the process shares between MCP sessions: the host and the limits. Cheap to clone.
+/// [`McpServer::open_session`] makes the handler of one MCP session.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
@@ -93,13 +144,9 @@ pub struct McpServer {
 struct Inner {
     host: Arc<StandardHost>,
     surface: McpSurface,
-    /// Connected clients, for notifications outside a request (list changes, wake-ups).
-    peers: Mutex<Vec<Peer<RoleServer>>>,
-    /// Wake-ups that arrived while no client was connected, for the next one.
-    pending_wakes: Mutex<VecDeque<WakeUp>>,
-    /// Read side for parallel-safe calls, write side for every other call.
-    calls: tokio::sync::RwLock<()>,
-    next_call: AtomicU64,
+    limits: McpLimits,
+    /// MCP sessions whose conversation is still open.
+    live_sessions: AtomicUsize,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -107,23 +154,26 @@ impl std::fmt::Debug for McpServer {
         f.debug_struct("McpServer")
             .field("role", &self.inner.host.role())
             .field("family", &self.inner.host.family())
+            .field("limits", &self.inner.limits)
             .finish_non_exhaustive()
     }
 }
 
 impl McpServer {
     /// Serve `host`'s role × family (resident tools and skill tools both come from the
-    /// generated statics).
+    /// generated statics) with the default limits.
     pub fn new(host: StandardHost) -> McpServer {
+        McpServer::with_limits(host, McpLimits::default())
+    }
+
+    pub fn with_limits(host: StandardHost, limits: McpLimits) -> McpServer {
         let surface = McpSurface::new(host.role(), host.family());
         McpServer {
             inner: Arc::new(Inner {
                 host: Arc::new(host),
                 surface,
-                peers: Mutex::new(Vec::new()),
-                pending_wakes: Mutex::new(VecDeque::new()),
-                calls: tokio::sync::RwLock::new(()),
-                next_call: AtomicU64::new(1),
+                limits,
+                live_sessions: AtomicUsize::new(0),
             }),
         }
     }
@@ -132,161 +182,282 @@ impl McpServer {
         &self.inner.host
     }
 
-    /// The tools `tools/list` answers with now (resident, then active skills').
-    pub fn tools(&self) -> Result<Vec<Tool>, String> {
-        self.inner.surface.tools(&self.inner.host.active_skills())
+    pub fn limits(&self) -> McpLimits {
+        self.inner.limits
     }
 
-    /// Forward the host's wake-ups to connected clients until the host's channel closes.
-    /// Call once, inside a tokio runtime; later calls do nothing.
-    pub fn spawn_wake_forwarder(&self) {
-        let Some(mut wakes) = self.inner.host.take_wake_receiver() else {
+    /// MCP sessions open now (their conversation not ended).
+    pub fn live_sessions(&self) -> usize {
+        self.inner.live_sessions.load(Ordering::SeqCst)
+    }
+
+    /// The tools `tools/list` answers with before any skill is activated.
+    pub fn tools(&self) -> Result<Vec<Tool>, String> {
+        self.inner.surface.tools(&[])
+    }
+
+    /// The handler of one new MCP session, over a conversation of its own. Inside a tokio
+    /// runtime (its wake-up forwarder is spawned here).
+    pub fn open_session(&self) -> Result<McpSession, HostError> {
+        let conversation = self.inner.host.open_conversation()?;
+        self.inner.live_sessions.fetch_add(1, Ordering::SeqCst);
+        let state = Arc::new(SessionState {
+            server: self.clone(),
+            conversation,
+            peer: Mutex::new(None),
+            pending_wakes: Mutex::new(VecDeque::new()),
+            min_level: AtomicU8::new(severity(DEFAULT_LOG_LEVEL)),
+            calls_in_flight: AtomicUsize::new(0),
+            last_active: Mutex::new(Instant::now()),
+            next_call: AtomicU64::new(1),
+            ended: AtomicBool::new(false),
+        });
+        state.spawn_wake_forwarder();
+        Ok(McpSession { state })
+    }
+}
+
+/// The rmcp handler of one MCP session (one conversation). Cheap to clone; the conversation
+/// ends when the last clone is dropped or [`McpSession::end`] is called.
+#[derive(Clone)]
+pub struct McpSession {
+    state: Arc<SessionState>,
+}
+
+struct SessionState {
+    server: McpServer,
+    conversation: Conversation,
+    /// The client, once it has initialized: for notifications outside a request.
+    peer: Mutex<Option<Peer<RoleServer>>>,
+    pending_wakes: Mutex<VecDeque<WakeUp>>,
+    /// `logging/setLevel`: notifications below this severity are not sent.
+    min_level: AtomicU8,
+    calls_in_flight: AtomicUsize,
+    last_active: Mutex<Instant>,
+    next_call: AtomicU64,
+    ended: AtomicBool,
+}
+
+impl Drop for SessionState {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+impl std::fmt::Debug for McpSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpSession")
+            .field("conversation", &self.state.conversation.id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A level's rank: debug 0 … emergency 7.
+fn severity(level: LoggingLevel) -> u8 {
+    level as u8
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every value behind these locks is replaced whole, so a poisoned one is still valid.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl SessionState {
+    /// End the conversation (kill its background processes) once; later calls do nothing.
+    fn end(&self) -> Vec<i64> {
+        if self.ended.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        self.server
+            .inner
+            .live_sessions
+            .fetch_sub(1, Ordering::SeqCst);
+        let ended = self.conversation.end();
+        eprintln!(
+            "toolsurface serve: conversation {} ended{}",
+            self.conversation.id(),
+            if ended.is_empty() {
+                String::new()
+            } else {
+                format!("; killed sessions {ended:?}")
+            }
+        );
+        ended
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Forward the conversation's wake-ups to the session's client until the conversation
+    /// is gone (the forwarder holds no strong reference: it never keeps a session alive).
+    fn spawn_wake_forwarder(self: &Arc<Self>) {
+        let Some(mut wakes) = self.conversation.take_wake_receiver() else {
             return;
         };
-        let server = self.clone();
+        let weak: Weak<SessionState> = Arc::downgrade(self);
         tokio::spawn(async move {
             while let Some(wake) = wakes.recv().await {
-                server.deliver_wake(&wake).await;
+                let Some(state) = weak.upgrade() else {
+                    break;
+                };
+                state.deliver_wake(wake).await;
             }
         });
     }
 
-    async fn deliver_wake(&self, wake: &WakeUp) {
-        let peers = self.peers();
-        eprintln!(
-            "toolsurface serve: wake-up: {wake} ({} client{})",
-            peers.len(),
-            if peers.len() == 1 { "" } else { "s" }
-        );
-        if peers.is_empty() {
-            let mut pending = self
-                .inner
-                .pending_wakes
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            if pending.len() == MAX_PENDING_WAKES {
-                pending.pop_front();
-            }
-            pending.push_back(wake.clone());
-            return;
-        }
-        self.send_wake(wake, peers).await;
+    fn peer(&self) -> Option<Peer<RoleServer>> {
+        lock(&self.peer)
+            .as_ref()
+            .filter(|p| !p.is_transport_closed())
+            .cloned()
     }
 
-    async fn send_wake(&self, wake: &WakeUp, peers: Vec<Peer<RoleServer>>) {
-        let mut param = LoggingMessageNotificationParam::new(LoggingLevel::Notice, wake_data(wake));
-        param.logger = Some(WAKE_LOGGER.to_owned());
-        for peer in peers {
-            let sent = peer.notify_logging_message(param.clone()).await;
-            if sent.is_err() {
-                self.forget_closed();
+    async fn deliver_wake(&self, wake: WakeUp) {
+        eprintln!(
+            "toolsurface serve: wake-up for conversation {}: {wake}",
+            self.conversation.id()
+        );
+        match self.peer() {
+            Some(peer) => self.send_wake(&wake, &peer).await,
+            None => {
+                let mut pending = lock(&self.pending_wakes);
+                if pending.len() == MAX_PENDING_WAKES {
+                    pending.pop_front();
+                }
+                pending.push_back(wake);
             }
         }
+    }
+
+    /// Whether a notification of `level` passes the session's `logging/setLevel`.
+    fn logs(&self, level: LoggingLevel) -> bool {
+        severity(level) >= self.min_level.load(Ordering::SeqCst)
+    }
+
+    async fn send_wake(&self, wake: &WakeUp, peer: &Peer<RoleServer>) {
+        if !self.logs(LoggingLevel::Notice) {
+            return;
+        }
+        let mut param = LoggingMessageNotificationParam::new(LoggingLevel::Notice, wake_data(wake));
+        param.logger = Some(WAKE_LOGGER.to_owned());
+        // A client that went away gets no wake-up; its conversation ends with its session.
+        let _ = peer.notify_logging_message(param).await;
+    }
+}
+
+/// Counts a running call of a session; the count drops (and the session counts as active)
+/// when the call ends, however it ends.
+struct CallSlot<'a>(&'a SessionState);
+
+impl Drop for CallSlot<'_> {
+    fn drop(&mut self) {
+        self.0.calls_in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.0.touch();
+    }
+}
+
+impl McpSession {
+    /// The session's conversation.
+    pub fn conversation(&self) -> &Conversation {
+        &self.state.conversation
+    }
+
+    /// The tools `tools/list` answers with now (resident, then this session's active
+    /// skills').
+    pub fn tools(&self) -> Result<Vec<Tool>, String> {
+        let skills = self.state.conversation.active_skills();
+        self.state.server.inner.surface.tools(&skills)
+    }
+
+    /// End the conversation now: kill its background processes, forget its reads. The
+    /// transport is the caller's to close. Returns the session ids ended.
+    pub fn end(&self) -> Vec<i64> {
+        self.state.end()
+    }
+
+    /// How long since the session last did anything (a request arrived or a call ended);
+    /// zero while a call runs.
+    pub fn idle_for(&self) -> Duration {
+        if self.state.calls_in_flight.load(Ordering::SeqCst) > 0 {
+            return Duration::ZERO;
+        }
+        lock(&self.state.last_active).elapsed()
+    }
+
+    /// Mark the session active now (a transport saw a request for it).
+    pub fn touch(&self) {
+        self.state.touch();
+    }
+
+    /// A handle that does not keep the session open.
+    pub fn downgrade(&self) -> WeakMcpSession {
+        WeakMcpSession(Arc::downgrade(&self.state))
     }
 
     async fn tools_changed(&self) {
-        for peer in self.peers() {
-            if peer.notify_tool_list_changed().await.is_err() {
-                self.forget_closed();
-            }
+        if let Some(peer) = self.state.peer() {
+            // A client that went away needs no list; its session ends with it.
+            let _ = peer.notify_tool_list_changed().await;
         }
     }
 
-    fn remember(&self, peer: &Peer<RoleServer>) {
-        let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|p| !p.is_transport_closed());
-        peers.push(peer.clone());
-    }
-
-    fn forget_closed(&self) {
-        let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|p| !p.is_transport_closed());
-    }
-
-    fn peers(&self) -> Vec<Peer<RoleServer>> {
-        let peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers
-            .iter()
-            .filter(|p| !p.is_transport_closed())
-            .cloned()
-            .collect()
-    }
-
-    /// Run one tools/call: parse, schedule, execute, report progress, honour cancellation.
+    /// Run one tools/call: parse once, schedule on the conversation's runtime, report
+    /// progress, honour cancellation (and kill what a cancelled call started).
     async fn run_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let host = &self.inner.host;
+        let state = &*self.state;
+        state.touch();
+        let limit = state.server.inner.limits.max_calls_per_session;
+        if state.calls_in_flight.fetch_add(1, Ordering::SeqCst) >= limit {
+            state.calls_in_flight.fetch_sub(1, Ordering::SeqCst);
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "{} was not run: this MCP session already has {limit} calls running (the \
+                 limit per session); wait for one to finish, then call again",
+                request.name
+            ))]));
+        }
+        let _slot = CallSlot(state);
+        let conversation = &state.conversation;
+        let call_id = format!("mcp-{}", state.next_call.fetch_add(1, Ordering::Relaxed));
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let call = ModelToolCall::new(
-            format!(
-                "mcp-{}",
-                self.inner.next_call.fetch_add(1, Ordering::Relaxed)
-            ),
-            request.name.as_ref(),
-            arguments.to_string(),
-        );
-        let parsed = host.parse(&call);
+        let parsed = conversation.parse(request.name.as_ref(), &arguments);
         let display = match &parsed {
             Ok(c) => c.display_name().to_owned(),
-            Err(_) => call.name.clone(),
+            Err(_) => request.name.to_string(),
         };
-        let parallel = parsed.as_ref().is_ok_and(|c| c.is_parallel_safe());
         let progress = request
             .meta
             .as_ref()
             .and_then(|m| m.get_progress_token())
             .or_else(|| context.meta.get_progress_token());
-        let skills_before = host.active_skills().len();
+        let skills_before = conversation.active_skills().len();
+        let mut batch = Batch::new();
+        batch.push_parsed(call_id.clone(), parsed);
 
         let started = Instant::now();
         let mut reporter = progress.map(|token| Progress {
             token,
             peer: context.peer.clone(),
-            display: display.clone(),
+            display,
         });
         if let Some(p) = &reporter {
             p.send(Duration::ZERO).await;
         }
-        // Wait for the scheduling lock, still reporting and still cancellable.
-        let _guard = {
-            let lock = async {
-                if parallel {
-                    Guard::Read(self.inner.calls.read().await)
-                } else {
-                    Guard::Write(self.inner.calls.write().await)
-                }
-            };
-            tokio::pin!(lock);
-            let mut ticker = ticker();
-            loop {
-                tokio::select! {
-                    guard = &mut lock => break guard,
-                    _ = context.ct.cancelled() => {
-                        return Err(McpError::internal_error(
-                            format!("{display} was cancelled before it started"),
-                            None,
-                        ));
-                    }
-                    _ = ticker.tick(), if reporter.is_some() => {
-                        if let Some(p) = &reporter { p.send(started.elapsed()).await; }
-                    }
-                }
-            }
-        };
-        let turn = Turn::normal();
+        let turn = conversation.new_turn(TurnKind::Normal);
+        let mut cancelled = false;
         let results = {
-            let run = host.handle_batch(vec![call], &turn);
+            let run = conversation.execute(batch, &turn);
             tokio::pin!(run);
             let mut ticker = ticker();
-            let mut interrupted = false;
             loop {
                 tokio::select! {
                     results = &mut run => break results,
-                    _ = context.ct.cancelled(), if !interrupted => {
-                        interrupted = true;
+                    _ = context.ct.cancelled(), if !cancelled => {
+                        cancelled = true;
                         turn.interrupt();
                         reporter = None;
                     }
@@ -296,8 +467,18 @@ impl McpServer {
                 }
             }
         };
+        if cancelled {
+            let killed = conversation.kill_sessions_started_by(&call_id);
+            if !killed.is_empty() {
+                eprintln!(
+                    "toolsurface serve: conversation {}: call {call_id} was cancelled; \
+                     killed the sessions it started: {killed:?}",
+                    conversation.id()
+                );
+            }
+        }
         let results = results.map_err(|fault| McpError::internal_error(fault.to_string(), None))?;
-        if host.active_skills().len() != skills_before {
+        if conversation.active_skills().len() != skills_before {
             self.tools_changed().await;
         }
         let result = results.into_iter().next().ok_or_else(|| {
@@ -307,9 +488,14 @@ impl McpServer {
     }
 }
 
-enum Guard<'a> {
-    Read(#[allow(dead_code)] tokio::sync::RwLockReadGuard<'a, ()>),
-    Write(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
+/// An [`McpSession`] that may be gone (see [`McpSession::downgrade`]).
+#[derive(Clone, Debug)]
+pub struct WeakMcpSession(Weak<SessionState>);
+
+impl WeakMcpSession {
+    pub fn upgrade(&self) -> Option<McpSession> {
+        self.0.upgrade().map(|state| McpSession { state })
+    }
 }
 
 fn ticker() -> tokio::time::Interval {
@@ -391,20 +577,20 @@ pub fn wake_data(wake: &WakeUp) -> serde_json::Value {
     data
 }
 
-impl ServerHandler for McpServer {
+impl ServerHandler for McpSession {
     fn get_info(&self) -> InitializeResult {
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
-        let host = &self.inner.host;
+        let conversation = &self.state.conversation;
         let mut info = InitializeResult::new(capabilities).with_instructions(format!(
             "toolsurface: the {} role's tools ({} family). Events carry their own timestamps; \
              long commands become background sessions you manage with shell_session. \
              Wake-ups from watched sessions arrive as notifications/message with logger {}.",
-            host.role(),
-            host.family(),
+            conversation.role(),
+            conversation.family(),
             WAKE_LOGGER
         ));
         info.server_info = Implementation::new("toolsurface", env!("CARGO_PKG_VERSION"));
@@ -423,22 +609,30 @@ impl ServerHandler for McpServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
+        self.state.touch();
         context.peer.set_peer_info(request.clone());
-        self.remember(&context.peer);
+        *lock(&self.state.peer) = Some(context.peer.clone());
+        http::claim_ticket(&context.extensions, self);
         self.negotiate_initialize(&request)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let pending: Vec<WakeUp> = self
-            .inner
-            .pending_wakes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-            .collect();
+        let pending: Vec<WakeUp> = lock(&self.state.pending_wakes).drain(..).collect();
         for wake in pending {
-            self.send_wake(&wake, vec![context.peer.clone()]).await;
+            self.state.send_wake(&wake, &context.peer).await;
         }
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.state.touch();
+        self.state
+            .min_level
+            .store(severity(request.level), Ordering::SeqCst);
+        Ok(())
     }
 
     async fn list_tools(
@@ -446,6 +640,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.state.touch();
         let tools = self
             .tools()
             .map_err(|e| McpError::internal_error(e, None))?;
@@ -463,24 +658,22 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// Serve over stdin/stdout until the client closes the connection (or SIGINT / SIGTERM).
+/// Serve over stdin/stdout until the client closes the connection (or SIGINT / SIGTERM):
+/// one MCP session, one conversation, with the line checks of [`stdio`].
 pub async fn serve_stdio(server: McpServer) -> anyhow::Result<()> {
-    server.spawn_wake_forwarder();
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| anyhow::anyhow!("MCP handshake on stdio failed: {e}"))?;
-    let cancel = running.cancellation_token();
-    tokio::select! {
-        reason = running.waiting() => {
-            let reason = reason.map_err(|e| anyhow::anyhow!("MCP service task failed: {e}"))?;
-            eprintln!("toolsurface serve: stdio connection closed ({reason:?})");
-        }
-        signal = shutdown_signal() => {
-            eprintln!("toolsurface serve: {signal}; shutting down");
-            cancel.cancel();
-        }
-    }
+    let session = server
+        .open_session()
+        .map_err(|e| anyhow::anyhow!("cannot open the conversation: {e}"))?;
+    let max = server.limits().max_message_bytes;
+    let reason = stdio::serve(
+        session,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        max,
+        shutdown_signal(),
+    )
+    .await?;
+    eprintln!("toolsurface serve: stdio connection closed ({reason})");
     Ok(())
 }
 
@@ -516,6 +709,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use rmcp::ServiceExt;
     use toolsurface_runtime::core::Outcome;
 
     #[test]
@@ -569,7 +763,9 @@ mod tests {
             crate::standard::Role::SideChat,
             crate::standard::Family::Chat,
         );
-        let server = McpServer::new(StandardHost::new(config).unwrap());
+        let server = McpServer::new(StandardHost::new(config).unwrap())
+            .open_session()
+            .unwrap();
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(async move {

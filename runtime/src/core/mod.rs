@@ -22,10 +22,9 @@
 //! from a PTY reader thread), then `sender.send(WakeUp::exited(id, host, Some(code)))` or
 //! `WakeUp::matched(id, host, text)`. The host takes the single [`WakeReceiver`] once with
 //! [`Runtime::take_wake_receiver`] and starts a turn per event. A send fails only when the
-//! receiver is gone ([`WakeClosed`]), which watchers may ignore. A `WakeSender` also
-//! implements the shell family's [`crate::shell::WakeSink`] contract, converting its
-//! `WakeUp` (watcher id, command, exit description kept): hand
-//! `Arc::new(runtime.wake_sender())` to the shell host.
+//! receiver is gone ([`WakeClosed`]), which watchers may ignore. A `WakeSender` is a
+//! [`WakeSink`], the contract the shell family publishes through (one `WakeUp` type all the
+//! way): hand `Arc::new(runtime.wake_sender())` to the shell host.
 
 mod batch;
 mod config;
@@ -76,10 +75,12 @@ pub use surface::divergence_offset;
 pub use surface::sha256_hex;
 pub use turn::Turn;
 pub use turn::TurnKind;
+pub use wake::NoWake;
 pub use wake::WakeClosed;
 pub use wake::WakeKind;
 pub use wake::WakeReceiver;
 pub use wake::WakeSender;
+pub use wake::WakeSink;
 pub use wake::WakeUp;
 pub use wake::wake_channel;
 

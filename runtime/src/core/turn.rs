@@ -47,6 +47,18 @@ impl Turn {
         }
     }
 
+    /// A new turn of `kind` (its own interrupt token) scheduled with this one: both hold the
+    /// same read/write lock, so a call that must run alone waits for the other turn's calls
+    /// and the other way round. A conversation that takes several requests at once (an MCP
+    /// session) makes each request's turn this way from one schedule.
+    pub fn sharing_schedule(&self, kind: TurnKind) -> Self {
+        Turn {
+            kind,
+            cancel: CancellationToken::new(),
+            lock: Arc::clone(&self.lock),
+        }
+    }
+
     pub fn normal() -> Self {
         Turn::new(TurnKind::Normal)
     }

@@ -1,6 +1,8 @@
-//! Wake-ups: a watched session exited or its output matched. The shell family publishes them
-//! through a cloneable [`WakeSender`]; the host's conversation loop receives them on the one
-//! [`WakeReceiver`] and starts a turn.
+//! Wake-ups: a watched session exited or its output matched. One [`WakeUp`] type from the
+//! watcher to the host: the shell family publishes it through a [`WakeSink`] (the runtime's
+//! cloneable [`WakeSender`] is one); the host's conversation loop receives it on the one
+//! [`WakeReceiver`] and starts a turn. Families depend on this contract; the core depends on
+//! no family.
 
 use std::fmt;
 use std::time::SystemTime;
@@ -118,38 +120,32 @@ impl WakeReceiver {
     }
 }
 
-/// The shell family publishes through its [`crate::shell::WakeSink`] contract; a
-/// [`WakeSender`] is one.
-impl crate::shell::WakeSink for WakeSender {
-    fn wake(&self, wake: crate::shell::WakeUp) {
+/// Receives wake-ups (a watched session exited or its output matched): what a watcher
+/// publishes through. Never blocks; callable from any thread.
+pub trait WakeSink: Send + Sync + 'static {
+    fn wake(&self, wake: WakeUp);
+}
+
+/// A sink that drops every wake-up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoWake;
+
+impl WakeSink for NoWake {
+    fn wake(&self, _: WakeUp) {}
+}
+
+impl WakeSink for WakeSender {
+    fn wake(&self, wake: WakeUp) {
         // A closed channel means nobody listens any more; the wake-up has no reader.
-        let _ = self.send(wake.into());
+        let _ = self.send(wake);
     }
 }
 
-impl From<crate::shell::WakeUp> for WakeUp {
-    fn from(wake: crate::shell::WakeUp) -> Self {
-        let (kind, detail) = match wake.kind {
-            crate::shell::WakeKind::Matched { text } => (WakeKind::Matched { text }, None),
-            crate::shell::WakeKind::Exited {
-                exit_code,
-                description,
-            } => (
-                WakeKind::Exited {
-                    code: Some(exit_code),
-                },
-                Some(description),
-            ),
-        };
-        WakeUp {
-            session_id: wake.session_id,
-            host: wake.host,
-            kind,
-            at: SystemTime::now(),
-            watcher_id: Some(wake.watcher_id),
-            command: Some(wake.command),
-            detail,
-        }
+/// A plain tokio channel is a sink too (tests).
+impl WakeSink for mpsc::UnboundedSender<WakeUp> {
+    fn wake(&self, wake: WakeUp) {
+        // A closed channel means nobody listens any more; the wake-up has no reader.
+        let _ = self.send(wake);
     }
 }
 
@@ -182,20 +178,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_shell_families_wake_ups_arrive_converted() {
-        use crate::shell::WakeSink;
+    async fn a_watchers_wake_up_arrives_through_the_sink_with_its_wording() {
         let (tx, mut rx) = wake_channel();
         let sink: std::sync::Arc<dyn WakeSink> = std::sync::Arc::new(tx);
-        sink.wake(crate::shell::WakeUp {
-            host: "beta".into(),
-            session_id: 1001,
-            watcher_id: 7,
-            command: "make test".into(),
-            kind: crate::shell::WakeKind::Exited {
-                exit_code: 2,
-                description: "exited with code 2".into(),
-            },
-        });
+        let mut wake = WakeUp::exited(1001, "beta", Some(2));
+        wake.watcher_id = Some(7);
+        wake.command = Some("make test".into());
+        wake.detail = Some("exited with code 2".into());
+        sink.wake(wake);
         let wake = rx.recv().await;
         assert_eq!(
             wake.as_ref().map(|w| w.kind.clone()),

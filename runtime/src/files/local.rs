@@ -283,8 +283,77 @@ pub(crate) fn commit_sync(
         .iter()
         .map(|c| resolve(Path::new(c.path())))
         .collect();
+    let temps = match write_contents_to_temporary_files(changes, &targets)? {
+        Ok(temps) => temps,
+        Err(refusal) => return refusal_as_commit(refusal, changes, stage_on_conflict, staging),
+    };
+    let locks = match take_locks_in_stable_order(&targets)? {
+        Ok(locks) => locks,
+        Err(refusal) => {
+            drop(temps);
+            return refusal_as_commit(refusal, changes, stage_on_conflict, staging);
+        }
+    };
+    let (before, modes) = match check_expectations_and_permissions(changes, &targets)? {
+        Ok(checked) => checked,
+        Err(refusal) => {
+            drop(locks);
+            drop(temps);
+            return refusal_as_commit(refusal, changes, stage_on_conflict, staging);
+        }
+    };
+    rename_into_place(changes, &targets, temps, &modes)?;
+    drop(locks);
+    Ok(Commit::Done { before })
+}
 
-    // 1. Contents to temporary files next to their targets.
+/// Why a local commit stopped before renaming anything; `refusal_as_commit` turns it into
+/// the `Commit` the caller sees, staging the writes once the locks and temporary files are
+/// gone.
+enum LocalCommitRefusal {
+    Denied {
+        index: usize,
+        detail: String,
+    },
+    Conflict {
+        index: usize,
+        current: Option<String>,
+    },
+    NotAFile {
+        index: usize,
+    },
+}
+
+fn refusal_as_commit(
+    refusal: LocalCommitRefusal,
+    changes: &[Change],
+    stage_on_conflict: bool,
+    staging: &Path,
+) -> Result<Commit, BackendError> {
+    Ok(match refusal {
+        LocalCommitRefusal::Denied { index, detail } => Commit::Denied {
+            index,
+            detail,
+            staged: stage_writes(changes, staging)?,
+        },
+        LocalCommitRefusal::Conflict { index, current } => Commit::Conflict {
+            index,
+            current,
+            staged: if stage_on_conflict {
+                stage_writes(changes, staging)?
+            } else {
+                Vec::new()
+            },
+        },
+        LocalCommitRefusal::NotAFile { index } => Commit::NotAFile { index },
+    })
+}
+
+/// Commit phase 1: contents to temporary files next to their targets.
+fn write_contents_to_temporary_files(
+    changes: &[Change],
+    targets: &[PathBuf],
+) -> Result<Result<Temps, LocalCommitRefusal>, BackendError> {
     let mut temps = Temps(vec![None; changes.len()]);
     for (i, change) in changes.iter().enumerate() {
         if let Change::Write { content, .. } = change {
@@ -292,21 +361,23 @@ pub(crate) fn commit_sync(
             match write_temp(&dir, &base, content) {
                 Ok(tmp) => temps.0[i] = Some(tmp),
                 Err(e) if is_denied(&e) => {
-                    drop(temps);
-                    let staged = stage_writes(changes, staging)?;
-                    return Ok(Commit::Denied {
+                    return Ok(Err(LocalCommitRefusal::Denied {
                         index: i,
                         detail: format!("cannot write in {}: {e}", dir.display()),
-                        staged,
-                    });
+                    }));
                 }
                 Err(e) => return Err(io_err("cannot write next to", &targets[i], &e)),
             }
         }
     }
+    Ok(Ok(temps))
+}
 
-    // 2. Locks, in a stable order.
-    let mut order: Vec<usize> = (0..changes.len()).collect();
+/// Commit phase 2: locks, in a stable order.
+fn take_locks_in_stable_order(
+    targets: &[PathBuf],
+) -> Result<Result<Vec<LockGuard>, LocalCommitRefusal>, BackendError> {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
     order.sort_by(|a, b| targets[*a].cmp(&targets[*b]));
     let mut locks = Vec::new();
     for &i in &order {
@@ -314,19 +385,23 @@ pub(crate) fn commit_sync(
             Ok(guard) => locks.push(guard),
             Err(LockError::Denied(detail)) => {
                 drop(locks);
-                drop(temps);
-                let staged = stage_writes(changes, staging)?;
-                return Ok(Commit::Denied {
-                    index: i,
-                    detail,
-                    staged,
-                });
+                return Ok(Err(LocalCommitRefusal::Denied { index: i, detail }));
             }
             Err(LockError::Other(e)) => return Err(e),
         }
     }
+    Ok(Ok(locks))
+}
 
-    // 3. Every expectation and permission, before anything is renamed.
+/// What each target was before the commit: its sha256 (None: it did not exist) and its
+/// metadata (None: it did not exist).
+type ShasAndModesBefore = (Vec<Option<String>>, Vec<Option<fs::Metadata>>);
+
+/// Commit phase 3: every expectation and permission, before anything is renamed.
+fn check_expectations_and_permissions(
+    changes: &[Change],
+    targets: &[PathBuf],
+) -> Result<Result<ShasAndModesBefore, LocalCommitRefusal>, BackendError> {
     let mut before = Vec::with_capacity(changes.len());
     let mut modes = Vec::with_capacity(changes.len());
     for (i, change) in changes.iter().enumerate() {
@@ -334,7 +409,7 @@ pub(crate) fn commit_sync(
         let (current, meta) = match fs::metadata(target) {
             Err(e) if e.kind() == ErrorKind::NotFound => (None, None),
             Err(e) => return Err(io_err("cannot inspect", target, &e)),
-            Ok(m) if !m.is_file() => return Ok(Commit::NotAFile { index: i }),
+            Ok(m) if !m.is_file() => return Ok(Err(LocalCommitRefusal::NotAFile { index: i })),
             Ok(m) => match fs::read(target) {
                 Ok(bytes) => (Some(super::backend::sha256_hex(&bytes)), Some(m)),
                 Err(e) if is_denied(&e) => (Some(String::new()), Some(m)),
@@ -343,37 +418,30 @@ pub(crate) fn commit_sync(
         };
         let unreadable = current.as_deref() == Some("");
         if !unreadable && !change.expect().matches(current.as_deref()) {
-            drop(locks);
-            drop(temps);
-            let staged = if stage_on_conflict {
-                stage_writes(changes, staging)?
-            } else {
-                Vec::new()
-            };
-            return Ok(Commit::Conflict {
-                index: i,
-                current,
-                staged,
-            });
+            return Ok(Err(LocalCommitRefusal::Conflict { index: i, current }));
         }
         if meta.is_some() {
             let writable = OpenOptions::new().write(true).open(target);
             if unreadable || writable.as_ref().is_err_and(is_denied) {
-                drop(locks);
-                drop(temps);
-                let staged = stage_writes(changes, staging)?;
-                return Ok(Commit::Denied {
+                return Ok(Err(LocalCommitRefusal::Denied {
                     index: i,
                     detail: format!("{} is not writable", target.display()),
-                    staged,
-                });
+                }));
             }
         }
         before.push(current);
         modes.push(meta);
     }
+    Ok(Ok((before, modes)))
+}
 
-    // 4. Rename into place, keeping mode (and owner, where allowed).
+/// Commit phase 4: rename into place, keeping mode (and owner, where allowed).
+fn rename_into_place(
+    changes: &[Change],
+    targets: &[PathBuf],
+    mut temps: Temps,
+    modes: &[Option<fs::Metadata>],
+) -> Result<(), BackendError> {
     let new_mode = 0o666 & !umask();
     let mut applied = Vec::new();
     for (i, change) in changes.iter().enumerate() {
@@ -415,6 +483,5 @@ pub(crate) fn commit_sync(
             let _ = File::open(dir).and_then(|d| d.sync_all());
         }
     }
-    drop(locks);
-    Ok(Commit::Done { before })
+    Ok(())
 }

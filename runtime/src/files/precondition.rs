@@ -429,17 +429,7 @@ pub(crate) async fn write_file<B: FileBackend>(
         return apply_token(backend, scope, path, args.content, token).await;
     }
     let remembered = scope.remembered(path);
-    let (expect, implicit) = if args.overwrite {
-        (Expect::Any, false)
-    } else if let Some(e) = &args.expected {
-        (Expect::Sha(e.clone()), false)
-    } else if args.create_only {
-        (Expect::Absent, false)
-    } else if let Some(sha) = &remembered {
-        (Expect::Sha(sha.clone()), true)
-    } else {
-        (Expect::Absent, true)
-    };
+    let (expect, implicit) = write_precondition(&args, remembered.as_deref());
     let content = args.content.as_bytes().to_vec();
     let new_sha = sha256_hex(&content);
     let changes = [Change::Write {
@@ -455,74 +445,25 @@ pub(crate) async fn write_file<B: FileBackend>(
         Commit::Done { before } => {
             scope.remember(path, &new_sha);
             let old = before.into_iter().next().flatten();
-            let text = match &old {
-                Some(old) => format!(
-                    "Wrote {shown} ({} bytes); sha256 {} -> {new_sha}",
-                    args.content.len(),
-                    short(old)
-                ),
-                None => format!(
-                    "Created {shown} ({} bytes); sha256 {new_sha}",
-                    args.content.len()
-                ),
-            };
-            Ok(ToolOutput {
-                text,
-                structured: Some(json!({
-                    "status": if old.is_some() { "written" } else { "created" },
-                    "path": path, "device": scope.device,
-                    "old_sha256": old, "new_sha256": new_sha,
-                })),
-            })
+            Ok(written_output(
+                scope,
+                path,
+                args.content.len(),
+                old,
+                new_sha,
+            ))
         }
         Commit::Conflict {
             current, staged, ..
-        } => {
-            if implicit {
-                let reason = match (&remembered, &current) {
-                    (Some(seen), Some(cur)) => format!(
-                        "{shown} changed since this conversation last saw it (sha256 {} then, {} now)",
-                        short(seen),
-                        short(cur)
-                    ),
-                    (Some(_), None) => {
-                        format!("{shown} was deleted since this conversation read it")
-                    }
-                    _ => format!(
-                        "{shown} already exists and was not read in this conversation (read_file \
-                         it first, or pass overwrite: true)"
-                    ),
-                };
-                let token = match (staged.first(), &current) {
-                    (Some(s), _) => scope.issue_token(
-                        path,
-                        &s.staged_path,
-                        current.clone().map_or(Expect::Absent, Expect::Sha),
-                    ),
-                    _ => None,
-                };
-                return Ok(staged_output(
-                    scope,
-                    path,
-                    reason,
-                    &staged,
-                    current.as_deref(),
-                    token,
-                ));
-            }
-            Err(model(match (&expect, current) {
-                (Expect::Absent, Some(cur)) => format!(
-                    "{shown} already exists (sha256 {cur}); create_only does not replace files"
-                ),
-                (Expect::Sha(want), Some(cur)) => format!(
-                    "expected_sha256 {want} does not match {shown}, whose sha256 is {cur}; \
-                     nothing was written"
-                ),
-                (Expect::Sha(want), None) => format!(
-                    "expected_sha256 {want} was given but {shown} does not exist; nothing was written"
-                ),
-                _ => format!("{shown} changed; nothing was written"),
-            }))
+        } if implicit => Ok(implicit_write_conflict_staged(
+            scope,
+            path,
+            remembered.as_deref(),
+            current,
+            &staged,
+        )),
+        Commit::Conflict { current, .. } => {
+            Err(explicit_write_conflict_error(&shown, &expect, current))
         }
         Commit::Denied { detail, staged, .. } => {
             // The token carries the write's own precondition: it never widens it.
@@ -542,6 +483,102 @@ pub(crate) async fn write_file<B: FileBackend>(
             "{shown} is a folder or another non-regular file"
         ))),
     }
+}
+
+/// What a write expects to find, and whether that expectation was implicit (taken from
+/// what this conversation last saw rather than given by the model).
+fn write_precondition(args: &WriteArgs<'_>, remembered: Option<&str>) -> (Expect, bool) {
+    if args.overwrite {
+        (Expect::Any, false)
+    } else if let Some(e) = &args.expected {
+        (Expect::Sha(e.clone()), false)
+    } else if args.create_only {
+        (Expect::Absent, false)
+    } else if let Some(sha) = remembered {
+        (Expect::Sha(sha.to_string()), true)
+    } else {
+        (Expect::Absent, true)
+    }
+}
+
+fn written_output(
+    scope: &Scope<'_>,
+    path: &str,
+    content_len: usize,
+    old: Option<String>,
+    new_sha: String,
+) -> ToolOutput {
+    let shown = scope.shown(path);
+    let text = match &old {
+        Some(old) => format!(
+            "Wrote {shown} ({content_len} bytes); sha256 {} -> {new_sha}",
+            short(old)
+        ),
+        None => format!("Created {shown} ({content_len} bytes); sha256 {new_sha}"),
+    };
+    ToolOutput {
+        text,
+        structured: Some(json!({
+            "status": if old.is_some() { "written" } else { "created" },
+            "path": path, "device": scope.device,
+            "old_sha256": old, "new_sha256": new_sha,
+        })),
+    }
+}
+
+/// An implicit precondition failed: the content is staged and a confirm token offered.
+fn implicit_write_conflict_staged(
+    scope: &Scope<'_>,
+    path: &str,
+    remembered: Option<&str>,
+    current: Option<String>,
+    staged: &[Staged],
+) -> ToolOutput {
+    let shown = scope.shown(path);
+    let reason = match (remembered, &current) {
+        (Some(seen), Some(cur)) => format!(
+            "{shown} changed since this conversation last saw it (sha256 {} then, {} now)",
+            short(seen),
+            short(cur)
+        ),
+        (Some(_), None) => {
+            format!("{shown} was deleted since this conversation read it")
+        }
+        _ => format!(
+            "{shown} already exists and was not read in this conversation (read_file \
+             it first, or pass overwrite: true)"
+        ),
+    };
+    let token = match (staged.first(), &current) {
+        (Some(s), _) => scope.issue_token(
+            path,
+            &s.staged_path,
+            current.clone().map_or(Expect::Absent, Expect::Sha),
+        ),
+        _ => None,
+    };
+    staged_output(scope, path, reason, staged, current.as_deref(), token)
+}
+
+/// A precondition the model gave failed: nothing was written or staged.
+fn explicit_write_conflict_error(
+    shown: &str,
+    expect: &Expect,
+    current: Option<String>,
+) -> ToolError {
+    model(match (expect, current) {
+        (Expect::Absent, Some(cur)) => {
+            format!("{shown} already exists (sha256 {cur}); create_only does not replace files")
+        }
+        (Expect::Sha(want), Some(cur)) => format!(
+            "expected_sha256 {want} does not match {shown}, whose sha256 is {cur}; \
+             nothing was written"
+        ),
+        (Expect::Sha(want), None) => format!(
+            "expected_sha256 {want} was given but {shown} does not exist; nothing was written"
+        ),
+        _ => format!("{shown} changed; nothing was written"),
+    })
 }
 
 async fn apply_token<B: FileBackend>(
@@ -648,60 +685,10 @@ pub(crate) async fn file_edit<B: FileBackend>(
     args: EditArgs<'_>,
 ) -> HandlerResult {
     let shown = scope.shown(path);
-    if args.old_text.is_empty() {
-        return Err(model(
-            "old_text is empty; to create or replace a whole file use write_file",
-        ));
-    }
-    if args.old_text == args.new_text {
-        return Err(model(
-            "old_text and new_text are identical; nothing to change",
-        ));
-    }
-    let probe = backend.read(path).await.map_err(|e| model(e.0))?;
-    let snap = match probe {
-        Probe::File(s) => s,
-        Probe::Missing => {
-            return Err(model(format!(
-                "{shown} does not exist; file_edit changes existing files (create it with write_file)"
-            )));
-        }
-        other => {
-            return Err(model(
-                describe_probe(&shown, &other).unwrap_or_else(|| format!("cannot read {shown}")),
-            ));
-        }
-    };
-    if let Some(want) = &args.expected
-        && !snap.sha256.starts_with(want.as_str())
-    {
-        return Err(model(format!(
-            "expected_sha256 {want} does not match {shown}, whose sha256 is {}; nothing was \
-             changed",
-            snap.sha256
-        )));
-    }
+    check_edit_texts(&args)?;
+    let snap = read_file_to_edit(backend, &shown, path, args.expected.as_deref()).await?;
     let text = text_of(&shown, &snap)?;
-    let matches: Vec<usize> = text.match_indices(args.old_text).map(|(i, _)| i).collect();
-    if matches.is_empty() {
-        return Err(model(format!(
-            "old_text was not found in {shown} (sha256 {}); nothing was changed.{}",
-            snap.sha256,
-            nearest_hint(text, args.old_text)
-        )));
-    }
-    if matches.len() > 1 && !args.replace_all {
-        let lines: Vec<String> = matches
-            .iter()
-            .map(|m| line_of(text, *m).to_string())
-            .collect();
-        return Err(model(format!(
-            "old_text matches {} places in {shown}, at lines {}; nothing was changed. Include \
-             more surrounding text to make it unique, or pass replace_all: true",
-            matches.len(),
-            lines.join(", ")
-        )));
-    }
+    let matches = edit_match_offsets(&shown, &snap, text, &args)?;
     let new = if args.replace_all {
         text.replace(args.old_text, args.new_text)
     } else {
@@ -761,6 +748,84 @@ pub(crate) async fn file_edit<B: FileBackend>(
             "{shown} is a folder or another non-regular file"
         ))),
     }
+}
+
+/// The edit's own texts, before anything is read.
+fn check_edit_texts(args: &EditArgs<'_>) -> Result<(), ToolError> {
+    if args.old_text.is_empty() {
+        return Err(model(
+            "old_text is empty; to create or replace a whole file use write_file",
+        ));
+    }
+    if args.old_text == args.new_text {
+        return Err(model(
+            "old_text and new_text are identical; nothing to change",
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the file to edit; it must exist and match expected_sha256 when one was given.
+async fn read_file_to_edit<B: FileBackend>(
+    backend: &B,
+    shown: &str,
+    path: &str,
+    expected: Option<&str>,
+) -> Result<Snapshot, ToolError> {
+    let probe = backend.read(path).await.map_err(|e| model(e.0))?;
+    let snap = match probe {
+        Probe::File(s) => s,
+        Probe::Missing => {
+            return Err(model(format!(
+                "{shown} does not exist; file_edit changes existing files (create it with write_file)"
+            )));
+        }
+        other => {
+            return Err(model(
+                describe_probe(shown, &other).unwrap_or_else(|| format!("cannot read {shown}")),
+            ));
+        }
+    };
+    if let Some(want) = expected
+        && !snap.sha256.starts_with(want)
+    {
+        return Err(model(format!(
+            "expected_sha256 {want} does not match {shown}, whose sha256 is {}; nothing was \
+             changed",
+            snap.sha256
+        )));
+    }
+    Ok(snap)
+}
+
+/// Byte offsets where old_text occurs; none, or several without replace_all, is an error.
+fn edit_match_offsets(
+    shown: &str,
+    snap: &Snapshot,
+    text: &str,
+    args: &EditArgs<'_>,
+) -> Result<Vec<usize>, ToolError> {
+    let matches: Vec<usize> = text.match_indices(args.old_text).map(|(i, _)| i).collect();
+    if matches.is_empty() {
+        return Err(model(format!(
+            "old_text was not found in {shown} (sha256 {}); nothing was changed.{}",
+            snap.sha256,
+            nearest_hint(text, args.old_text)
+        )));
+    }
+    if matches.len() > 1 && !args.replace_all {
+        let lines: Vec<String> = matches
+            .iter()
+            .map(|m| line_of(text, *m).to_string())
+            .collect();
+        return Err(model(format!(
+            "old_text matches {} places in {shown}, at lines {}; nothing was changed. Include \
+             more surrounding text to make it unique, or pass replace_all: true",
+            matches.len(),
+            lines.join(", ")
+        )));
+    }
+    Ok(matches)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -434,6 +434,86 @@ impl SshBackend {
             ))
         }
     }
+
+    /// Reads the commit script's exit status and tagged lines back into a `Commit`,
+    /// mapping the script's (sorted) indices back to the caller's through `order`.
+    fn commit_outcome(
+        &self,
+        changes: &[Change],
+        order: &[usize],
+        exec: &Exec,
+    ) -> Result<Commit, BackendError> {
+        let text = String::from_utf8_lossy(&exec.stdout).into_owned();
+        let original = |sorted: usize| order.get(sorted).copied().unwrap_or(sorted);
+        let sha = |s: &str| (s != "absent" && !s.is_empty()).then(|| s.to_string());
+        let staged: Vec<Staged> = text
+            .lines()
+            .filter_map(|l| parse_line(l, "STAGED"))
+            .map(|(i, path)| Staged {
+                index: original(i),
+                staged_path: path.to_string(),
+            })
+            .collect();
+        let find = |tag: &str| text.lines().find_map(|l| parse_line(l, tag));
+        match exec.code {
+            Some(0) => {
+                let mut before = vec![None; changes.len()];
+                for (i, old) in text.lines().filter_map(|l| parse_line(l, "OK")) {
+                    if let Some(slot) = before.get_mut(original(i)) {
+                        *slot = sha(old);
+                    }
+                }
+                Ok(Commit::Done { before })
+            }
+            Some(77) => {
+                let (i, current) = find("CONFLICT").ok_or_else(|| self.failure("write", exec))?;
+                Ok(Commit::Conflict {
+                    index: original(i),
+                    current: sha(current),
+                    staged,
+                })
+            }
+            Some(73) => {
+                let (i, what) = find("DENIED").ok_or_else(|| self.failure("write", exec))?;
+                let detail = match what {
+                    "file" => "the file is not writable",
+                    "lock" => "cannot create the lock beside it",
+                    _ => "its folder is not writable",
+                };
+                Ok(Commit::Denied {
+                    index: original(i),
+                    detail: format!("permission denied on device {}: {detail}", self.device),
+                    staged,
+                })
+            }
+            Some(74) => {
+                let (i, _) = find("NOTFILE").ok_or_else(|| self.failure("write", exec))?;
+                Ok(Commit::NotAFile { index: original(i) })
+            }
+            Some(75) => Err(BackendError(format!(
+                "a file on device {} is locked by another writer; try again",
+                self.device
+            ))),
+            Some(65) => {
+                let done: Vec<String> = text
+                    .lines()
+                    .filter_map(|l| parse_line(l, "OK"))
+                    .filter_map(|(i, _)| changes.get(original(i)).map(|c| c.path().to_string()))
+                    .collect();
+                Err(BackendError(format!(
+                    "rename failed on device {}: {} (already changed: {})",
+                    self.device,
+                    exec.stderr,
+                    if done.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        done.join(", ")
+                    }
+                )))
+            }
+            _ => Err(self.failure("write", exec)),
+        }
+    }
 }
 
 fn parse_line<'a>(line: &'a str, tag: &str) -> Option<(usize, &'a str)> {
@@ -511,111 +591,53 @@ impl FileBackend for SshBackend {
         stage_on_conflict: bool,
     ) -> Result<Commit, BackendError> {
         // Locks are taken in argument order: sort by path so two commits never wait on
-        // each other crosswise; indices are mapped back below.
+        // each other crosswise; indices are mapped back in `commit_outcome`.
         let mut order: Vec<usize> = (0..changes.len()).collect();
         order.sort_by(|a, b| changes[*a].path().cmp(changes[*b].path()));
-        let mut args = vec![
-            if stage_on_conflict { "1" } else { "0" }.to_string(),
-            changes.len().to_string(),
-        ];
-        let mut stdin = Vec::new();
-        for &i in &order {
-            match &changes[i] {
-                Change::Write {
-                    path,
-                    content,
-                    expect,
-                } => {
-                    args.extend([
-                        "W".to_string(),
-                        path.clone(),
-                        expect.wire().to_string(),
-                        content.len().to_string(),
-                    ]);
-                    stdin.extend_from_slice(content);
-                }
-                Change::Delete { path, expect } => {
-                    args.extend([
-                        "D".to_string(),
-                        path.clone(),
-                        expect.wire().to_string(),
-                        "0".to_string(),
-                    ]);
-                }
-            }
-        }
+        let (args, stdin) = commit_script_input(changes, &order, stage_on_conflict);
         let exec = self.exec(COMMIT_SCRIPT, &args, Some(stdin)).await?;
-        let text = String::from_utf8_lossy(&exec.stdout).into_owned();
-        let original = |sorted: usize| order.get(sorted).copied().unwrap_or(sorted);
-        let sha = |s: &str| (s != "absent" && !s.is_empty()).then(|| s.to_string());
-        let staged: Vec<Staged> = text
-            .lines()
-            .filter_map(|l| parse_line(l, "STAGED"))
-            .map(|(i, path)| Staged {
-                index: original(i),
-                staged_path: path.to_string(),
-            })
-            .collect();
-        let find = |tag: &str| text.lines().find_map(|l| parse_line(l, tag));
-        match exec.code {
-            Some(0) => {
-                let mut before = vec![None; changes.len()];
-                for (i, old) in text.lines().filter_map(|l| parse_line(l, "OK")) {
-                    if let Some(slot) = before.get_mut(original(i)) {
-                        *slot = sha(old);
-                    }
-                }
-                Ok(Commit::Done { before })
+        self.commit_outcome(changes, &order, &exec)
+    }
+}
+
+/// The commit script's arguments and stdin: the changes in `order`, each as tag, path,
+/// expectation and content length, the contents concatenated on stdin.
+fn commit_script_input(
+    changes: &[Change],
+    order: &[usize],
+    stage_on_conflict: bool,
+) -> (Vec<String>, Vec<u8>) {
+    let mut args = vec![
+        if stage_on_conflict { "1" } else { "0" }.to_string(),
+        changes.len().to_string(),
+    ];
+    let mut stdin = Vec::new();
+    for &i in order {
+        match &changes[i] {
+            Change::Write {
+                path,
+                content,
+                expect,
+            } => {
+                args.extend([
+                    "W".to_string(),
+                    path.clone(),
+                    expect.wire().to_string(),
+                    content.len().to_string(),
+                ]);
+                stdin.extend_from_slice(content);
             }
-            Some(77) => {
-                let (i, current) = find("CONFLICT").ok_or_else(|| self.failure("write", &exec))?;
-                Ok(Commit::Conflict {
-                    index: original(i),
-                    current: sha(current),
-                    staged,
-                })
+            Change::Delete { path, expect } => {
+                args.extend([
+                    "D".to_string(),
+                    path.clone(),
+                    expect.wire().to_string(),
+                    "0".to_string(),
+                ]);
             }
-            Some(73) => {
-                let (i, what) = find("DENIED").ok_or_else(|| self.failure("write", &exec))?;
-                let detail = match what {
-                    "file" => "the file is not writable",
-                    "lock" => "cannot create the lock beside it",
-                    _ => "its folder is not writable",
-                };
-                Ok(Commit::Denied {
-                    index: original(i),
-                    detail: format!("permission denied on device {}: {detail}", self.device),
-                    staged,
-                })
-            }
-            Some(74) => {
-                let (i, _) = find("NOTFILE").ok_or_else(|| self.failure("write", &exec))?;
-                Ok(Commit::NotAFile { index: original(i) })
-            }
-            Some(75) => Err(BackendError(format!(
-                "a file on device {} is locked by another writer; try again",
-                self.device
-            ))),
-            Some(65) => {
-                let done: Vec<String> = text
-                    .lines()
-                    .filter_map(|l| parse_line(l, "OK"))
-                    .filter_map(|(i, _)| changes.get(original(i)).map(|c| c.path().to_string()))
-                    .collect();
-                Err(BackendError(format!(
-                    "rename failed on device {}: {} (already changed: {})",
-                    self.device,
-                    exec.stderr,
-                    if done.is_empty() {
-                        "nothing".to_string()
-                    } else {
-                        done.join(", ")
-                    }
-                )))
-            }
-            _ => Err(self.failure("write", &exec)),
         }
     }
+    (args, stdin)
 }
 
 /// The folder holding control sockets: must be ours and private.

@@ -210,14 +210,27 @@ pub fn search(
                 .map_or_else(|| root.display().to_string(), str::to_string)
         )));
     }
-    let mut walk = WalkBuilder::new(&root);
+    let walk = files_to_search(&root, req.glob.as_deref())?;
+    let mut result = search_walked_files(base, walk, &matcher, max_results, opts);
+    result.matches.sort_by(|a, b| {
+        Path::new(&a.path)
+            .cmp(Path::new(&b.path))
+            .then(a.line.cmp(&b.line))
+    });
+    Ok(result)
+}
+
+/// The walk over `root` in file-name order, limited to `glob` when one is given.
+fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolError> {
+    let model = |m: String| ToolError::Model(m);
+    let mut walk = WalkBuilder::new(root);
     walk.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
-    if let Some(glob) = &req.glob {
+    if let Some(glob) = glob {
         let over_root = if root.is_dir() {
-            root.clone()
+            root.to_path_buf()
         } else {
             root.parent()
-                .map_or_else(|| root.clone(), Path::to_path_buf)
+                .map_or_else(|| root.to_path_buf(), Path::to_path_buf)
         };
         let mut ob = OverrideBuilder::new(&over_root);
         ob.add(glob)
@@ -227,6 +240,18 @@ pub fn search(
             .map_err(|e| model(format!("grep_files: invalid glob {glob:?}: {e}")))?;
         walk.overrides(over);
     }
+    Ok(walk)
+}
+
+/// Searches each walked file in turn, counting what was skipped and why, until
+/// `max_results` matches are collected (then `truncated` is set). Matches are in walk order.
+fn search_walked_files(
+    base: &Path,
+    walk: WalkBuilder,
+    matcher: &grep_regex::RegexMatcher,
+    max_results: usize,
+    opts: &GrepOptions,
+) -> GrepResult {
     let mut searcher = SearcherBuilder::new()
         .binary_detection(BinaryDetection::quit(0))
         .line_number(true)
@@ -262,7 +287,7 @@ pub fn search(
             remaining: max_results + 1 - collected.len(),
             max_line_chars: opts.max_line_chars,
         };
-        if searcher.search_path(&matcher, path, &mut sink).is_err() {
+        if searcher.search_path(matcher, path, &mut sink).is_err() {
             result.skipped_unreadable += 1;
             continue;
         }
@@ -287,11 +312,6 @@ pub fn search(
             break;
         }
     }
-    collected.sort_by(|a, b| {
-        Path::new(&a.path)
-            .cmp(Path::new(&b.path))
-            .then(a.line.cmp(&b.line))
-    });
     result.matches = collected;
-    Ok(result)
+    result
 }

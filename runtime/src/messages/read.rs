@@ -382,114 +382,142 @@ fn history(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult 
     };
     let total = store.count(scope).map_err(store_err)?;
     if total == 0 {
-        return Err(match scope {
-            Scope::Session(s) => match store.session_ids() {
-                Ok(known) => unknown("session", s, &known),
-                Err(e) => store_err(e),
-            },
-            Scope::Channel(c) => match store.channels() {
-                Ok(known) => unknown("channel", c, &known),
-                Err(e) => store_err(e),
-            },
-        });
+        return Err(unknown_history_scope(store, scope));
     }
-    let view = req.view.unwrap_or_default();
-    let is_channel = matches!(scope, Scope::Channel(_));
-    let mut text = String::new();
-    let structured;
-    match view {
-        HistoryView::Transcript | HistoryView::Audit => {
-            let limit = clamp(req.limit, HISTORY_DEFAULT_MESSAGES, HISTORY_MAX_MESSAGES).max(1);
-            let msgs = store.history(scope, Some(limit)).map_err(store_err)?;
-            let older = total.saturating_sub(msgs.len());
-            text.push_str(&format!(
-                "{label}: {} of {total} messages{}\n",
-                msgs.len(),
-                if older > 0 {
-                    format!(" (newest; {older} older not shown)")
-                } else {
-                    String::new()
-                }
-            ));
-            let mut last_session: Option<&str> = None;
-            for m in &msgs {
-                if view == HistoryView::Transcript {
-                    if is_channel && last_session != Some(m.session_id.as_str()) {
-                        text.push_str(&format!("[session {}]\n", m.session_id));
-                        last_session = Some(m.session_id.as_str());
-                    }
-                    text.push_str(&transcript_line(m));
-                } else {
-                    text.push_str(&audit_block(m, ""));
-                }
-                text.push('\n');
-            }
-            structured = json!({
-                "mode": "history",
-                "view": view,
-                "session_id": req.session_id,
-                "channel": req.channel,
-                "total": total,
-                "returned": msgs.len(),
-                "truncated": older > 0,
-                "messages": msgs.iter().map(message_json).collect::<Vec<_>>(),
-            });
+    let (text, structured) = match req.view.unwrap_or_default() {
+        view @ (HistoryView::Transcript | HistoryView::Audit) => {
+            history_by_message(store, req, scope, &label, total, view)?
         }
-        HistoryView::Turns => {
-            let limit = clamp(req.limit, HISTORY_DEFAULT_TURNS, HISTORY_MAX_TURNS).max(1);
-            let msgs = store.history(scope, None).map_err(store_err)?;
-            let turns = group_turns(&msgs);
-            let skip = turns.len().saturating_sub(limit);
-            let shown = &turns[skip..];
-            text.push_str(&format!(
-                "{label}: {} of {} turns ({total} messages){}\n",
-                shown.len(),
-                turns.len(),
-                if skip > 0 {
-                    format!(" (newest; {skip} older not shown)")
-                } else {
-                    String::new()
-                }
-            ));
-            for t in shown {
-                let first = t.messages.first();
-                text.push_str(&format!(
-                    "── turn {} · {}{} · {} message{}\n",
-                    t.number,
-                    first.map_or("", |m| m.at.as_str()),
-                    match first {
-                        Some(m) if is_channel => format!(" · session {}", m.session_id),
-                        _ => String::new(),
-                    },
-                    t.messages.len(),
-                    if t.messages.len() == 1 { "" } else { "s" }
-                ));
-                for m in &t.messages {
-                    text.push_str("  ");
-                    text.push_str(&indent_continuation(&transcript_line(m), "  "));
-                    text.push('\n');
-                }
-            }
-            structured = json!({
-                "mode": "history",
-                "view": view,
-                "session_id": req.session_id,
-                "channel": req.channel,
-                "total": total,
-                "total_turns": turns.len(),
-                "returned_turns": shown.len(),
-                "truncated": skip > 0,
-                "turns": shown.iter().map(|t| json!({
-                    "turn": t.number,
-                    "messages": t.messages.iter().map(|m| message_json(m)).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            });
-        }
-    }
+        HistoryView::Turns => history_by_turn(store, req, scope, &label, total)?,
+    };
     Ok(ToolOutput {
         text: text.trim_end().to_string(),
         structured: Some(structured),
     })
+}
+
+/// A session or channel with no messages does not exist: name the ones that do.
+fn unknown_history_scope(store: &dyn MessageStore, scope: Scope<'_>) -> ToolError {
+    match scope {
+        Scope::Session(s) => match store.session_ids() {
+            Ok(known) => unknown("session", s, &known),
+            Err(e) => store_err(e),
+        },
+        Scope::Channel(c) => match store.channels() {
+            Ok(known) => unknown("channel", c, &known),
+            Err(e) => store_err(e),
+        },
+    }
+}
+
+/// The transcript and audit views of history: the newest messages, one by one.
+fn history_by_message(
+    store: &dyn MessageStore,
+    req: &MessageReadRequest,
+    scope: Scope<'_>,
+    label: &str,
+    total: usize,
+    view: HistoryView,
+) -> Result<(String, Value), ToolError> {
+    let is_channel = matches!(scope, Scope::Channel(_));
+    let mut text = String::new();
+    let limit = clamp(req.limit, HISTORY_DEFAULT_MESSAGES, HISTORY_MAX_MESSAGES).max(1);
+    let msgs = store.history(scope, Some(limit)).map_err(store_err)?;
+    let older = total.saturating_sub(msgs.len());
+    text.push_str(&format!(
+        "{label}: {} of {total} messages{}\n",
+        msgs.len(),
+        if older > 0 {
+            format!(" (newest; {older} older not shown)")
+        } else {
+            String::new()
+        }
+    ));
+    let mut last_session: Option<&str> = None;
+    for m in &msgs {
+        if view == HistoryView::Transcript {
+            if is_channel && last_session != Some(m.session_id.as_str()) {
+                text.push_str(&format!("[session {}]\n", m.session_id));
+                last_session = Some(m.session_id.as_str());
+            }
+            text.push_str(&transcript_line(m));
+        } else {
+            text.push_str(&audit_block(m, ""));
+        }
+        text.push('\n');
+    }
+    let structured = json!({
+        "mode": "history",
+        "view": view,
+        "session_id": req.session_id,
+        "channel": req.channel,
+        "total": total,
+        "returned": msgs.len(),
+        "truncated": older > 0,
+        "messages": msgs.iter().map(message_json).collect::<Vec<_>>(),
+    });
+    Ok((text, structured))
+}
+
+/// The turns view of history: the newest turns, each with its messages.
+fn history_by_turn(
+    store: &dyn MessageStore,
+    req: &MessageReadRequest,
+    scope: Scope<'_>,
+    label: &str,
+    total: usize,
+) -> Result<(String, Value), ToolError> {
+    let is_channel = matches!(scope, Scope::Channel(_));
+    let mut text = String::new();
+    let limit = clamp(req.limit, HISTORY_DEFAULT_TURNS, HISTORY_MAX_TURNS).max(1);
+    let msgs = store.history(scope, None).map_err(store_err)?;
+    let turns = group_turns(&msgs);
+    let skip = turns.len().saturating_sub(limit);
+    let shown = &turns[skip..];
+    text.push_str(&format!(
+        "{label}: {} of {} turns ({total} messages){}\n",
+        shown.len(),
+        turns.len(),
+        if skip > 0 {
+            format!(" (newest; {skip} older not shown)")
+        } else {
+            String::new()
+        }
+    ));
+    for t in shown {
+        let first = t.messages.first();
+        text.push_str(&format!(
+            "── turn {} · {}{} · {} message{}\n",
+            t.number,
+            first.map_or("", |m| m.at.as_str()),
+            match first {
+                Some(m) if is_channel => format!(" · session {}", m.session_id),
+                _ => String::new(),
+            },
+            t.messages.len(),
+            if t.messages.len() == 1 { "" } else { "s" }
+        ));
+        for m in &t.messages {
+            text.push_str("  ");
+            text.push_str(&indent_continuation(&transcript_line(m), "  "));
+            text.push('\n');
+        }
+    }
+    let structured = json!({
+        "mode": "history",
+        "view": HistoryView::Turns,
+        "session_id": req.session_id,
+        "channel": req.channel,
+        "total": total,
+        "total_turns": turns.len(),
+        "returned_turns": shown.len(),
+        "truncated": skip > 0,
+        "turns": shown.iter().map(|t| json!({
+            "turn": t.number,
+            "messages": t.messages.iter().map(|m| message_json(m)).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    Ok((text, structured))
 }
 
 fn context(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult {

@@ -73,7 +73,9 @@
 //!
 //! # Wake-ups
 //!
-//! [`WakeSink`] is this module's minimal contract with the runtime core (`wake(WakeUp)`);
+//! [`WakeSink`] is this module's contract with the runtime core (`wake(WakeUp)`, the core's
+//! one wake-up type: an exit carries its code and this module's wording in `detail`, the
+//! watcher id and the command always);
 //! A session's exit is published (and its exit wake-up sent) only once the reader has
 //! drained what the leader printed: end of output, or, when a leftover child keeps the
 //! terminal/pipe open, no byte left in the kernel after 250 ms (at most 2 s). So a match
@@ -107,45 +109,7 @@ pub use session::{model_env, proc_stat, reap_orphans};
 // ---------------------------------------------------------------------------------------
 // Wake-ups
 
-/// Receives wake-ups (a watched session exited or its output matched). Implemented by the
-/// runtime core over its event channel.
-pub trait WakeSink: Send + Sync + 'static {
-    fn wake(&self, wake: WakeUp);
-}
-
-/// A watcher fired.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WakeUp {
-    /// The host owning the session.
-    pub host: String,
-    pub session_id: i64,
-    pub watcher_id: i64,
-    pub command: String,
-    pub kind: WakeKind,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum WakeKind {
-    /// `until_output` matched; `text` is the match.
-    Matched { text: String },
-    /// The process exited (`exit_code` is 128+signal for a signal).
-    Exited { exit_code: i32, description: String },
-}
-
-/// A sink that drops every wake-up.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoWake;
-
-impl WakeSink for NoWake {
-    fn wake(&self, _: WakeUp) {}
-}
-
-impl WakeSink for tokio::sync::mpsc::UnboundedSender<WakeUp> {
-    fn wake(&self, wake: WakeUp) {
-        // A closed channel means nobody listens any more; the wake-up has no reader.
-        let _ = self.send(wake);
-    }
-}
+pub use crate::core::{NoWake, WakeKind, WakeSink, WakeUp};
 
 // ---------------------------------------------------------------------------------------
 // Requests (field names as in the tool definitions)
@@ -308,6 +272,10 @@ struct Inner {
     config: ShellConfig,
     shell: PathBuf,
     sessions: Mutex<HashMap<i64, Arc<Session>>>,
+    /// Session id → the call id that started it (see [`ShellHost::kill_sessions_started_by`]).
+    started_by: Mutex<HashMap<i64, String>>,
+    /// Set by [`ShellHost::end_all_sessions`]: no command starts any more.
+    ended: std::sync::atomic::AtomicBool,
     next_watcher: AtomicI64,
 }
 
@@ -324,14 +292,20 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let sessions = self.sessions.get_mut().unwrap_or_else(|p| p.into_inner());
         for s in sessions.values() {
-            s.lock().killed = true;
-            if s.lock().exit.is_none() || s.signal(0) {
-                s.signal(libc::SIGKILL);
-            }
-            s.stop.store(true, Ordering::SeqCst);
-            self.registry.release(s.id);
+            kill_group_and_forget(s, &self.registry);
         }
     }
+}
+
+/// SIGKILL a session's whole process group (if anything of it is left), stop its reader and
+/// release its id. The leader is reaped by its waiter thread, adopted orphans by the reaper.
+fn kill_group_and_forget(s: &Session, registry: &SessionRegistry) {
+    s.lock().killed = true;
+    if s.lock().exit.is_none() || s.signal(0) {
+        s.signal(libc::SIGKILL);
+    }
+    s.stop.store(true, Ordering::SeqCst);
+    registry.release(s.id);
 }
 
 /// Whether a wait ended by its condition, its deadline or an interrupt.
@@ -370,6 +344,8 @@ impl ShellHost {
             config,
             shell,
             sessions: Mutex::new(HashMap::new()),
+            started_by: Mutex::new(HashMap::new()),
+            ended: std::sync::atomic::AtomicBool::new(false),
             next_watcher: AtomicI64::new(1),
         });
         if inner.config.reap_orphans && session::become_subreaper() {
@@ -402,6 +378,58 @@ impl ShellHost {
     /// The process-group id (= leader pid) of a session.
     pub fn session_pid(&self, session_id: i64) -> Option<i32> {
         self.sessions().get(&session_id).map(|s| s.pid)
+    }
+
+    /// End every session of this host: SIGKILL each process group, forget the sessions and
+    /// release their ids; from now on no command starts (a call still running when its
+    /// conversation ended cannot leave a new process behind). What a conversation's end does
+    /// to the processes it started. Returns the ids ended.
+    pub fn end_all_sessions(&self) -> Vec<i64> {
+        let ended: Vec<Arc<Session>> = {
+            let mut sessions = self.sessions();
+            self.inner.ended.store(true, Ordering::SeqCst);
+            sessions.drain().map(|(_, s)| s).collect()
+        };
+        self.started_by().clear();
+        for s in &ended {
+            kill_group_and_forget(s, &self.inner.registry);
+        }
+        reap_orphans();
+        ended.iter().map(|s| s.id).collect()
+    }
+
+    /// End (as [`ShellHost::end_all_sessions`] does) the sessions that the call `call_id`
+    /// started and that are still in the table: a cancelled call's client never learned
+    /// their ids, so nobody could name them. Returns the ids ended.
+    pub fn kill_sessions_started_by(&self, call_id: &str) -> Vec<i64> {
+        let ids: Vec<i64> = {
+            let mut origins = self.started_by();
+            let ids = origins
+                .iter()
+                .filter(|(_, origin)| origin.as_str() == call_id)
+                .map(|(id, _)| *id)
+                .collect::<Vec<_>>();
+            for id in &ids {
+                origins.remove(id);
+            }
+            ids
+        };
+        let ended: Vec<Arc<Session>> = {
+            let mut sessions = self.sessions();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        for s in &ended {
+            kill_group_and_forget(s, &self.inner.registry);
+        }
+        reap_orphans();
+        ended.iter().map(|s| s.id).collect()
+    }
+
+    fn started_by(&self) -> MutexGuard<'_, HashMap<i64, String>> {
+        self.inner
+            .started_by
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// Writes bytes to a session's terminal (or stdin) without reading or waiting: for the
@@ -478,7 +506,7 @@ impl ShellHost {
     /// `until_output`, a match watcher. Returns at once.
     pub async fn monitor_start(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         req: MonitorStartRequest,
     ) -> HandlerResult {
         let scanner = match req.until_output.as_deref() {
@@ -499,7 +527,13 @@ impl ShellHost {
             id: exit_id,
             kind: WatchKind::Exit,
         });
-        let (s, notes) = self.start(&req.command, req.workdir.as_deref(), false, watchers)?;
+        let (s, notes) = self.start(
+            &ctx.call_id,
+            &req.command,
+            req.workdir.as_deref(),
+            false,
+            watchers,
+        )?;
         s.lock().announced = true;
         let mut text = format!(
             "Monitoring session {} (pid {}) on host {}: `{}`.\n",
@@ -543,7 +577,7 @@ impl ShellHost {
     ) -> HandlerResult {
         let started = Instant::now();
         // Registered (id allocated, in the table) before the first wait.
-        let (s, notes) = self.start(command, workdir, tty, Vec::new())?;
+        let (s, notes) = self.start(&ctx.call_id, command, workdir, tty, Vec::new())?;
         let end = wait_exit_or(&s, ctx, started + window).await;
         let mut out = self.progress_result(&s, started, end, max_bytes);
         if !notes.is_empty() {
@@ -639,6 +673,7 @@ impl ShellHost {
         drop(st);
         if release {
             self.sessions().remove(&s.id);
+            self.started_by().remove(&s.id);
             self.inner.registry.release(s.id);
         }
         ToolOutput {
@@ -651,9 +686,11 @@ impl ShellHost {
         self.inner.next_watcher.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Reserves a slot (evicting if needed), allocates the id and spawns.
+    /// Reserves a slot (evicting if needed), allocates the id and spawns; remembers that
+    /// `call_id` started it.
     fn start(
         &self,
+        call_id: &str,
         command: &str,
         workdir: Option<&str>,
         tty: bool,
@@ -666,6 +703,12 @@ impl ShellHost {
         let cap = self.inner.config.max_sessions.max(1);
         let mut notes = Vec::new();
         let mut sessions = self.sessions();
+        // Checked under the table's lock, which end_all_sessions holds while it sets it.
+        if self.inner.ended.load(Ordering::SeqCst) {
+            return Err(ToolError::Model(
+                "this conversation has ended; no command is started any more".into(),
+            ));
+        }
         while sessions.len() >= cap {
             let victim = sessions
                 .values()
@@ -685,6 +728,7 @@ impl ShellHost {
                 )));
             };
             if let Some(s) = sessions.remove(&id) {
+                self.started_by().remove(&id);
                 s.stop.store(true, Ordering::SeqCst);
                 self.inner.registry.release(id);
                 notes.push(format!(
@@ -718,6 +762,7 @@ impl ShellHost {
             }
         };
         sessions.insert(id, Arc::clone(&s));
+        self.started_by().insert(id, call_id.to_owned());
         let used = sessions.len();
         if used + WARN_SLOTS_LEFT >= cap {
             notes.push(format!(

@@ -359,7 +359,7 @@ impl Session {
             st.watchers.retain_mut(|w| match &mut w.kind {
                 WatchKind::Match(scanner) => match scanner.feed(data) {
                     Some(text) => {
-                        fired.push((w.id, WakeKind::Matched { text }));
+                        fired.push((w.id, WakeKind::Matched { text }, None));
                         false
                     }
                     None => true,
@@ -373,14 +373,17 @@ impl Session {
         self.fire(fired);
     }
 
-    fn fire(&self, fired: Vec<(i64, WakeKind)>) {
-        for (watcher_id, kind) in fired {
+    /// Publish each fired watcher: (watcher id, what happened, this module's wording).
+    fn fire(&self, fired: Vec<(i64, WakeKind, Option<String>)>) {
+        for (watcher_id, kind, detail) in fired {
             self.wake.wake(WakeUp {
-                host: self.host.clone(),
                 session_id: self.id,
-                watcher_id,
-                command: self.command.clone(),
+                host: self.host.clone(),
                 kind,
+                at: std::time::SystemTime::now(),
+                watcher_id: Some(watcher_id),
+                command: Some(self.command.clone()),
+                detail,
             });
         }
     }
@@ -422,9 +425,9 @@ impl Session {
                         fired.push((
                             w.id,
                             WakeKind::Exited {
-                                exit_code: exit.code(),
-                                description: exit.describe(),
+                                code: Some(exit.code()),
                             },
+                            Some(exit.describe()),
                         ));
                         false
                     }
