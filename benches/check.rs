@@ -35,10 +35,7 @@ fn lock_text(sources: &Sources) -> String {
 /// `n` tools over roles of at most 125 resident tools each.
 fn synthetic(n: usize) -> Sources {
     let mut files = Vec::new();
-    files.push(SourceFile {
-        path: "surface.yaml".into(),
-        text: "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  follow_up: { type: bool, default: false, doc: \"session\" }\n  poll: { type: bool, default: false, doc: \"poll\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"interrupt\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n".into(),
-    });
+    files.push(SourceFile::new("surface.yaml", "families:\n  chat: { dialect: openai-chat }\n  responses: { dialect: openai-responses }\n  anthropic: { dialect: anthropic }\n  gemini: { dialect: gemini }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"may overlap\" }\n  follow_up: { type: bool, default: false, doc: \"session\" }\n  poll: { type: bool, default: false, doc: \"poll\" }\n  read_only: { type: bool, default: false, doc: \"rehearsal\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"interrupt\" }\n  cost: { type: enum, values: [neutral, self, work], default: work, doc: \"orientation cost\" }\n"));
     let per_role = 125;
     let mut roles = String::new();
     for (r, chunk) in (0..n).collect::<Vec<_>>().chunks(per_role).enumerate() {
@@ -47,10 +44,7 @@ fn synthetic(n: usize) -> Sources {
             let _ = writeln!(roles, "    - tool_{i:04}");
         }
     }
-    files.push(SourceFile {
-        path: "roles.yaml".into(),
-        text: roles,
-    });
+    files.push(SourceFile::new("roles.yaml", roles));
     for i in 0..n {
         let text = if i % 4 == 0 {
             format!(
@@ -61,10 +55,7 @@ fn synthetic(n: usize) -> Sources {
                 "name: tool_{i:04}\nobject: item {i}\ndescription: |\n  Look up item number {i} by key and return its value, size and last change; fails when the key is unknown.\nfields:\n  key:\n    type: string\n    min_length: 1\n    max_length: 256\n    description: Item key.\n  limit:\n    type: integer\n    minimum: 1\n    maximum: 1000\n    description: Maximum entries.\n  verbose:\n    type: boolean\n    description: Include history.\nrequired: [key]\ntraits: {{ parallel_safe: true, read_only: true, cost: neutral }}\n"
             )
         };
-        files.push(SourceFile {
-            path: format!("tools/tool_{i:04}.yaml"),
-            text,
-        });
+        files.push(SourceFile::new(format!("tools/tool_{i:04}.yaml"), text));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Sources {

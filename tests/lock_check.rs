@@ -361,3 +361,22 @@ fn stats_prints_token_counts() {
     assert!(out.contains("  5. "), "{out}");
     assert!(!out.contains("\nmain "), "{out}");
 }
+
+/// A definitions file that is not UTF-8 is an invalid definition (exit 1, at the first bad
+/// byte), not an I/O error (exit 2).
+#[test]
+fn a_definitions_file_that_is_not_utf8_is_invalid_with_its_position() {
+    let (_t, dir) = defs();
+    let path = dir.join("tools/grep_files.yaml");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let second_line = bytes.iter().position(|b| *b == b'\n').unwrap() + 1;
+    bytes.insert(second_line + 2, 0xff);
+    std::fs::write(&path, bytes).unwrap();
+    let o = check(&dir);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        all.contains("tools/grep_files.yaml:2:3: error[not-utf8]"),
+        "{all}"
+    );
+}

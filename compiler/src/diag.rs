@@ -14,6 +14,37 @@ pub struct SourceFile {
     /// Display path, relative to the definitions root (`tools/shell.yaml`).
     pub path: String,
     pub text: String,
+    /// Where the file's bytes stopped being UTF-8 (the byte offset of the first bad byte),
+    /// for a file read with [`SourceFile::from_bytes`]; `text` is then the lossy decoding
+    /// (identical up to that offset) and `compile` reports the file as invalid.
+    pub not_utf8_at: Option<usize>,
+}
+
+impl SourceFile {
+    /// A file whose text is known to be UTF-8.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
+            not_utf8_at: None,
+        }
+    }
+
+    /// A file as read from disk: bytes that are not UTF-8 are kept (lossily decoded) and
+    /// remembered, so `compile` reports them as an invalid definition with a position.
+    pub fn from_bytes(path: impl Into<String>, bytes: Vec<u8>) -> SourceFile {
+        match String::from_utf8(bytes) {
+            Ok(text) => SourceFile::new(path, text),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                SourceFile {
+                    path: path.into(),
+                    text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                    not_utf8_at: Some(at),
+                }
+            }
+        }
+    }
 }
 
 /// The definitions the compiler is given. The compiler reads nothing else.

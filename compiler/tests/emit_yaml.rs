@@ -137,10 +137,7 @@ fn ir() -> Ir {
         ("tools/patch.yaml", PATCH),
     ]
     .into_iter()
-    .map(|(path, text)| SourceFile {
-        path: path.to_owned(),
-        text: text.trim_start().to_owned(),
-    })
+    .map(|(path, text)| SourceFile::new(path.to_owned(), text.trim_start().to_owned()))
     .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let sources = Sources {

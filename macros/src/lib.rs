@@ -18,7 +18,7 @@ use quote::quote;
 /// ```
 ///
 /// (Not a doctest: this crate cannot depend on the facade the expansion names. The same
-/// usage is compiled and run by `tests/trybuild/pass/*.rs` in the facade.)
+/// usage is compiled and run by `tests/surface_macro/` in the facade.)
 #[proc_macro]
 pub fn surface(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<syn::LitStr>(input) {

@@ -290,9 +290,8 @@ fn load_git(spec: &str, rev: &str, path: &Path) -> anyhow::Result<Result<Loaded,
                     continue;
                 }
                 let bytes = git(&["show", &format!("{object}/{name}")])?;
-                let text = String::from_utf8(bytes)
-                    .with_context(|| format!("{spec}: {name} is not UTF-8"))?;
-                files.push(SourceFile { path: name, text });
+                // Not UTF-8 is an invalid definition (compile reports it), as on disk.
+                files.push(SourceFile::from_bytes(name, bytes));
             }
             files.sort_by(|a, b| a.path.cmp(&b.path));
             let sources = Sources {

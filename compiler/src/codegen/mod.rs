@@ -40,7 +40,11 @@ pub struct CodegenError(String);
 pub fn generate(ir: &Ir) -> Result<TokenStream, CodegenError> {
     let g = Gen::new(ir);
     let names = g.name_enums();
-    let modules = ir.tools.iter().map(tool::tool_module);
+    let modules = ir
+        .tools
+        .iter()
+        .zip(&g.tools)
+        .map(|(t, outer)| tool::tool_module(t, outer));
     let trait_enums = g.trait_enums();
     let call = g.call_enum();
     let scope = g.scope_and_parse();
@@ -457,7 +461,7 @@ impl<'a> Gen<'a> {
                     alias(&mut obj);
                 }
                 match tool {
-                    #( Tool::#tool_ids => #mods::parse(obj).map(Call::#tool_ids), )*
+                    #( Tool::#tool_ids => #mods::parse(obj), )*
                 }
             }
         };
@@ -484,6 +488,7 @@ impl<'a> Gen<'a> {
                     Scope { active_skills, ..self }
                 }
                 /// Whether a call to `tool` is accepted in this scope.
+                #[inline]
                 pub fn offers(&self, tool: Tool) -> bool {
                     resident(self.role, self.family, tool)
                         || self.active_skills.iter().any(|s| {
@@ -493,6 +498,7 @@ impl<'a> Gen<'a> {
             }
 
             /// Resident tools of each role × family.
+            #[inline]
             fn resident(role: Role, family: Family, tool: Tool) -> bool {
                 #[allow(unreachable_patterns)]
                 match (role, family) { #(#resident_arms)* #wild }

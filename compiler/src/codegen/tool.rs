@@ -627,7 +627,7 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
 }
 
 /// The module `pub mod <tool> { … }` and what the parent needs to call it.
-pub fn tool_module(tool: &Tool) -> TokenStream {
+pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
     let rt = rt();
     let module = snake(&tool.name);
     let mut cx = ModCx {
@@ -686,6 +686,7 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
         let decode = decoder(
             &mut cx,
             tool,
+            outer,
             &field_ty,
             None,
             &[Target {
@@ -695,11 +696,13 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
             }],
         );
         items.push(quote! {
-            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+            /// `Call::parse` for this tool: the decoder builds the surface's `Call` in place (no
+            /// copy of the typed call on the way out); the walk decides what it leaves.
+            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<super::Call, #rt::CallError> {
                 if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
                     return ::core::result::Result::Ok(__call);
                 }
-                walk(__obj)
+                walk(__obj).map(super::Call::#outer)
             }
 
             /// The validating walk: decides what the decoder left, and words every refusal.
@@ -754,7 +757,7 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
                 variant: Some(id.clone()),
             })
             .collect();
-        let decode = decoder(&mut cx, tool, &field_ty, Some(selector), &targets);
+        let decode = decoder(&mut cx, tool, outer, &field_ty, Some(selector), &targets);
         let strs: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
         let ids: Vec<&Ident> = variants.iter().map(|v| &v.1).collect();
         let fns: Vec<&Ident> = variants.iter().map(|v| &v.2).collect();
@@ -787,11 +790,13 @@ pub fn tool_module(tool: &Tool) -> TokenStream {
                 }
             }
 
-            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+            /// `Call::parse` for this tool: the decoder builds the surface's `Call` in place (no
+            /// copy of the typed call on the way out); the walk decides what it leaves.
+            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<super::Call, #rt::CallError> {
                 if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
                     return ::core::result::Result::Ok(__call);
                 }
-                walk(__obj)
+                walk(__obj).map(super::Call::#outer)
             }
 
             /// The validating walk: decides what the decoder left, and words every refusal.
@@ -895,7 +900,7 @@ struct Target<'a> {
     variant: Option<Ident>,
 }
 
-/// `fn decode(text) -> Option<Call>`: one pass over the arguments text with a
+/// `fn decode(text) -> Option<super::Call>`: one pass over the arguments text with a
 /// [`Cursor`](rt), every member read straight into a typed local (all of the tool's fields, so
 /// nothing waits for the selector), then the chosen action's checks: fields it does not take,
 /// required fields, constraints. It answers `None` whenever it is not sure the walk would accept
@@ -906,6 +911,7 @@ struct Target<'a> {
 fn decoder<'t>(
     cx: &mut ModCx,
     tool: &Tool,
+    outer: &Ident,
     field_ty: &dyn Fn(&str) -> Option<&'t RType>,
     selector: Option<&str>,
     targets: &[Target<'_>],
@@ -1022,8 +1028,8 @@ fn decoder<'t>(
             quote!(#id: #l)
         });
         let value = match &t.variant {
-            Some(v) => quote!(Call::#v(#strukt { #(#inits),* })),
-            None => quote!(#strukt { #(#inits),* }),
+            Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
+            None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
         };
         quote! {
             #refuse_others
@@ -1050,7 +1056,8 @@ fn decoder<'t>(
     });
     quote! {
         /// The one-pass decoder; `None` leaves the call to the walk.
-        fn decode(__text: &str) -> ::core::option::Option<Call> {
+        #[inline]
+        fn decode(__text: &str) -> ::core::option::Option<super::Call> {
             let mut #c = #rt::Cursor::new(__text);
             #sel_state
             #(#locals)*
@@ -1095,11 +1102,11 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
                 checks.push(quote!(#rt::matches(&#p, s)));
             }
             if checks.is_empty() {
-                return quote!(::std::string::String::from(#c.str()?));
+                return quote!(#rt::owned(#c.str()?));
             }
             quote! {
                 match #c.str() {
-                    ::core::option::Option::Some(s) if #(#checks)&&* => ::std::string::String::from(s),
+                    ::core::option::Option::Some(s) if #(#checks)&&* => #rt::owned(s),
                     _ => #none,
                 }
             }

@@ -54,29 +54,26 @@ fn literal_alternations() {
 /// A one-role, one-family surface with `tools` (file stem → YAML) and `extra` files.
 fn small(tools: &[(&str, &str)], extra: &[(&str, &str)]) -> Lock {
     let mut files = vec![
-        crate::SourceFile {
-            path: "surface.yaml".into(),
-            text: "families:\n  chat: { dialect: openai-chat }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"p\" }\n  follow_up: { type: bool, default: false, doc: \"f\" }\n  poll: { type: bool, default: false, doc: \"o\" }\n  read_only: { type: bool, default: false, doc: \"r\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"i\" }\n".into(),
-        },
-        crate::SourceFile {
-            path: "roles.yaml".into(),
-            text: format!(
+        crate::SourceFile::new(
+            "surface.yaml",
+            "families:\n  chat: { dialect: openai-chat }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: \"p\" }\n  follow_up: { type: bool, default: false, doc: \"f\" }\n  poll: { type: bool, default: false, doc: \"o\" }\n  read_only: { type: bool, default: false, doc: \"r\" }\n  result_on_interrupt: { type: bool, default: false, doc: \"i\" }\n",
+        ),
+        crate::SourceFile::new(
+            "roles.yaml",
+            format!(
                 "r:\n  description: R.\n  tools: [{}]\n",
                 tools.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
             ),
-        },
+        ),
     ];
     for (n, body) in tools {
-        files.push(crate::SourceFile {
-            path: format!("tools/{n}.yaml"),
-            text: format!("name: {n}\nobject: thing\ndescription: A thing.\n{body}"),
-        });
+        files.push(crate::SourceFile::new(
+            format!("tools/{n}.yaml"),
+            format!("name: {n}\nobject: thing\ndescription: A thing.\n{body}"),
+        ));
     }
     for (p, t) in extra {
-        files.push(crate::SourceFile {
-            path: (*p).into(),
-            text: (*t).into(),
-        });
+        files.push(crate::SourceFile::new(*p, *t));
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let sources = crate::Sources {

@@ -6,7 +6,8 @@
 //!
 //! Diagnostic codes (stable; `Diagnostic::code`):
 //! - YAML and shape: `yaml-syntax`, `duplicate-key`, `unknown-key`, `missing-key`,
-//!   `wrong-type`, `bad-name`, `misplaced-key`, `missing-file`, `unexpected-file`.
+//!   `wrong-type`, `bad-name`, `misplaced-key`, `missing-file`, `unexpected-file`,
+//!   `not-utf8`.
 //! - surface.yaml: `unknown-dialect`, `like-chain`, `bad-strict`, `bad-default`,
 //!   `empty-enum`, `bad-limit`.
 //! - tools: `name-mismatch`, `duplicate-tool`, `unknown-family`, `like-family`,
@@ -98,8 +99,13 @@ fn parse_all(sources: &Sources) -> Vec<(Option<yaml::Node>, Vec<Diagnostic>)> {
                 .map(|i| {
                     let mut d = Vec::new();
                     let file = &sources.files[i];
+                    let id = FileId(i as u32);
+                    if let Some(at) = file.not_utf8_at {
+                        d.push(not_utf8(id, file, at));
+                        return (None, d);
+                    }
                     let node = is_definition(&file.path)
-                        .then(|| yaml::parse(FileId(i as u32), &file.text, &mut d))
+                        .then(|| yaml::parse(id, &file.text, &mut d))
                         .flatten();
                     (node, d)
                 })
@@ -311,11 +317,29 @@ fn walk(
     Ok(())
 }
 
+/// Read one file's bytes; text that is not UTF-8 is not an I/O error but an invalid
+/// definition, which `compile` reports at the first bad byte.
 fn read_file(path: &Path, display: String) -> std::io::Result<SourceFile> {
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    Ok(SourceFile {
-        path: display,
-        text,
-    })
+    Ok(SourceFile::from_bytes(display, bytes))
+}
+
+/// `not-utf8`: the file's first byte that is not UTF-8, at its line and column (the lossy
+/// text is identical to the file up to that byte, so the position is exact).
+fn not_utf8(id: FileId, file: &SourceFile, at: usize) -> Diagnostic {
+    let before = file.text.get(..at).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let span = Span {
+        file: id,
+        line: before.matches('\n').count() as u32 + 1,
+        col: before[line_start..].chars().count() as u32 + 1,
+        len: 1,
+    };
+    Diagnostic::error(
+        "not-utf8",
+        Some(span),
+        format!("the file is not UTF-8 text (byte {at} is the first invalid one)"),
+    )
+    .with_hint("definitions are UTF-8; re-save the file as UTF-8")
 }

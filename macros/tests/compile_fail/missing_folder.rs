@@ -1,0 +1,5 @@
+mod surface {
+    toolsurface_macros::surface!("no/such/folder");
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+mod surface {
+    toolsurface_macros::surface!(tool_defs);
+}
+
+fn main() {}

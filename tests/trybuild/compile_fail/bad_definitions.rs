@@ -1,6 +1,0 @@
-// Every definition error is reported, each naming file:line:col, on the path literal.
-mod surface {
-    toolsurface::surface!("$TOOLSURFACE_REPO/tests/trybuild/fixtures/bad");
-}
-
-fn main() {}

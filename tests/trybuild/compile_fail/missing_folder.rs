@@ -1,5 +1,0 @@
-mod surface {
-    toolsurface::surface!("no/such/folder");
-}
-
-fn main() {}

@@ -1,5 +1,0 @@
-mod surface {
-    toolsurface::surface!(tool_defs);
-}
-
-fn main() {}
