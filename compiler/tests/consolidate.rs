@@ -15,14 +15,8 @@ const SURFACE: &str = include_str!("../../examples/consolidation/before/surface.
 fn folder(files: &[(&str, &str)]) -> Sources {
     let mut files: Vec<SourceFile> = files
         .iter()
-        .map(|(p, t)| SourceFile {
-            path: (*p).to_owned(),
-            text: (*t).to_owned(),
-        })
-        .chain(std::iter::once(SourceFile {
-            path: "surface.yaml".into(),
-            text: SURFACE.into(),
-        }))
+        .map(|(p, t)| SourceFile::new(*p, *t))
+        .chain(std::iter::once(SourceFile::new("surface.yaml", SURFACE)))
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Sources {
@@ -203,10 +197,8 @@ fn retire_without_a_replacement_leaves_the_reference_for_check_to_report() {
 fn identical_nested_fields_written_in_different_places_merge_without_a_prefer() {
     let check = "name: job_check\nobject: job\ndescription: Check a job spec.\nroute: local\nfields:\n  spec:\n    type: object\n    properties:\n      cmd: { type: string, min_length: 1, description: \"Command: what to run\" }\n      env: { type: array, items: { type: string, pattern: '^[A-Z_]+=.*$' }, max_items: 8, description: Env. }\n    required: [cmd]\n    description: \"The job: {cmd, env}.\"\nrequired: [spec]\ntraits: { result_on_interrupt: true }\n";
     let mut src = sources();
-    src.files.push(SourceFile {
-        path: "tools/job_check.yaml".into(),
-        text: check.into(),
-    });
+    src.files
+        .push(SourceFile::new("tools/job_check.yaml", check));
     src.files.sort_by(|a, b| a.path.cmp(&b.path));
     let roles = ROLES.replace("    - job_stop\n", "    - job_stop\n    - job_check\n");
     src.files

@@ -38,10 +38,9 @@ impl Plan {
         for (path, text) in &self.write {
             match out.files.iter_mut().find(|f| &f.path == path) {
                 Some(f) => f.text.clone_from(text),
-                None => out.files.push(crate::diag::SourceFile {
-                    path: path.clone(),
-                    text: text.clone(),
-                }),
+                None => out
+                    .files
+                    .push(crate::diag::SourceFile::new(path.clone(), text.clone())),
             }
         }
         out.files.sort_by(|a, b| a.path.cmp(&b.path));
