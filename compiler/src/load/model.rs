@@ -974,7 +974,7 @@ fn trait_values(node: &Node, d: &mut Diags) -> Vec<(Sp<String>, Node)> {
         .collect()
 }
 
-const TYPES: &[&str] = &[
+pub(crate) const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "enum", "array", "object",
 ];
 
@@ -1000,7 +1000,7 @@ pub fn read_type(
         d.push(read::wrong_type(node, what, "a mapping with `type:`"));
         return None;
     };
-    let ty = read_type_name(node, entries, what, d)?;
+    let ty = read_type_name(node, entries, what, "field", d)?;
     report_keys_foreign_to_type(entries, &ty.v, what, with_description, d);
     let s = Struct::read(node, what, &[], &[], &mut Vec::new())?;
     let description = if with_description {
@@ -1022,11 +1022,13 @@ pub fn read_type(
     Some((ty, description))
 }
 
-/// The `type:` of a field type, one of [`TYPES`].
-fn read_type_name(
+/// The `type:` of a field type (or, `kind` = "output", of an output declaration), one of
+/// [`TYPES`]: the one reader of the field language's type names.
+pub(crate) fn read_type_name(
     node: &Node,
     entries: &[(Node, Node)],
     what: &str,
+    kind: &str,
     d: &mut Diags,
 ) -> Option<Sp<String>> {
     let ty_node = entries
@@ -1050,7 +1052,7 @@ fn read_type_name(
             Diagnostic::error(
                 "unknown-type",
                 Some(ty.span),
-                format!("unknown field type `{}`", ty.v),
+                format!("unknown {kind} type `{}`", ty.v),
             )
             .with_hint(
                 crate::diag::did_you_mean(&ty.v, TYPES.iter().copied())
@@ -1204,36 +1206,7 @@ impl TypeBody<'_, '_> {
     }
 
     fn read_enum(&self, d: &mut Diags) -> Option<Type> {
-        let what = self.what;
-        let Some(vnode) = self.s.get("values") else {
-            d.push(
-                Diagnostic::error(
-                    "missing-key",
-                    Some(self.node.span),
-                    format!("{what} is missing `values`"),
-                )
-                .with_hint("values: [a, b, c]"),
-            );
-            return None;
-        };
-        let values = read::string_list(vnode, "values", d);
-        if values.is_empty() {
-            d.push(Diagnostic::error(
-                "empty-enum",
-                Some(vnode.span),
-                format!("{what}: an enum needs at least one value"),
-            ));
-        }
-        let mut seen = BTreeSet::new();
-        for v in &values {
-            if !seen.insert(v.v.as_str()) {
-                d.push(Diagnostic::error(
-                    "duplicate-value",
-                    Some(v.span),
-                    format!("enum value `{}` is listed twice", v.v),
-                ));
-            }
-        }
+        let values = read_enum_values(self.node, &self.s, self.what, d)?;
         Some(Type::Enum {
             values: values.into_iter().map(|v| v.v).collect(),
         })
@@ -1331,4 +1304,43 @@ fn check_bounds(
             format!("`{hi}` ({b}) is below `{lo}` ({a})"),
         ));
     }
+}
+
+/// The `values:` of an enum (fields and outputs alike): present, not empty, no duplicates.
+pub(crate) fn read_enum_values(
+    node: &Node,
+    s: &Struct<'_>,
+    what: &str,
+    d: &mut Diags,
+) -> Option<Vec<Sp<String>>> {
+    let Some(vnode) = s.get("values") else {
+        d.push(
+            Diagnostic::error(
+                "missing-key",
+                Some(node.span),
+                format!("{what} is missing `values`"),
+            )
+            .with_hint("values: [a, b, c]"),
+        );
+        return None;
+    };
+    let values = read::string_list(vnode, "values", d);
+    if values.is_empty() {
+        d.push(Diagnostic::error(
+            "empty-enum",
+            Some(vnode.span),
+            format!("{what}: an enum needs at least one value"),
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    for v in &values {
+        if !seen.insert(v.v.as_str()) {
+            d.push(Diagnostic::error(
+                "duplicate-value",
+                Some(v.span),
+                format!("enum value `{}` is listed twice", v.v),
+            ));
+        }
+    }
+    Some(values)
 }

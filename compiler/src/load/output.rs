@@ -4,16 +4,10 @@
 //! `required`) plus `nullable`, because results say "not applicable" with `null`; an
 //! array may leave out `items` (any JSON values) and an object `properties` (any object).
 
-use std::collections::BTreeSet;
-
 use crate::diag::Diagnostic;
 use crate::ir::{Icon, OutputKind, OutputProperty, OutputType};
 use crate::load::read::{self, Diags, Struct};
 use crate::load::yaml::{Node, Value};
-
-const TYPES: &[&str] = &[
-    "string", "integer", "number", "boolean", "enum", "array", "object",
-];
 
 fn keys_for(ty: &str) -> &'static [&'static str] {
     match ty {
@@ -34,36 +28,7 @@ pub fn read_output(node: &Node, what: &str, described: bool, d: &mut Diags) -> O
         );
         return None;
     };
-    let ty_node = entries
-        .iter()
-        .find(|(k, _)| k.as_str() == Some("type"))
-        .map(|(_, v)| v);
-    let Some(ty_node) = ty_node else {
-        d.push(
-            Diagnostic::error(
-                "missing-key",
-                Some(node.span),
-                format!("{what} is missing `type`"),
-            )
-            .with_hint(format!("type: {}", TYPES.join(" | "))),
-        );
-        return None;
-    };
-    let ty = read::string(ty_node, "type", d)?;
-    if !TYPES.contains(&ty.v.as_str()) {
-        d.push(
-            Diagnostic::error(
-                "unknown-type",
-                Some(ty.span),
-                format!("unknown output type `{}`", ty.v),
-            )
-            .with_hint(
-                crate::diag::did_you_mean(&ty.v, TYPES.iter().copied())
-                    .unwrap_or_else(|| format!("type: {}", TYPES.join(" | "))),
-            ),
-        );
-        return None;
-    }
+    let ty = crate::load::model::read_type_name(node, entries, what, "output", d)?;
     let mut known = vec!["type", "description", "nullable"];
     known.extend_from_slice(keys_for(&ty.v));
     let s = Struct::read(node, what, &known, &[], d)?;
@@ -95,35 +60,7 @@ pub fn read_output(node: &Node, what: &str, described: bool, d: &mut Diags) -> O
         "number" => OutputKind::Number,
         "boolean" => OutputKind::Boolean,
         "enum" => {
-            let Some(vnode) = s.get("values") else {
-                d.push(
-                    Diagnostic::error(
-                        "missing-key",
-                        Some(node.span),
-                        format!("{what} is missing `values`"),
-                    )
-                    .with_hint("values: [a, b, c]"),
-                );
-                return None;
-            };
-            let values = read::string_list(vnode, "values", d);
-            if values.is_empty() {
-                d.push(Diagnostic::error(
-                    "empty-enum",
-                    Some(vnode.span),
-                    format!("{what}: an enum needs at least one value"),
-                ));
-            }
-            let mut seen = BTreeSet::new();
-            for v in &values {
-                if !seen.insert(v.v.as_str()) {
-                    d.push(Diagnostic::error(
-                        "duplicate-value",
-                        Some(v.span),
-                        format!("enum value `{}` is listed twice", v.v),
-                    ));
-                }
-            }
+            let values = crate::load::model::read_enum_values(node, &s, what, d)?;
             OutputKind::Enum(values.into_iter().map(|v| v.v).collect())
         }
         "array" => {
