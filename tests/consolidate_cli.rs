@@ -13,10 +13,7 @@ use std::path::{Path, PathBuf};
 const USAGE: &str = "tests/data/consolidate/usage_before.json";
 
 fn before() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("before");
-    copy_dir(&repo().join("examples/consolidation/before"), &dir);
-    (tmp, dir)
+    temp_copy("examples/consolidation/before", "before")
 }
 
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

@@ -65,9 +65,7 @@ fn groups(ledger: &str) -> (BTreeSet<(String, BTreeSet<String>)>, BTreeSet<Strin
 
 #[test]
 fn lint_suggests_the_case_study_and_its_commands_reproduce_the_ledger() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("surface");
-    copy_dir(&repo().join("examples/consolidation/before"), &dir);
+    let (_tmp, dir) = temp_copy("examples/consolidation/before", "surface");
     let findings = lint_json(&dir);
 
     // Every finding points at a real file:line:col.
@@ -233,9 +231,7 @@ fn lint_suggests_the_case_study_and_its_commands_reproduce_the_ledger() {
 /// tool-defs also tightened bounds and reworded descriptions).
 #[test]
 fn the_case_study_names_reproduce_the_hand_written_ledger() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("surface");
-    copy_dir(&repo().join("examples/consolidation/before"), &dir);
+    let (_tmp, dir) = temp_copy("examples/consolidation/before", "surface");
     let d = dir.to_str().unwrap();
     let mut steps: Vec<Vec<&str>> = vec![
         vec![

@@ -43,12 +43,17 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A temporary copy of the repository folder `rel`, as `<tmp>/<name>`.
+pub fn temp_copy(rel: &str, name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    copy_dir(&repo().join(rel), &dir);
+    (tmp, dir)
+}
+
 /// A temporary copy of tool-defs with its lock.
 pub fn defs() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("defs");
-    copy_dir(&repo().join("tool-defs"), &dir);
-    (tmp, dir)
+    temp_copy("tool-defs", "defs")
 }
 
 pub fn edit(dir: &Path, file: &str, from: &str, to: &str) {
