@@ -9,6 +9,7 @@
 
 mod compat;
 mod ledger;
+mod outputs;
 pub mod render;
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use crate::ir::Ir;
 use crate::lock::{Lock, LockedSurface};
 
 pub use ledger::{Ledger, Merge};
+pub use outputs::{OutputChange, OutputSide};
 
 /// Does every call an old transcript could hold still parse?
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -170,6 +172,8 @@ pub struct Diff {
     pub findings: Vec<Finding>,
     pub surfaces: Vec<SurfaceChange>,
     pub ledgers: Vec<Ledger>,
+    /// Tools whose published output schema changes (bytes and tokens before → after).
+    pub outputs: Vec<OutputChange>,
 }
 
 impl Diff {
@@ -208,6 +212,7 @@ pub fn diff(
             continue;
         };
         compat::surface(a, b, sa, sb, loc, &mut out);
+        outputs::surface(a, b, sa, sb, loc, &mut out);
     }
     let surfaces = pair.cache_effects();
     let mut findings = out.finish();
@@ -220,12 +225,14 @@ pub fn diff(
         .filter(|r| pair.keep_role(r) && roles_b.contains(r))
         .filter_map(|r| ledger::ledger(a, b, r, &keep_family))
         .collect();
+    let outputs = outputs::output_changes(a, b, &pair.offered_tools());
     Diff {
         from: from.to_owned(),
         to: to.to_owned(),
         findings,
         surfaces,
         ledgers,
+        outputs,
     }
 }
 
@@ -334,6 +341,21 @@ impl LockPair<'_> {
                 );
             }
         }
+    }
+
+    /// Every tool a kept surface of either side offers, first-seen order (`b` first).
+    fn offered_tools(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for s in self.b.surfaces.iter().chain(&self.a.surfaces) {
+            if self.keeps(s) {
+                for t in s.offered() {
+                    if !names.contains(&t.name.as_str()) {
+                        names.push(&t.name);
+                    }
+                }
+            }
+        }
+        names
     }
 
     /// The prompt-cache effect on every role × family of either side (`b`'s order first).

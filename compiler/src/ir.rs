@@ -371,6 +371,8 @@ pub enum OutputKind {
     Array(Option<Box<OutputType>>),
     /// Closed (no other keys) when properties are declared; any object when none are.
     Object(Vec<OutputProperty>),
+    /// Only at the root of an `output:`: one of these distinct shapes (none a union).
+    AnyOf(Vec<OutputType>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

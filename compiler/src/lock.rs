@@ -23,6 +23,8 @@
 //! alias shell_poll {"tool":"shell_session","set":{"action":"poll"},"rename":{}}
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
 //! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
+//! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
+//!   action poll {"type":"object",...}
 //! ```
 //!
 //! Each distinct tool JSON is stored once (roles sharing a family usually publish the same
@@ -37,6 +39,9 @@ use serde::{Deserialize, Serialize};
 use crate::emit::{Emitted, sha256_hex};
 use crate::ir::{self, Ir, TraitValue};
 use crate::tokens;
+
+mod outputs;
+pub use outputs::{LockedActionOutput, LockedOutput};
 
 /// The lock format this build writes and reads.
 pub const FORMAT: u32 = 1;
@@ -59,6 +64,8 @@ pub struct Lock {
     pub retired: Vec<LockedRetired>,
     /// Breaking changes accepted with `lock --accept-breaking`, oldest first.
     pub accepted: Vec<Accepted>,
+    /// Declared outputs, sorted by tool name (see `lock/outputs.rs`).
+    pub outputs: Vec<LockedOutput>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -333,6 +340,7 @@ impl Lock {
                 })
                 .collect(),
             accepted: prior.map(|p| p.accepted.clone()).unwrap_or_default(),
+            outputs: outputs::outputs_of(ir),
         }
     }
 
@@ -406,6 +414,13 @@ impl Lock {
             && self.shapes == other.shapes
             && self.aliases == other.aliases
             && self.retired == other.retired
+            && self.outputs == other.outputs
+    }
+
+    /// The declared outputs of `tool`.
+    pub fn output(&self, tool: &str) -> Option<&LockedOutput> {
+        let i = self.outputs.binary_search_by(|o| o.tool.as_str().cmp(tool));
+        i.ok().and_then(|i| self.outputs.get(i))
     }
 
     /// The lock file text.
@@ -480,6 +495,7 @@ impl Lock {
         for a in &self.accepted {
             let _ = writeln!(out, "accepted {} {}", a.date, to_json(a));
         }
+        outputs::render_outputs(&self.outputs, &mut out);
         out
     }
 
@@ -597,6 +613,7 @@ struct Parser {
     aliases: Vec<LockedAlias>,
     retired: Vec<LockedRetired>,
     accepted: Vec<Accepted>,
+    outputs: Vec<LockedOutput>,
     block: Block,
 }
 
@@ -606,6 +623,7 @@ enum Block {
     None,
     Surface,
     Shape,
+    Output,
 }
 
 fn err(line: usize, message: impl Into<String>) -> LockError {
@@ -703,6 +721,7 @@ impl Parser {
         self.shapes.sort_by(|a, b| a.name.cmp(&b.name));
         self.aliases.sort_by(|a, b| a.name.cmp(&b.name));
         self.retired.sort_by(|a, b| a.name.cmp(&b.name));
+        outputs::finish_outputs(&mut self.outputs);
         Ok(Lock {
             format,
             encoding,
@@ -711,6 +730,7 @@ impl Parser {
             aliases: self.aliases,
             retired: self.retired,
             accepted: self.accepted,
+            outputs: self.outputs,
         })
     }
 
@@ -781,6 +801,10 @@ impl Parser {
                 a.date = w[1].to_owned();
                 self.accepted.push(a);
             }
+            "output" => {
+                self.outputs.push(outputs::parse_output(raw, line)?);
+                self.block = Block::Output;
+            }
             other => return Err(err(line, format!("unknown entry `{other}`"))),
         }
         Ok(())
@@ -837,6 +861,12 @@ impl Parser {
                     }
                     other => return Err(err(line, format!("unknown shape entry `{other}`"))),
                 }
+            }
+            Block::Output => {
+                let Some(o) = self.outputs.last_mut() else {
+                    return Err(bad());
+                };
+                outputs::parse_output_action(o, inner, line)?;
             }
             Block::None => return Err(err(line, "indented line outside a surface or shape")),
         }

@@ -140,7 +140,7 @@ fn llm_lists_providers_with_secrets_redacted() {
 fn one_provider_in_full_redacted() {
     let rt = rt();
     let out = ok(&rt, "llm:openai");
-    let structured = out.structured.unwrap();
+    let structured = &out.structured.unwrap()["provider"];
     assert_eq!(structured["api_key"], "[redacted]");
     assert_eq!(structured["headers"]["Authorization"], "[redacted]");
     assert_eq!(structured["headers"]["X-Team"], "agents");

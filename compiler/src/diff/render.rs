@@ -180,6 +180,32 @@ fn surface_line(s: &SurfaceChange) -> String {
     }
 }
 
+/// One tool's published output schema, before → after (bytes and tokens).
+fn output_line(o: &super::OutputChange) -> String {
+    match (&o.before, &o.after) {
+        (Some(a), Some(b)) => format!(
+            "{}: {} → {} bytes, {} → {} tokens ({})",
+            o.tool,
+            a.bytes,
+            b.bytes,
+            a.tokens,
+            b.tokens,
+            delta(a.tokens, b.tokens)
+        ),
+        (None, Some(b)) => format!("{}: added: {} bytes, {} tokens", o.tool, b.bytes, b.tokens),
+        (Some(a), None) => format!(
+            "{}: removed (was {} bytes, {} tokens)",
+            o.tool, a.bytes, a.tokens
+        ),
+        (None, None) => format!("{}: unchanged", o.tool),
+    }
+}
+
+/// The output-schema section of the text and markdown forms (nothing when none changes).
+fn output_lines(d: &Diff) -> Vec<String> {
+    d.outputs.iter().map(output_line).collect()
+}
+
 fn summary(d: &Diff) -> String {
     format!(
         "{} breaking, {} unknown, {} compatible",
@@ -242,6 +268,20 @@ pub fn text(d: &Diff, color: bool) -> String {
         );
         for s in changed {
             let _ = writeln!(out, "  {}", surface_line(s));
+        }
+    }
+    if !d.outputs.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            p.bold(&format!(
+                "output schemas (MCP outputSchema; Responses/Gemini where published): {} change",
+                d.outputs.len()
+            ))
+        );
+        for line in output_lines(d) {
+            let _ = writeln!(out, "  {line}");
         }
     }
     out.push('\n');
@@ -309,6 +349,11 @@ pub fn json(d: &Diff) -> String {
             "after": side(&s.after),
             "first_tool": s.first_tool,
             "first_byte": s.first_byte,
+        })).collect::<Vec<_>>(),
+        "outputs": d.outputs.iter().map(|o| json!({
+            "tool": o.tool,
+            "before": o.before.as_ref().map(|s| json!({"sha256": s.sha256, "bytes": s.bytes, "tokens": s.tokens})),
+            "after": o.after.as_ref().map(|s| json!({"sha256": s.sha256, "bytes": s.bytes, "tokens": s.tokens})),
         })).collect::<Vec<_>>(),
         "findings": d.findings.iter().map(|f| json!({
             "id": f.id,
@@ -384,6 +429,13 @@ pub fn markdown(d: &Diff) -> String {
                 s.first_tool.map(|i| format!("#{i}")).unwrap_or_default(),
                 tokens
             );
+        }
+        out.push('\n');
+    }
+    if !d.outputs.is_empty() {
+        let _ = writeln!(out, "### Output schemas\n");
+        for line in output_lines(d) {
+            let _ = writeln!(out, "- {}", md_escape(&line));
         }
         out.push('\n');
     }

@@ -38,6 +38,11 @@ pub fn tool_output_schema(tool: &crate::ir::Tool) -> Option<String> {
     extras::mcp_output_schema(tool).map(|j| j.to_canonical())
 }
 
+/// The tool's output schema wherever it is published (any root; MCP takes object roots only).
+pub fn published_output_schema(tool: &crate::ir::Tool) -> Option<String> {
+    extras::output_schema(tool).map(|j| j.to_canonical())
+}
+
 /// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
 pub const MAX_TOOLS: usize = 128;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;

@@ -209,7 +209,7 @@ pub fn read_action_extras(
         action.examples = read_examples(n, what, d);
     }
     if with_output && let Some(n) = s.get("output") {
-        action.output = super::output::read_output(n, &format!("the output of {what}"), false, d);
+        action.output = super::output::read_output_root(n, &format!("the output of {what}"), d);
     }
 }
 
@@ -233,7 +233,7 @@ pub fn read_tool_extras(
         );
     }
     let output = t.get("output").and_then(|n| {
-        super::output::read_output(n, &format!("the output of tool `{}`", name.v), false, d)
+        super::output::read_output_root(n, &format!("the output of tool `{}`", name.v), d)
     });
     let icon = t.get("icon").and_then(|n| super::output::read_icon(n, d));
     (output, icon)

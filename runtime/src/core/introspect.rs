@@ -228,7 +228,9 @@ impl Runtime {
         };
         let redacted = provider.redacted_json();
         let text = serde_json::to_string_pretty(&redacted).unwrap_or_default();
-        Ok(output(text, redacted))
+        // Keyed like every other target (`providers`, `models`, …): a bare provider object
+        // would share keys (`models`) with other targets' results under another meaning.
+        Ok(output(text, json!({ "provider": redacted })))
     }
 
     fn introspect_models(&self) -> ToolOutput {
