@@ -902,6 +902,22 @@ mod tests {
     }
 
     #[test]
+    fn outputs_are_recorded_and_a_broken_output_line_is_refused() {
+        let lock = standard();
+        let text = lock.render();
+        // Plain tools: one line; tools with actions: the published schema and each action's.
+        assert!(text.contains("\noutput read_file {\"type\":\"object\",\"anyOf\":["));
+        assert!(text.contains("\noutput shell_session {"));
+        assert!(text.contains("\n  action poll {\"type\":\"object\""));
+        let session = lock.output("shell_session").unwrap();
+        assert_eq!(session.actions.len(), 6);
+        assert!(lock.output("read_file").unwrap().action(None).is_some());
+        let broken = text.replacen("\noutput read_file {", "\noutput read_file {{", 1);
+        let e = Lock::parse(&broken).unwrap_err();
+        assert!(e.message.starts_with("output: "), "{e}");
+    }
+
+    #[test]
     fn a_hand_edited_json_line_is_refused() {
         let text = standard().render();
         let edited = text.replacen("\"description\":\"", "\"description\":\"X", 1);
