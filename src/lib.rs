@@ -61,4 +61,5 @@ pub mod __private {
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
     };
+    pub use toolsurface_runtime::core::TurnKind;
 }
