@@ -5,7 +5,7 @@
 //! The inputs are the generated statics: the resident array (`[` + tools joined by `,` + `]`)
 //! and each skill's tools as the emitter's canonical JSON, one string per tool. The output is
 //! exactly what `compiler::emit::Emitted::with_skills` returns for the same skills: the
-//! resident array minus its closing `]`, then `,` + each skill tool, then `]`. Nothing is
+//! resident array minus its closing `]`, then `,` + each skill tool (once), then `]`. Nothing is
 //! parsed or re-serialised; with no skill tool to append the resident array is borrowed.
 
 use std::borrow::Cow;
@@ -27,7 +27,13 @@ where
     let mut first = body.len() <= 1;
     let mut out = String::with_capacity(body.len() + extra + 1);
     out.push_str(body);
+    let mut appended: Vec<&str> = Vec::new();
     for tool in tools {
+        // A tool two active skills share is published once (the same canonical JSON).
+        if appended.contains(tool) {
+            continue;
+        }
+        appended.push(tool);
         if !first {
             out.push(',');
         }
