@@ -176,7 +176,9 @@ def test_two_clients_are_isolated_on_every_point(tmp_path: Path) -> None:
             a_after = [t.name for t in (await a.list_tools(cache_mode="refresh")).tools]
             assert "sql_query" in a_after
             b_after = [t.name for t in (await b.list_tools(cache_mode="refresh")).tools]
-            assert b_after == b_before and "sql_query" not in b_after
+            # The mcp dialect lists skill tools from the start (`skills: allow_list`): B's
+            # list is unchanged, and B's call of the inactive skill's tool is refused.
+            assert b_after == b_before and "sql_query" in b_before
             sql = await b.call_tool("sql_query", {"database": "x.db", "sql": "select 1"})
             assert sql.is_error is True, text(sql)
 
