@@ -143,4 +143,64 @@ mod tests {
             "[{\"c\":3},{\"a\":1},{\"b\":2}]"
         );
     }
+
+    #[test]
+    fn a_tool_two_skills_share_is_appended_once() {
+        let a: &[&str] = &["{\"q\":1}", "{\"e\":2}"];
+        let b: &[&str] = &["{\"p\":3}", "{\"q\":1}"];
+        assert_eq!(
+            append_tools("[{\"r\":0}]", [a, b]),
+            "[{\"r\":0},{\"q\":1},{\"e\":2},{\"p\":3}]"
+        );
+    }
+
+    const PARTS: RequestParts = RequestParts {
+        open: "{\"tools\":",
+        close_tools: "",
+        restriction: Some(Restriction {
+            open: ",\"allow\":[",
+            close: "]",
+            none: ",\"allow\":\"none\"",
+            resident: &["\"r\""],
+            skills: &[("a", &["\"q\"", "\"e\""]), ("b", &["\"q\""]), ("c", &[])],
+        }),
+        tail: "}",
+    };
+
+    #[test]
+    fn a_fragment_is_borrowed_until_an_active_skill_changes_it() {
+        let fragment = "{\"tools\":[]},\"allow\":[\"r\"]}";
+        let none: [&str; 0] = [];
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), none),
+            Cow::Borrowed(_)
+        ));
+        // A skill with no allowed entry changes nothing either.
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["c"]),
+            Cow::Borrowed(_)
+        ));
+        // Entries in skill order whatever the activation order, a shared one once.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["b", "a"]),
+            "{\"tools\":[],\"allow\":[\"r\",\"q\",\"e\"]}"
+        );
+        // Appended tools are joined even when the restriction is unchanged.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Owned("[1]".into()), none),
+            "{\"tools\":[1],\"allow\":[\"r\"]}"
+        );
+        let empty = RequestParts {
+            restriction: Some(Restriction {
+                resident: &[],
+                skills: &[],
+                ..PARTS.restriction.unwrap()
+            }),
+            ..PARTS
+        };
+        assert_eq!(
+            request_fragment("x", &empty, Cow::Owned("[]".into()), ["a"]),
+            "{\"tools\":[],\"allow\":\"none\"}"
+        );
+    }
 }
