@@ -113,6 +113,7 @@ pub fn request_fragment<'s>(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
