@@ -71,7 +71,7 @@ fn tools_come_from_the_catalog_in_published_order() {
         structured["tools"][1]["description"],
         "Read a file.\nSecond line is not shown in summaries."
     );
-    rt.activate("browser").unwrap();
+    rt.activate("call_1", "browser").unwrap();
     let out = ok(&rt, "tools");
     assert!(
         out.text
@@ -83,7 +83,7 @@ fn tools_come_from_the_catalog_in_published_order() {
 #[test]
 fn skills_show_which_are_active() {
     let rt = rt();
-    rt.activate("ops").unwrap();
+    rt.activate("call_1", "ops").unwrap();
     let out = ok(&rt, "skills");
     assert_eq!(
         out.text,

@@ -3,16 +3,21 @@
 //! a role has) from the generated statics in [`crate::standard`] alone — nothing is compiled
 //! or read at run time, so a deployed binary needs no definitions folder.
 //!
-//! Resident arrays are the generated `&'static str`s, borrowed, byte for byte. With skills
-//! active the array is [`standard::published_with_skills`]: the resident bytes up to their
-//! closing `]`, unchanged, then each active skill's tools (the emitter's own JSON, generated
-//! as statics) in activation order.
+//! Published arrays are the generated `&'static str`s, borrowed, byte for byte. On a family
+//! whose skills are deferred or allow-listed ([`Family::skill_delivery`] keeps the tools
+//! stable) that is the answer whatever skills are active: the skill tools are in it from the
+//! start. On an `append` family with skills active the array is
+//! [`standard::published_with_skills`]: the resident bytes up to their closing `]`,
+//! unchanged, then each active skill's tools (the emitter's own JSON, generated as statics)
+//! in activation order.
 
 use std::borrow::Cow;
 
 use toolsurface_runtime::core::CatalogError;
 use toolsurface_runtime::core::Scope;
+use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::SkillSummary;
+use toolsurface_runtime::core::SkillTool;
 use toolsurface_runtime::core::SurfaceCatalog;
 use toolsurface_runtime::core::ToolSummary;
 
@@ -78,10 +83,11 @@ fn skill_tools(role: Role, skill: Skill) -> Vec<Tool> {
 impl SurfaceCatalog for StandardCatalog {
     fn tool_array(&self, scope: &Scope) -> Result<Cow<'static, str>, CatalogError> {
         let (role, family) = Self::parse_scope(scope)?;
-        if scope.skills.is_empty() {
+        let skills = Self::parse_skills(role, &scope.skills)?;
+        if skills.is_empty() || family.skill_delivery().keeps_tools_stable() {
+            // Deferred or allow-listed skill tools are in the resident bytes already.
             return Ok(Cow::Borrowed(standard::published(role, family)));
         }
-        let skills = Self::parse_skills(role, &scope.skills)?;
         Ok(standard::published_with_skills(role, family, &skills))
     }
 
@@ -105,6 +111,36 @@ impl SurfaceCatalog for StandardCatalog {
                     .collect(),
             })
             .collect()
+    }
+
+    fn skill_delivery(&self, scope: &Scope) -> Result<SkillDelivery, CatalogError> {
+        let (_, family) = Self::parse_scope(scope)?;
+        Ok(family.skill_delivery())
+    }
+
+    fn skill_tools(&self, scope: &Scope, skill: &str) -> Result<Vec<SkillTool>, CatalogError> {
+        let (role, family) = Self::parse_scope(scope)?;
+        let skill = Self::parse_skills(role, &[skill.to_owned()])?
+            .into_iter()
+            .next()
+            .ok_or_else(|| CatalogError(format!("unknown skill {skill}")))?;
+        let tools = standard::skill_tools(role, family, skill);
+        let definitions = standard::skill_json(role, family, skill);
+        if tools.len() != definitions.len() {
+            return Err(CatalogError(format!(
+                "skill {skill} on {role} × {family}: {} tools but {} definitions",
+                tools.len(),
+                definitions.len()
+            )));
+        }
+        Ok(tools
+            .iter()
+            .zip(definitions)
+            .map(|(tool, definition)| SkillTool {
+                name: tool.as_str().to_owned(),
+                definition: Cow::Borrowed(*definition),
+            })
+            .collect())
     }
 }
 

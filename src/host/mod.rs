@@ -38,9 +38,11 @@ use std::sync::atomic::Ordering;
 use serde::Deserialize;
 use serde::Serialize;
 use toolsurface_runtime::call::ToolError;
+use toolsurface_runtime::core::Activation;
 use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::CatalogError;
 use toolsurface_runtime::core::Runtime;
+use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::Surface;
 use toolsurface_runtime::core::ToolResult;
 use toolsurface_runtime::core::Turn;
@@ -349,6 +351,20 @@ impl Conversation {
             .iter()
             .filter_map(|s| s.parse::<Skill>().ok())
             .collect()
+    }
+
+    /// How an activated skill's tools reach the model on this conversation's family.
+    pub fn skill_delivery(&self) -> SkillDelivery {
+        self.family().skill_delivery()
+    }
+
+    /// What the activation call `call_id` of a finished batch did, once (later calls answer
+    /// `None`). [`Activation::reply`] turns it into what the host sends back to the model
+    /// instead of the plain text result: on Anthropic `defer` the `tool_result` content
+    /// with one `tool_reference` block per tool, on Responses `defer` the
+    /// `tool_search_output` item, elsewhere the text.
+    pub fn take_activation(&self, call_id: &str) -> Option<Activation> {
+        self.runtime.take_activation(call_id)
     }
 
     /// The tool array to send with `turn`'s request (the same bytes for every turn kind).
