@@ -32,8 +32,8 @@ pub mod transcript;
 pub mod runtime {
     pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
     pub use toolsurface_runtime::core::{
-        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
-        WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+        Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
+        TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
     // Skill activation: what it did and the dialect's reply to it.
     pub use toolsurface_runtime::core::{
@@ -61,6 +61,7 @@ pub mod __private {
     pub use regex;
     pub use serde;
     pub use serde_json;
+    pub use toolsurface_runtime::SkillStrategy;
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
     };

@@ -17,7 +17,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit;
-use crate::ir::{Dialect, Ir, Route, TraitKind, TraitValue};
+use crate::ir::{Dialect, Ir, Route, SkillStrategy, TraitKind, TraitValue};
 use names::{ident, pascal_str, predicate, snake, unique_pascal, upper};
 
 pub use names::and_list;
@@ -275,7 +275,33 @@ impl<'a> Gen<'a> {
                 }
             }
         };
-        quote! { #roles #families #skills #tools #tool_impl }
+        let family_impl = self.family_skill_strategy();
+        quote! { #roles #families #family_impl #skills #tools #tool_impl }
+    }
+
+    /// `Family::skill_strategy`: each family's `skills:` mapped onto the runtime's
+    /// `SkillStrategy` (the runtime knows no YAML).
+    fn family_skill_strategy(&self) -> TokenStream {
+        if self.families.is_empty() {
+            return quote!();
+        }
+        let rt = rt();
+        let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
+            let variant = match f.skills {
+                SkillStrategy::Defer => quote!(Defer),
+                SkillStrategy::AllowList => quote!(AllowList),
+                SkillStrategy::Append => quote!(Append),
+            };
+            quote!(Family::#id => #rt::SkillStrategy::#variant,)
+        });
+        quote! {
+            impl Family {
+                /// How this family publishes and activates skills (`skills:` of surface.yaml).
+                pub const fn skill_strategy(self) -> #rt::SkillStrategy {
+                    match self { #(#arms)* }
+                }
+            }
+        }
     }
 
     /// An enum per enum trait (`Cost`), with `as_str` and its default.

@@ -77,6 +77,7 @@ pub use suggest::did_you_mean;
 pub use surface::CatalogError;
 pub use surface::EmptyCatalog;
 pub use surface::Scope;
+pub use surface::SkillStrategy;
 pub use surface::SkillSummary;
 pub use surface::Surface;
 pub use surface::SurfaceCatalog;
