@@ -27,14 +27,45 @@ use crate::standard::Role;
 use crate::standard::Skill;
 use crate::standard::Tool;
 
+/// Which published bytes a conversation is served: its family's own dialect, or the `mcp`
+/// dialect (an MCP session), where every offered skill tool is listed from the start and
+/// activation only opens the gate (the MCP server's `tools/list` never changes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rendering {
+    #[default]
+    Native,
+    Mcp,
+}
+
+impl Rendering {
+    /// How an activated skill's tools reach the model on `family` rendered this way.
+    pub fn skill_delivery(self, family: Family) -> SkillDelivery {
+        match self {
+            Rendering::Native => family.skill_delivery(),
+            Rendering::Mcp => SkillDelivery::AllowList,
+        }
+    }
+}
+
 /// [`SurfaceCatalog`] over the generated standard surface.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct StandardCatalog;
+pub struct StandardCatalog {
+    rendering: Rendering,
+}
 
 impl StandardCatalog {
-    /// A catalog over the generated statics.
+    /// A catalog over the generated statics, in each family's own dialect.
     pub fn new() -> Self {
-        StandardCatalog
+        StandardCatalog::rendered(Rendering::Native)
+    }
+
+    /// A catalog over the generated statics, rendered as `rendering` says.
+    pub fn rendered(rendering: Rendering) -> Self {
+        StandardCatalog { rendering }
+    }
+
+    pub fn rendering(&self) -> Rendering {
+        self.rendering
     }
 
     /// Role and family of a runtime scope, as the generated enums.
@@ -84,6 +115,9 @@ impl SurfaceCatalog for StandardCatalog {
     fn tool_array(&self, scope: &Scope) -> Result<Cow<'static, str>, CatalogError> {
         let (role, family) = Self::parse_scope(scope)?;
         let skills = Self::parse_skills(role, &scope.skills)?;
+        if self.rendering == Rendering::Mcp {
+            return Ok(Cow::Borrowed(standard::published_mcp(role, family)));
+        }
         if skills.is_empty() || family.skill_delivery().keeps_tools_stable() {
             // Deferred or allow-listed skill tools are in the resident bytes already.
             return Ok(Cow::Borrowed(standard::published(role, family)));
@@ -115,7 +149,7 @@ impl SurfaceCatalog for StandardCatalog {
 
     fn skill_delivery(&self, scope: &Scope) -> Result<SkillDelivery, CatalogError> {
         let (_, family) = Self::parse_scope(scope)?;
-        Ok(family.skill_delivery())
+        Ok(self.rendering.skill_delivery(family))
     }
 
     fn skill_tools(&self, scope: &Scope, skill: &str) -> Result<Vec<SkillTool>, CatalogError> {
@@ -125,7 +159,10 @@ impl SurfaceCatalog for StandardCatalog {
             .next()
             .ok_or_else(|| CatalogError(format!("unknown skill {skill}")))?;
         let tools = standard::skill_tools(role, family, skill);
-        let definitions = standard::skill_json(role, family, skill);
+        let definitions = match self.rendering {
+            Rendering::Native => standard::skill_json(role, family, skill),
+            Rendering::Mcp => standard::skill_json_mcp(role, family, skill),
+        };
         if tools.len() != definitions.len() {
             return Err(CatalogError(format!(
                 "skill {skill} on {role} × {family}: {} tools but {} definitions",

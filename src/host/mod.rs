@@ -61,6 +61,7 @@ use toolsurface_runtime::workdirs::SetWorkdirsRequest;
 use toolsurface_runtime::workdirs::Workdirs;
 use toolsurface_runtime::workdirs::WorkdirsMode;
 
+pub use catalog::Rendering;
 pub use catalog::StandardCatalog;
 pub use catalog::tool_summaries;
 pub use config::DEFAULT_CONVERSATION;
@@ -117,6 +118,8 @@ pub struct Stores {
 struct Shared {
     config: HostConfig,
     catalog: Arc<StandardCatalog>,
+    /// The catalog of conversations served over MCP ([`Rendering::Mcp`]).
+    mcp_catalog: Arc<StandardCatalog>,
     stores: Stores,
     files: BTreeMap<String, Arc<FileHost>>,
     /// Every conversation's registry is made from this one, so ids never repeat.
@@ -161,6 +164,7 @@ pub struct Conversation {
     shared: Arc<Shared>,
     /// Every turn made with [`Conversation::new_turn`] shares this one's lock.
     schedule: Turn,
+    rendering: Rendering,
     ended: AtomicBool,
 }
 
@@ -232,6 +236,7 @@ impl StandardHost {
         }
         let shared = Arc::new(Shared {
             catalog: Arc::new(StandardCatalog::new()),
+            mcp_catalog: Arc::new(StandardCatalog::rendered(Rendering::Mcp)),
             stores,
             files,
             ids: SessionRegistry::new(),
@@ -240,7 +245,11 @@ impl StandardHost {
             family,
             config,
         });
-        let default = Conversation::open(&shared, shared.config.conversation.clone())?;
+        let default = Conversation::open(
+            &shared,
+            shared.config.conversation.clone(),
+            Rendering::Native,
+        )?;
         Ok(StandardHost { shared, default })
     }
 
@@ -248,12 +257,22 @@ impl StandardHost {
     /// of the process has (`<HostConfig::conversation>-<n>`). Its workdirs start as
     /// configured, its bound host as configured, no skill active, no session.
     pub fn open_conversation(&self) -> Result<Conversation, HostError> {
+        self.open_conversation_rendered(Rendering::Native)
+    }
+
+    /// [`StandardHost::open_conversation`] for a conversation served in `rendering` (the MCP
+    /// server opens its sessions' conversations with [`Rendering::Mcp`]: skill tools are
+    /// listed from the start, activation keeps the list).
+    pub fn open_conversation_rendered(
+        &self,
+        rendering: Rendering,
+    ) -> Result<Conversation, HostError> {
         let n = self
             .shared
             .next_conversation
             .fetch_add(1, Ordering::Relaxed);
         let id = format!("{}-{n}", self.shared.config.conversation);
-        Conversation::open(&self.shared, id)
+        Conversation::open(&self.shared, id, rendering)
     }
 
     /// The default conversation (what the host dereferences to).
@@ -271,9 +290,16 @@ impl StandardHost {
 }
 
 impl Conversation {
-    fn open(shared: &Arc<Shared>, id: String) -> Result<Conversation, HostError> {
+    fn open(
+        shared: &Arc<Shared>,
+        id: String,
+        rendering: Rendering,
+    ) -> Result<Conversation, HostError> {
         let config = &shared.config;
-        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = shared.catalog.clone();
+        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = match rendering {
+            Rendering::Native => shared.catalog.clone(),
+            Rendering::Mcp => shared.mcp_catalog.clone(),
+        };
         let runtime = Arc::new(
             Runtime::new(config.runtime.clone(), catalog)?
                 .with_registry(Arc::new(shared.ids.sharing_ids())),
@@ -316,6 +342,7 @@ impl Conversation {
             handlers: Arc::new(handlers),
             shared: shared.clone(),
             schedule: Turn::normal(),
+            rendering,
             ended: AtomicBool::new(false),
         })
     }
@@ -353,9 +380,15 @@ impl Conversation {
             .collect()
     }
 
-    /// How an activated skill's tools reach the model on this conversation's family.
+    /// How an activated skill's tools reach the model in this conversation (its family's,
+    /// or `AllowList` for a conversation served over MCP).
     pub fn skill_delivery(&self) -> SkillDelivery {
-        self.family().skill_delivery()
+        self.rendering.skill_delivery(self.family())
+    }
+
+    /// Which published bytes the conversation is served.
+    pub fn rendering(&self) -> Rendering {
+        self.rendering
     }
 
     /// What the activation call `call_id` of a finished batch did, once (later calls answer
