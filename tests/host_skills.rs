@@ -68,7 +68,9 @@ async fn a_skill_tool_is_refused_before_activation_and_parses_after() {
                 "{role} × {family}"
             );
         }
-        ok(&fx.one(activate.as_str(), &activation_arguments(skill)).await);
+        ok(&fx
+            .one(activate.as_str(), &activation_arguments(skill))
+            .await);
         for tool in standard::skill_tools(role, family, skill) {
             let skills = [skill];
             let scope = Scope::new(role, family).with_skills(&skills);

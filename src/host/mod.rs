@@ -400,6 +400,24 @@ impl Conversation {
         self.runtime.take_activation(call_id)
     }
 
+    /// The model call a Responses client `tool_search_call` stands for: on a family whose
+    /// skills are deferred behind the client-executed `tool_search` tool (the activation
+    /// tool, published under that type), the search's `arguments` are the activation tool's.
+    /// Run the returned call with the batch, then answer the search with
+    /// [`Conversation::take_activation`] → [`Activation::reply`] (a `tool_search_output`
+    /// item with the same `call_id`). `None` when this conversation does not search that way.
+    pub fn tool_search_call(
+        &self,
+        call_id: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Option<ModelToolCall> {
+        if self.skill_delivery() != SkillDelivery::ToolSearchOutput {
+            return None;
+        }
+        let activate = standard::Scope::new(self.role(), self.family()).activation_tool()?;
+        Some(ModelToolCall::new(call_id, activate.as_str(), arguments))
+    }
+
     /// The tool array to send with `turn`'s request (the same bytes for every turn kind).
     pub fn surface(&self, turn: &Turn) -> Result<Surface, CatalogError> {
         self.runtime.surface(turn)
