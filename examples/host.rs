@@ -227,19 +227,26 @@ conversation {} (its own sessions):",
     Ok(())
 }
 
-/// What the host sends with a request of `turn`: the tool array (same bytes for every turn
-/// kind and, under `defer` / `allow_list`, for every activation).
+/// What the host sends with a request of `turn`: the request fragment (`tools` — the same
+/// bytes for every turn kind and, under `defer` / `allow_list`, for every activation — and
+/// the turn's allowed-tools restriction and flags where the dialect has them), printed with
+/// the tools as their size and hash.
 fn print_request(
     label: &str,
     host: &StandardHost,
     turn: &Turn,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    let fragment: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&host.request_fragment(turn))?;
     let surface = host.surface(turn)?;
     println!(
         "\n[request] {label}: tools {} bytes, sha256 {}",
         surface.bytes.len(),
         surface.sha256
     );
+    for (key, value) in fragment.iter().filter(|(k, _)| *k != "tools") {
+        println!("  {key}: {value}");
+    }
     Ok(())
 }
 

@@ -66,4 +66,5 @@ pub mod __private {
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
     };
     pub use toolsurface_runtime::core::SkillDelivery;
+    pub use toolsurface_runtime::core::TurnKind;
 }

@@ -194,7 +194,13 @@ pub fn tool_summaries(array: &str) -> Result<Vec<ToolSummary>, CatalogError> {
         .map(|item| {
             let tool = item.get("function").unwrap_or(item);
             let text = |key: &str| tool.get(key).and_then(serde_json::Value::as_str);
-            match (text("name"), text("description")) {
+            // openai-responses under `skills: defer` publishes activate_skill as the client
+            // `tool_search` tool, which has no name (docs/published-bytes.md, "Skills").
+            let name = match text("type") {
+                Some("tool_search") => Some(Tool::ActivateSkill.as_str()),
+                _ => text("name"),
+            };
+            match (name, text("description")) {
                 (Some(name), description) => Ok(ToolSummary {
                     name: name.to_owned(),
                     description: description.unwrap_or_default().to_owned(),

@@ -418,6 +418,21 @@ impl Conversation {
         Some(ModelToolCall::new(call_id, activate.as_str(), arguments))
     }
 
+    /// Every request field the surface owns for `turn` with this conversation's active
+    /// skills, as one JSON object to merge into the provider request
+    /// ([`standard::request_fragment`]): `tools` (the same bytes for every turn kind and,
+    /// under `defer` / `allow_list`, for every activation), and where the dialect has them
+    /// the turn's allowed-tools restriction and `parallel_tool_calls`. Borrowed static bytes
+    /// whenever the active skills change nothing.
+    pub fn request_fragment(&self, turn: &Turn) -> std::borrow::Cow<'static, str> {
+        standard::request_fragment(
+            self.role(),
+            self.family(),
+            turn.kind(),
+            &self.active_skills(),
+        )
+    }
+
     /// The tool array to send with `turn`'s request (the same bytes for every turn kind).
     pub fn surface(&self, turn: &Turn) -> Result<Surface, CatalogError> {
         self.runtime.surface(turn)

@@ -1,5 +1,6 @@
 //! Joining published arrays with activated skills' tools, for the generated
-//! `published_with_skills` / `published_mcp_with_skills`.
+//! `published_with_skills` / `published_mcp_with_skills`, and request fragments with the
+//! active skills' allowed-tools entries, for the generated `request_fragment`.
 //!
 //! The inputs are the generated statics: the resident array (`[` + tools joined by `,` + `]`)
 //! and each skill's tools as the emitter's canonical JSON, one string per tool. The output is
@@ -34,6 +35,73 @@ where
         out.push_str(tool);
     }
     out.push(']');
+    Cow::Owned(out)
+}
+
+/// The static pieces of one (role, family, turn kind) request fragment, as the compiler's
+/// `emit::request::RequestParts` computes them (generated as statics).
+#[derive(Clone, Copy, Debug)]
+pub struct RequestParts {
+    pub open: &'static str,
+    pub close_tools: &'static str,
+    pub restriction: Option<Restriction>,
+    pub tail: &'static str,
+}
+
+/// The allowed-tools member of a fragment: entries of the resident tools, then of each
+/// active skill (role order), each once; `none` when no entry is left.
+#[derive(Clone, Copy, Debug)]
+pub struct Restriction {
+    pub open: &'static str,
+    pub close: &'static str,
+    pub none: &'static str,
+    pub resident: &'static [&'static str],
+    pub skills: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// The request fragment for the active skills, byte for byte what the compiler's
+/// `Emitted::request` returns: `fragment` (the static one for no active skill), borrowed,
+/// when the tools are the published array (`tools` borrowed) and no active skill adds an
+/// allowed entry; else joined from `parts`.
+pub fn request_fragment<'s>(
+    fragment: &'static str,
+    parts: &RequestParts,
+    tools: Cow<'static, str>,
+    active: impl IntoIterator<Item = &'s str>,
+) -> Cow<'static, str> {
+    let active: Vec<&str> = active.into_iter().collect();
+    let adds = parts.restriction.is_some_and(|r| {
+        r.skills
+            .iter()
+            .any(|(skill, entries)| !entries.is_empty() && active.contains(skill))
+    });
+    if matches!(tools, Cow::Borrowed(_)) && !adds {
+        return Cow::Borrowed(fragment);
+    }
+    let mut out = String::with_capacity(fragment.len() + tools.len());
+    out.push_str(parts.open);
+    out.push_str(&tools);
+    out.push_str(parts.close_tools);
+    if let Some(r) = parts.restriction {
+        let mut entries: Vec<&str> = r.resident.to_vec();
+        for (skill, tools) in r.skills {
+            if active.contains(skill) {
+                for e in *tools {
+                    if !entries.contains(e) {
+                        entries.push(e);
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            out.push_str(r.none);
+        } else {
+            out.push_str(r.open);
+            out.push_str(&entries.join(","));
+            out.push_str(r.close);
+        }
+    }
+    out.push_str(parts.tail);
     Cow::Owned(out)
 }
 

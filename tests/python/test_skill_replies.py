@@ -93,7 +93,30 @@ def test_every_reply_has_its_dialect_shape() -> None:
         else:
             assert delivery in ("AllowList", "Append"), delivery
             assert isinstance(reply, str) and "sqlite" in reply, reply
-    assert sum(seen.values()) == len({line["family"] for line in _replies()}), seen
+    assert seen.get("ToolReference") and seen.get("ToolSearchOutput"), seen
+
+
+def _expected_delivery(family: str) -> str:
+    """From the published bytes alone: deferred skill tools on an Anthropic array (tools
+    with `input_schema`) answer with tool references, on a Responses array (a `tool_search`
+    tool) with a tool_search_output; skill tools published plainly are allow-listed, absent
+    ones appended."""
+    tools = emit("main", family)
+    names = skill_tool_names("sqlite")
+    published = [t for t in tools if (t.get("name") or t.get("function", {}).get("name")) in names]
+    if not published:
+        return "Append"
+    if all(t.get("defer_loading") is True for t in published):
+        if any(t.get("type") == "tool_search" for t in tools):
+            return "ToolSearchOutput"
+        assert all("input_schema" in t for t in published), family
+        return "ToolReference"
+    return "AllowList"
+
+
+def test_each_family_answers_with_the_delivery_its_bytes_call_for() -> None:
+    for line in _replies():
+        assert line["delivery"] == _expected_delivery(line["family"]), line
 
 
 def test_the_example_runs_the_whole_loop_on_every_family() -> None:

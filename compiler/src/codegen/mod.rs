@@ -8,6 +8,7 @@
 //! the published arrays as `&'static str` with their sha256.
 
 mod names;
+mod published;
 mod tool;
 pub mod union;
 
@@ -16,9 +17,8 @@ use std::collections::BTreeMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit;
 use crate::ir::{Dialect, Ir, Route, SkillStrategy, TraitKind, TraitValue};
-use names::{ident, pascal_str, predicate, snake, unique_pascal, upper};
+use names::{ident, pascal_str, predicate, snake, unique_pascal};
 
 pub use names::and_list;
 pub use tool::expected_text;
@@ -553,12 +553,16 @@ impl<'a> Gen<'a> {
             return quote!();
         }
         let rt = rt();
-        let arms = self
-            .ir
-            .families
-            .iter()
-            .zip(&self.families)
-            .map(|(_f, id)| quote!(Family::#id => #rt::SkillDelivery::Append,));
+        let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
+            let delivery = match (f.skills, f.dialect) {
+                (SkillStrategy::Defer, Dialect::Anthropic) => quote!(ToolReference),
+                (SkillStrategy::Defer, Dialect::OpenaiResponses) => quote!(ToolSearchOutput),
+                // `check` refuses `defer` on the other dialects (unsupported-skill-strategy).
+                (SkillStrategy::Defer, _) | (SkillStrategy::AllowList, _) => quote!(AllowList),
+                (SkillStrategy::Append, _) => quote!(Append),
+            };
+            quote!(Family::#id => #rt::SkillDelivery::#delivery,)
+        });
         quote! {
             impl Family {
                 /// How an activated skill's tools reach the model on this family (its
@@ -860,211 +864,6 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-    }
-
-    /// The published arrays: per role × family in the family's dialect and in the mcp dialect,
-    /// as `&'static str` with their sha256, and lookups; per role × family × skill the tools the
-    /// skill appends (each tool's canonical JSON exactly as the emitter wrote it), and the arrays
-    /// with skills appended (`published_with_skills`), byte for byte what
-    /// `emit::Emitted::with_skills` returns.
-    fn published(&self) -> Result<TokenStream, CodegenError> {
-        let ir = self.ir;
-        let rt = rt();
-        let mut consts = Vec::new();
-        let mut arms = Vec::new();
-        let mut sha_arms = Vec::new();
-        let mut mcp_arms = Vec::new();
-        let mut skill_tool_arms = Vec::new();
-        let mut skill_json_arms = Vec::new();
-        let mut skill_mcp_arms = Vec::new();
-        let mut used_names: Vec<String> = Vec::new();
-        let mut unique = |base: String| {
-            let mut name = base.clone();
-            let mut n = 2;
-            while used_names.contains(&name) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
-            used_names.push(name.clone());
-            format_ident!("{}", name)
-        };
-        for s in &ir.surfaces {
-            let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
-                continue;
-            };
-            let own = emit::surface(ir, &s.role, &s.family, None)
-                .map_err(|e| CodegenError(e.to_string()))?;
-            let mcp = emit::surface(ir, &s.role, &s.family, Some(Dialect::Mcp))
-                .map_err(|e| CodegenError(e.to_string()))?;
-            let base = format!("{}_{}", upper(&s.role), upper(&s.family));
-            let c = format_ident!("SURFACE_{}", base);
-            let c_sha = format_ident!("SURFACE_{}_SHA256", base);
-            let m = format_ident!("SURFACE_{}_MCP", base);
-            let m_sha = format_ident!("SURFACE_{}_MCP_SHA256", base);
-            let (bytes, sha, mbytes, msha) = (&own.bytes, &own.sha256, &mcp.bytes, &mcp.sha256);
-            let doc = format!(
-                " The `{}` × `{}` tool array ({}).",
-                s.role,
-                s.family,
-                s.dialect.as_str()
-            );
-            let mdoc = format!(
-                " The `{}` × `{}` tool array in the mcp dialect.",
-                s.role, s.family
-            );
-            consts.push(quote! {
-                #[doc = #doc]
-                pub const #c: &str = #bytes;
-                pub const #c_sha: &str = #sha;
-                #[doc = #mdoc]
-                pub const #m: &str = #mbytes;
-                pub const #m_sha: &str = #msha;
-            });
-            arms.push(quote!((Role::#r, Family::#f) => #c,));
-            sha_arms.push(quote!((Role::#r, Family::#f) => #c_sha,));
-            mcp_arms.push(quote!((Role::#r, Family::#f) => #m,));
-            for sk in &own.skills {
-                if sk.tools.is_empty() {
-                    continue;
-                }
-                let Some(skid) = self.skill_ix(&sk.name) else {
-                    continue;
-                };
-                let msk = mcp.skill(&sk.name).ok_or_else(|| {
-                    CodegenError(format!(
-                        "skill {} of {} × {} has no mcp rendering",
-                        sk.name, s.role, s.family
-                    ))
-                })?;
-                let tools: Vec<&Ident> = sk
-                    .tools
-                    .iter()
-                    .filter_map(|t| self.tool_ix(&t.name))
-                    .collect();
-                let json = sk.tools.iter().map(|t| t.json.as_str());
-                let mjson = msk.tools.iter().map(|t| t.json.as_str());
-                let k = unique(format!("SKILL_{base}_{}", upper(&sk.name)));
-                let mk = unique(format!("SKILL_{base}_{}_MCP", upper(&sk.name)));
-                let kdoc = format!(
-                    " The tools skill `{}` appends for `{}` × `{}` ({}), one canonical JSON \
-                     object each.",
-                    sk.name,
-                    s.role,
-                    s.family,
-                    s.dialect.as_str()
-                );
-                let mkdoc = format!(
-                    " The tools skill `{}` appends for `{}` × `{}` in the mcp dialect.",
-                    sk.name, s.role, s.family
-                );
-                consts.push(quote! {
-                    #[doc = #kdoc]
-                    pub const #k: &[&str] = &[#(#json),*];
-                    #[doc = #mkdoc]
-                    pub const #mk: &[&str] = &[#(#mjson),*];
-                });
-                skill_tool_arms
-                    .push(quote!((Role::#r, Family::#f, Skill::#skid) => &[#(Tool::#tools),*],));
-                skill_json_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => #k,));
-                skill_mcp_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => #mk,));
-            }
-        }
-        let complete = ir.surfaces.len() == ir.roles.len() * ir.families.len();
-        let wild = if complete {
-            quote!()
-        } else {
-            quote!(_ => "[]",)
-        };
-        let body = |arms: &[TokenStream]| {
-            if ir.roles.is_empty() || ir.families.is_empty() {
-                quote!(let _ = (role, family); "[]")
-            } else {
-                quote!(match (role, family) { #(#arms)* #wild })
-            }
-        };
-        let (b1, b2, b3) = (body(&arms), body(&sha_arms), body(&mcp_arms));
-        let skill_body = |arms: &[TokenStream]| {
-            quote! {
-                let _ = (&role, &family, &skill);
-                #[allow(unreachable_patterns)]
-                match (role, family, skill) { #(#arms)* _ => &[], }
-            }
-        };
-        let (s1, s2, s3) = (
-            skill_body(&skill_tool_arms),
-            skill_body(&skill_json_arms),
-            skill_body(&skill_mcp_arms),
-        );
-        let role_skill_arms = ir.roles.iter().zip(&self.roles).map(|(role, r)| {
-            let sks: Vec<&Ident> = role
-                .skills
-                .iter()
-                .filter_map(|s| self.skill_ix(s))
-                .collect();
-            quote!(Role::#r => &[#(Skill::#sks),*],)
-        });
-        let descriptions = ir.skills.iter().zip(&self.skills).map(|(sk, id)| {
-            let d = &sk.description;
-            quote!(Skill::#id => #d,)
-        });
-        Ok(quote! {
-            #(#consts)*
-
-            /// The tool array sent with every request for `role` on `family` (borrowed static
-            /// bytes, byte-stable; skills activated later append after it).
-            pub fn published(role: Role, family: Family) -> &'static str { #b1 }
-            /// Lowercase hex sha256 of [`published`].
-            pub fn published_sha256(role: Role, family: Family) -> &'static str { #b2 }
-            /// The same array in the mcp dialect (what `toolsurface serve` lists).
-            pub fn published_mcp(role: Role, family: Family) -> &'static str { #b3 }
-
-            /// The array for `role` on `family` after activating `skills` (in activation order):
-            /// the resident array's bytes up to its closing `]`, unchanged, then each skill's
-            /// tools. With no skill tool to append it is [`published`], borrowed. A skill the
-            /// role does not offer (see [`Role::skills`]) appends nothing.
-            pub fn published_with_skills(
-                role: Role,
-                family: Family,
-                skills: &[Skill],
-            ) -> ::std::borrow::Cow<'static, str> {
-                #rt::publish::append_tools(
-                    published(role, family),
-                    skills.iter().map(|s| skill_json(role, family, *s)),
-                )
-            }
-            /// [`published_with_skills`] in the mcp dialect.
-            pub fn published_mcp_with_skills(
-                role: Role,
-                family: Family,
-                skills: &[Skill],
-            ) -> ::std::borrow::Cow<'static, str> {
-                #rt::publish::append_tools(
-                    published_mcp(role, family),
-                    skills.iter().map(|s| skill_json_mcp(role, family, *s)),
-                )
-            }
-            /// The tools `skill` appends for `role` on `family`, in published order (empty when
-            /// the role does not offer the skill or the family has none of its tools).
-            pub fn skill_tools(role: Role, family: Family, skill: Skill) -> &'static [Tool] { #s1 }
-            /// The canonical JSON of each of [`skill_tools`], in the family's dialect.
-            pub fn skill_json(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s2 }
-            /// [`skill_json`] in the mcp dialect.
-            pub fn skill_json_mcp(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s3 }
-
-            impl Role {
-                /// The skills the role offers, in `roles.yaml` order.
-                pub fn skills(self) -> &'static [Skill] {
-                    match self { #(#role_skill_arms)* }
-                }
-            }
-
-            impl Skill {
-                /// The skill's description (what `introspect skills` shows a model).
-                pub fn description(self) -> &'static str {
-                    match self { #(#descriptions)* }
-                }
-            }
-        })
     }
 }
 
