@@ -169,10 +169,25 @@ async fn introspect_lists_the_published_tools_and_skills() {
         // Responses publishes activate_skill as the nameless client `tool_search` tool.
         .map(|t| t["name"].as_str().unwrap_or("activate_skill").to_owned())
         .collect();
-    assert_eq!(listed, names, "published order");
-    // Under `skills: defer` the skill's tool is published (deferred) from the start;
-    // `introspect skills` says whether the skill is active.
-    assert!(listed.contains(&"sql_query".to_owned()));
+    // Under `skills: defer` the skill's tool is published (deferred) from the start, but
+    // `introspect tools` lists what a call may use now: not it, until activation.
+    let callable: Vec<String> = names
+        .iter()
+        .filter(|n| *n != "sql_query")
+        .cloned()
+        .collect();
+    assert!(names.contains(&"sql_query".to_owned()));
+    assert_eq!(listed, callable, "published order, callable tools");
+    ok(&fx.one("activate_skill", r#"{"name":"sqlite"}"#).await);
+    let tools = ok(&fx.one("introspect", r#"{"target":"tools"}"#).await).clone();
+    let listed: Vec<&str> = structured(&tools)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, names, "published order, the skill's tool included");
+    let fx = Fixture::new(Role::Main, Family::Responses);
 
     let skills = ok(&fx.one("introspect", r#"{"target":"skills"}"#).await).clone();
     let skill = &structured(&skills)["skills"][0];

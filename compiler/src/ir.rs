@@ -242,6 +242,12 @@ impl Publish {
     }
 }
 
+/// The tool that activates skills. The language fixes its name: `check` warns about a role
+/// that offers skills without it (or lists it without skills), and the generated
+/// `Call::parse_in` names it (through the generated `Tool`) when it refuses a skill tool
+/// whose skill is not active.
+pub const ACTIVATE_SKILL_TOOL: &str = "activate_skill";
+
 /// The bool traits the runtime reads through `CallInfo` (`is_parallel_safe`, `is_follow_up`,
 /// `is_poll`, `is_read_only`, `result_on_interrupt`). Declared once, here: codegen implements
 /// exactly these `CallInfo` methods from the surface's own tables (rustc refuses the generated

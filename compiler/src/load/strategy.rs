@@ -8,9 +8,9 @@ use crate::diag::Diagnostic;
 use crate::ir::{CacheTtl, Dialect, Ir, SkillStrategy};
 use crate::load::read::{self, Diags, Struct};
 
-/// The tool that activates skills (a convention of the definitions, as in `check`): on an
+/// The tool that activates skills (declared once, [`crate::ir::ACTIVATE_SKILL_TOOL`]): on an
 /// openai-responses family with `skills: defer` it is published as the client `tool_search`.
-pub const ACTIVATE_SKILL: &str = "activate_skill";
+pub use crate::ir::ACTIVATE_SKILL_TOOL as ACTIVATE_SKILL;
 
 /// The family's `cache_control:` (anthropic only): `5m` or `1h`.
 pub fn read_cache_control(
