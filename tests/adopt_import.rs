@@ -36,14 +36,18 @@ fn emit_to(dir: &str, role: &str, family: &str, dialect: Option<&str>, file: &Pa
 /// The tool keys issue 16 added to the published arrays that `import` does not map back yet
 /// (it reports each as dropped, with its pointer): per-action examples (Anthropic
 /// `input_examples`), declared outputs (`outputSchema`, `output_schema`,
-/// `responseJsonSchema`), MCP `_meta` (lock hash and traits) and `icons`.
-const NOT_IMPORTED_YET: [&str; 6] = [
+/// `responseJsonSchema`), MCP `_meta` (lock hash and traits) and `icons`; and issue 15's skill
+/// keys (`defer_loading`, Anthropic `cache_control`; the Responses `tool_search` tool itself is
+/// dropped whole, see [`without_unimported_keys`]).
+const NOT_IMPORTED_YET: [&str; 8] = [
     "input_examples",
     "outputSchema",
     "output_schema",
     "responseJsonSchema",
     "_meta",
     "icons",
+    "defer_loading",
+    "cache_control",
 ];
 
 /// A published array with the [`NOT_IMPORTED_YET`] keys removed from every tool (key order
@@ -58,6 +62,7 @@ fn without_unimported_keys(bytes: &[u8]) -> String {
         },
         _ => return doc.to_string(),
     };
+    tools.retain(|t| t.get("type").and_then(|v| v.as_str()) != Some("tool_search"));
     for tool in tools.iter_mut() {
         if let Some(o) = tool.as_object_mut() {
             for key in NOT_IMPORTED_YET {

@@ -132,7 +132,11 @@ impl LockedSurface {
     pub fn array_with(&self, skills: &[&str]) -> Option<String> {
         let mut tools: Vec<&LockedTool> = self.tools.iter().collect();
         for name in skills {
-            tools.extend(&self.skills.iter().find(|s| s.name == *name)?.tools);
+            for t in &self.skills.iter().find(|s| s.name == *name)?.tools {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
         }
         if self.strategy != SkillStrategy::Append {
             return Some(self.array());

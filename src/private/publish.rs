@@ -5,7 +5,7 @@
 //! The inputs are the generated statics: the resident array (`[` + tools joined by `,` + `]`)
 //! and each skill's tools as the emitter's canonical JSON, one string per tool. The output is
 //! exactly what `compiler::emit::Emitted::with_skills` returns for the same skills: the
-//! resident array minus its closing `]`, then `,` + each skill tool, then `]`. Nothing is
+//! resident array minus its closing `]`, then `,` + each skill tool (once), then `]`. Nothing is
 //! parsed or re-serialised; with no skill tool to append the resident array is borrowed.
 
 use std::borrow::Cow;
@@ -27,7 +27,13 @@ where
     let mut first = body.len() <= 1;
     let mut out = String::with_capacity(body.len() + extra + 1);
     out.push_str(body);
+    let mut appended: Vec<&str> = Vec::new();
     for tool in tools {
+        // A tool two active skills share is published once (the same canonical JSON).
+        if appended.contains(tool) {
+            continue;
+        }
+        appended.push(tool);
         if !first {
             out.push(',');
         }
@@ -107,6 +113,7 @@ pub fn request_fragment<'s>(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -135,6 +142,66 @@ mod tests {
         assert_eq!(
             append_tools("[]", [c, a]),
             "[{\"c\":3},{\"a\":1},{\"b\":2}]"
+        );
+    }
+
+    #[test]
+    fn a_tool_two_skills_share_is_appended_once() {
+        let a: &[&str] = &["{\"q\":1}", "{\"e\":2}"];
+        let b: &[&str] = &["{\"p\":3}", "{\"q\":1}"];
+        assert_eq!(
+            append_tools("[{\"r\":0}]", [a, b]),
+            "[{\"r\":0},{\"q\":1},{\"e\":2},{\"p\":3}]"
+        );
+    }
+
+    const PARTS: RequestParts = RequestParts {
+        open: "{\"tools\":",
+        close_tools: "",
+        restriction: Some(Restriction {
+            open: ",\"allow\":[",
+            close: "]",
+            none: ",\"allow\":\"none\"",
+            resident: &["\"r\""],
+            skills: &[("a", &["\"q\"", "\"e\""]), ("b", &["\"q\""]), ("c", &[])],
+        }),
+        tail: "}",
+    };
+
+    #[test]
+    fn a_fragment_is_borrowed_until_an_active_skill_changes_it() {
+        let fragment = "{\"tools\":[]},\"allow\":[\"r\"]}";
+        let none: [&str; 0] = [];
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), none),
+            Cow::Borrowed(_)
+        ));
+        // A skill with no allowed entry changes nothing either.
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["c"]),
+            Cow::Borrowed(_)
+        ));
+        // Entries in skill order whatever the activation order, a shared one once.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["b", "a"]),
+            "{\"tools\":[],\"allow\":[\"r\",\"q\",\"e\"]}"
+        );
+        // Appended tools are joined even when the restriction is unchanged.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Owned("[1]".into()), none),
+            "{\"tools\":[1],\"allow\":[\"r\"]}"
+        );
+        let empty = RequestParts {
+            restriction: Some(Restriction {
+                resident: &[],
+                skills: &[],
+                ..PARTS.restriction.unwrap()
+            }),
+            ..PARTS
+        };
+        assert_eq!(
+            request_fragment("x", &empty, Cow::Owned("[]".into()), ["a"]),
+            "{\"tools\":[],\"allow\":\"none\"}"
         );
     }
 }

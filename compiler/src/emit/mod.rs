@@ -100,11 +100,16 @@ impl Emitted {
     /// The array after activating `skills` (in the order given). Under `defer` and
     /// `allow_list` it is [`Emitted::bytes`], unchanged. Under `append`: the resident tools,
     /// byte for byte the same prefix as [`Emitted::bytes`] minus its closing `]`, then each
-    /// skill's tools.
+    /// skill's tools (a tool an earlier skill already added, once).
     pub fn with_skills(&self, skills: &[&str]) -> Result<String, EmitError> {
         let mut tools: Vec<&EmittedTool> = self.tools.iter().collect();
         for name in skills {
-            tools.extend(&self.known_skill(name)?.tools);
+            for t in &self.known_skill(name)?.tools {
+                // A tool two active skills share is published once.
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
         }
         if self.skill_strategy != SkillStrategy::Append {
             return Ok(self.bytes.clone());
