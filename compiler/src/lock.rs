@@ -22,9 +22,9 @@
 //!   action wait {"required":["session_id"],"optional":[...],"traits":{...}}
 //! alias shell_poll {"tool":"shell_session","set":{"action":"poll"},"rename":{}}
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
-//! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
 //! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
 //!   action poll {"type":"object",...}
+//! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
 //! ```
 //!
 //! Each distinct tool JSON is stored once (roles sharing a family usually publish the same
@@ -489,13 +489,14 @@ impl Lock {
         for r in &self.retired {
             let _ = writeln!(out, "retired {} {}", r.name, to_json(r));
         }
+        // Declared outputs before the accepted records, which stay last (the lock's history).
+        outputs::render_outputs(&self.outputs, &mut out);
         if !self.accepted.is_empty() {
             out.push('\n');
         }
         for a in &self.accepted {
             let _ = writeln!(out, "accepted {} {}", a.date, to_json(a));
         }
-        outputs::render_outputs(&self.outputs, &mut out);
         out
     }
 
