@@ -35,6 +35,10 @@ pub mod runtime {
         Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
         TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
+    // Skill activation: what it did and the dialect's reply to it.
+    pub use toolsurface_runtime::core::{
+        Activation, ActivationReply, SkillDelivery, SkillTool, ToolResultBlock, ToolSearchOutput,
+    };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
 }
@@ -61,4 +65,6 @@ pub mod __private {
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
     };
+    pub use toolsurface_runtime::core::SkillDelivery;
+    pub use toolsurface_runtime::core::TurnKind;
 }

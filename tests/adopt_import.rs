@@ -38,7 +38,9 @@ fn emit_to(dir: &str, role: &str, family: &str, dialect: Option<&str>, file: &Pa
 /// `io.toolsurface/sha256` names the bytes of the family the array was rendered for (an
 /// import is a surface of its own, with its own bytes) and `io.toolsurface/traits` the
 /// vocabulary of those definitions. `import` recognizes the keys and drops them; `emit`
-/// derives them again for the imported surface. Everything else — `input_examples`,
+/// derives them again for the imported surface. Issue 15's skill keys are not imported
+/// either (`defer_loading`, Anthropic `cache_control`, and the Responses `tool_search` tool
+/// whole: an import has no skills; `import` reports each). Everything else — `input_examples`,
 /// `outputSchema`, `output_schema`, `responseJsonSchema`, `icons` — is compared whole.
 fn without_own_meta(bytes: &[u8]) -> String {
     let mut doc: serde_json::Value = serde_json::from_slice(bytes).expect("a JSON tool array");
@@ -50,10 +52,13 @@ fn without_own_meta(bytes: &[u8]) -> String {
         },
         _ => return doc.to_string(),
     };
+    tools.retain(|t| t.get("type").and_then(|v| v.as_str()) != Some("tool_search"));
     for tool in tools.iter_mut() {
         let Some(o) = tool.as_object_mut() else {
             continue;
         };
+        o.shift_remove("defer_loading");
+        o.shift_remove("cache_control");
         if let Some(serde_json::Value::Object(meta)) = o.get_mut("_meta") {
             meta.retain(|k, _| !k.starts_with(toolsurface_compiler::emit::META_PREFIX));
             if meta.is_empty() {

@@ -7,6 +7,7 @@
 //! Works from lock data alone, so `diff` can compare two locks; a [`Locator`] built from the
 //! "to" definitions adds the YAML line responsible to each finding.
 
+pub mod activation;
 mod compat;
 mod ledger;
 mod outputs;
@@ -174,6 +175,9 @@ pub struct Diff {
     pub ledgers: Vec<Ledger>,
     /// Tools whose published output schema changes (bytes and tokens before → after).
     pub outputs: Vec<OutputChange>,
+    /// Per surface of the "to" side: does each turn kind and skill activation keep the
+    /// cached prefix (see [`activation`])?
+    pub prefixes: Vec<activation::SurfacePrefixes>,
 }
 
 impl Diff {
@@ -226,6 +230,12 @@ pub fn diff(
         .filter_map(|r| ledger::ledger(a, b, r, &keep_family))
         .collect();
     let outputs = outputs::output_changes(a, b, &pair.offered_tools());
+    let prefixes = b
+        .surfaces
+        .iter()
+        .filter(|s| pair.keeps(s) && !s.requests.is_empty())
+        .map(activation::prefixes)
+        .collect();
     Diff {
         from: from.to_owned(),
         to: to.to_owned(),
@@ -233,6 +243,7 @@ pub fn diff(
         surfaces,
         ledgers,
         outputs,
+        prefixes,
     }
 }
 
@@ -410,7 +421,7 @@ impl LockPair<'_> {
 fn side(s: &LockedSurface) -> Side {
     Side {
         sha256: s.sha256.clone(),
-        tools: s.tools.len(),
+        tools: s.published().len(),
         bytes: s.bytes,
         tokens: s.tokens,
     }
@@ -425,10 +436,11 @@ fn cache_effect(
     let (status, first_tool, first_byte) = match (a, b) {
         (Some(a), Some(b)) if a.sha256 == b.sha256 => (SurfaceStatus::Unchanged, None, None),
         (Some(a), Some(b)) => {
-            let n = a.tools.len().max(b.tools.len());
+            let (ta, tb) = (a.published(), b.published());
+            let n = ta.len().max(tb.len());
             let tool = (0..n).find(|&i| {
-                a.tools.get(i).map(|t| &t.sha256) != b.tools.get(i).map(|t| &t.sha256)
-                    || a.tools.get(i).map(|t| &t.name) != b.tools.get(i).map(|t| &t.name)
+                ta.get(i).map(|t| &t.sha256) != tb.get(i).map(|t| &t.sha256)
+                    || ta.get(i).map(|t| &t.name) != tb.get(i).map(|t| &t.name)
             });
             let (x, y) = (a.array(), b.array());
             let byte = x

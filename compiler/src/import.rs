@@ -726,6 +726,21 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             .iter()
             .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
     for (ptr, t) in &tools {
+        // A Responses client tool search has no name and no definition of its own (the
+        // compiler publishes `activate_skill` as one under `skills: defer`).
+        if shape == Shape::OpenaiResponses
+            && t.get("type").and_then(Value::as_str) == Some("tool_search")
+        {
+            notes.push(Note {
+                tool: String::new(),
+                pointer: ptr.clone(),
+                message: "the `tool_search` tool has no equivalent in the definition language: \
+                          dropped (declare `activate_skill` and the skills by hand; a \
+                          `skills: defer` family publishes it as its tool_search)"
+                    .into(),
+            });
+            continue;
+        }
         let def = import_tool(shape, strict, ptr, t, &mut notes)?;
         if defs.iter().any(|d| d.name == def.name) {
             return Err(ImportError::Tool {
@@ -834,13 +849,7 @@ fn import_tool(
         ),
         Shape::Anthropic => (
             "input_schema",
-            &[
-                "name",
-                "description",
-                "input_schema",
-                "type",
-                "cache_control",
-            ],
+            &["name", "description", "input_schema", "type"],
         ),
         Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
         Shape::Mcp => (

@@ -37,11 +37,14 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::emit::{Emitted, sha256_hex};
-use crate::ir::{self, Ir, TraitValue};
+use crate::ir::{self, Ir, SkillStrategy, TraitValue};
 use crate::tokens;
 
 mod outputs;
 pub use outputs::{LockedActionOutput, LockedOutput};
+pub mod requests;
+
+pub use requests::LockedRequest;
 
 /// The lock format this build writes and reads.
 pub const FORMAT: u32 = 1;
@@ -79,6 +82,10 @@ pub struct LockedSurface {
     /// Resident tools, published order.
     pub tools: Vec<LockedTool>,
     pub skills: Vec<LockedSkill>,
+    /// How the skills are published (`append` in a lock written before strategies).
+    pub strategy: SkillStrategy,
+    /// The request fragments per turn kind and activation (see [`requests`]).
+    pub requests: Vec<LockedRequest>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,11 +104,12 @@ pub struct LockedSkill {
 }
 
 impl LockedSurface {
-    /// The published array, rebuilt from the tools (`[` + JSON joined by `,` + `]`).
+    /// The published array, rebuilt from the tools (`[` + JSON joined by `,` + `]`): the
+    /// resident ones, then under `defer` / `allow_list` each skill's (a shared tool once).
     pub fn array(&self) -> String {
         let mut out = String::with_capacity(self.bytes);
         out.push('[');
-        for (i, t) in self.tools.iter().enumerate() {
+        for (i, t) in self.published().iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
@@ -109,6 +117,38 @@ impl LockedSurface {
         }
         out.push(']');
         out
+    }
+
+    /// The tools of [`LockedSurface::array`], in order.
+    pub fn published(&self) -> Vec<&LockedTool> {
+        let mut tools: Vec<&LockedTool> = self.tools.iter().collect();
+        if self.strategy != SkillStrategy::Append {
+            for t in self.skills.iter().flat_map(|s| &s.tools) {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        tools
+    }
+
+    /// The array after activating `skills` (activation order): [`LockedSurface::array`]
+    /// under `defer` / `allow_list`, the resident array with the skills' tools appended
+    /// under `append`. `None` names a skill the surface does not offer.
+    pub fn array_with(&self, skills: &[&str]) -> Option<String> {
+        let mut tools: Vec<&LockedTool> = self.tools.iter().collect();
+        for name in skills {
+            for t in &self.skills.iter().find(|s| s.name == *name)?.tools {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        if self.strategy != SkillStrategy::Append {
+            return Some(self.array());
+        }
+        let body: Vec<&str> = tools.iter().map(|t| t.json.as_str()).collect();
+        Some(format!("[{}]", body.join(",")))
     }
 
     /// Every tool a call may name here: resident, then each skill's.
@@ -313,6 +353,8 @@ impl Lock {
                         tools: s.tools.iter().map(locked).collect(),
                     })
                     .collect(),
+                strategy: e.skill_strategy,
+                requests: requests::requests_of(e),
             })
             .collect();
         Lock {
@@ -411,6 +453,7 @@ impl Lock {
                 .collect()
         }
         key(self) == key(other)
+            && requests::same_requests(self, other)
             && self.shapes == other.shapes
             && self.aliases == other.aliases
             && self.retired == other.retired
@@ -451,6 +494,7 @@ impl Lock {
                     let _ = writeln!(out, "  skill {} {} {}", k.name, t.name, key(&t.sha256));
                 }
             }
+            requests::render(s, &mut out);
             for t in s.offered() {
                 if seen.insert((t.name.as_str(), t.sha256.as_str())) {
                     blobs.push((&t.name, &t.sha256, &t.json));
@@ -769,6 +813,8 @@ impl Parser {
                     tokens: 0,
                     tools: Vec::new(),
                     skills: Vec::new(),
+                    strategy: SkillStrategy::Append,
+                    requests: Vec::new(),
                 });
                 self.block = Block::Surface;
             }
@@ -842,6 +888,11 @@ impl Parser {
                             line,
                         ));
                     }
+                    "strategy" => {
+                        let word = split(inner, 2).ok_or_else(bad)?.0[1];
+                        s.strategy = requests::parse_strategy(word, line)?;
+                    }
+                    "request" => s.requests.push(requests::parse_request(inner, line)?),
                     other => return Err(err(line, format!("unknown surface entry `{other}`"))),
                 }
             }
