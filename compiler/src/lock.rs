@@ -22,9 +22,9 @@
 //!   action wait {"required":["session_id"],"optional":[...],"traits":{...}}
 //! alias shell_poll {"tool":"shell_session","set":{"action":"poll"},"rename":{}}
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
-//! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
 //! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
 //!   action poll {"type":"object",...}
+//! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
 //! ```
 //!
 //! Each distinct tool JSON is stored once (roles sharing a family usually publish the same
@@ -533,8 +533,8 @@ impl Lock {
         for r in &self.retired {
             let _ = writeln!(out, "retired {} {}", r.name, to_json(r));
         }
+        // Declared outputs before the accepted records, which stay last (the lock's history).
         outputs::render_outputs(&self.outputs, &mut out);
-        // History last: the surface records above are what a fresh `lock` writes.
         if !self.accepted.is_empty() {
             out.push('\n');
         }
