@@ -105,23 +105,15 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     let activated;
     let bytes = match args.tool.as_deref() {
-        None if args.request => {
-            let skills: Vec<&str> = args.with_skill.iter().map(String::as_str).collect();
-            match emitted.request(args.turn, &skills) {
-                Ok(b) => {
-                    activated = b;
-                    activated.as_str()
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(Status::Usage);
-                }
-            }
-        }
-        None if args.with_skill.is_empty() => emitted.bytes.as_str(),
+        None if !args.request && args.with_skill.is_empty() => emitted.bytes.as_str(),
         None => {
             let skills: Vec<&str> = args.with_skill.iter().map(String::as_str).collect();
-            match emitted.with_skills(&skills) {
+            let built = if args.request {
+                emitted.request(args.turn, &skills)
+            } else {
+                emitted.with_skills(&skills)
+            };
+            match built {
                 Ok(b) => {
                     activated = b;
                     activated.as_str()

@@ -153,14 +153,7 @@ struct SkillCost {
 
 impl SkillCost {
     fn of(e: &emit::Emitted, total: usize) -> anyhow::Result<SkillCost> {
-        let resident_array = format!(
-            "[{}]",
-            e.tools
-                .iter()
-                .map(|t| t.json.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let resident_array = e.resident_bytes();
         let resident = tokens::count(&resident_array);
         let mut keeps_cache = true;
         for skill in &e.skills {

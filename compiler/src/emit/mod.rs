@@ -130,6 +130,12 @@ impl Emitted {
         })
     }
 
+    /// The resident tools alone as one array (`[` + their `json` joined by `,` + `]`): what
+    /// `tools` holds under `append` before any activation, and the part every strategy keeps.
+    pub fn resident_bytes(&self) -> String {
+        array(self.tools.iter())
+    }
+
     /// Every tool published from the first request: the resident ones, then under `defer`
     /// and `allow_list` each offered skill's tools (a tool two skills share, once).
     pub fn published_tools(&self) -> Vec<&EmittedTool> {

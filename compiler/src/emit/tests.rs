@@ -875,6 +875,7 @@ fn array_is_the_tools_joined_and_hashes_match() {
             .join(",")
     );
     assert_eq!(e.bytes, joined);
+    assert_eq!(e.resident_bytes(), joined);
     assert_eq!(e.sha256, sha256_hex(e.bytes.as_bytes()));
     assert_eq!(e.sha256.len(), 64);
     for t in &e.tools {
