@@ -52,15 +52,34 @@ impl ToolOutput {
     }
 }
 
-/// The two kinds of handler failure.
+/// The kinds of handler failure.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ToolError {
-    /// Goes back to the model as an error result; the turn continues.
+    /// Goes back to the model as an error result; the turn continues. The refusal is about the
+    /// world the call met (no such file, the sha256 moved on, no such session), never about
+    /// the arguments alone: those rules live in the definitions, enforced by `Call::parse`.
     #[error("{0}")]
     Model(String),
+    /// Goes back to the model like [`ToolError::Model`], but the refusal is about the
+    /// arguments alone: a rule the definitions do not state (a regex that does not compile,
+    /// a key name outside the runtime's table), or a request a host built by hand that
+    /// `Call::parse` would have refused. Kept apart so a test can hold that every call
+    /// `Call::parse` accepts meets none of these but the listed ones.
+    #[error("{0}")]
+    Argument(String),
     /// Ends the turn.
     #[error("fatal: {0}")]
     Fatal(String),
+}
+
+impl ToolError {
+    /// The text for the model, for the two kinds that go back to it (`None` for `Fatal`).
+    pub fn model_text(&self) -> Option<&str> {
+        match self {
+            ToolError::Model(m) | ToolError::Argument(m) => Some(m),
+            ToolError::Fatal(_) => None,
+        }
+    }
 }
 
 pub type HandlerResult = Result<ToolOutput, ToolError>;

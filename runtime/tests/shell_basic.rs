@@ -76,8 +76,9 @@ async fn run(host: &ShellHost, command: &str, tty: bool, yield_ms: i64) -> ToolO
 async fn wait(host: &ShellHost, id: i64, until: Option<&str>, timeout_s: f64) -> ToolOutput {
     host.shell_session(
         &ctx(),
-        ShellSessionRequest::Wait(WaitRequest {
+        ShellSession::Wait(Wait {
             session_id: id,
+            host_id: None,
             timeout_s: Some(timeout_s),
             until_output: until.map(Into::into),
         }),
@@ -100,9 +101,15 @@ async fn wait_exit(host: &ShellHost, id: i64) -> (ToolOutput, String) {
 }
 
 async fn kill(host: &ShellHost, id: i64) -> ToolOutput {
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap()
+    host.kill(
+        &ctx(),
+        Kill {
+            session_id: id,
+            host_id: None,
+        },
+    )
+    .await
+    .unwrap()
 }
 
 fn pid_exists(pid: i64) -> bool {
@@ -220,7 +227,7 @@ async fn prompt_is_answered_through_poll_chars() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 chars: Some("alice\n".into()),
                 ..Default::default()
@@ -243,7 +250,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         f.host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     keys: Some(vec!["ctrl-c".into()]),
                     ..Default::default()
@@ -260,7 +267,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: sid(&out),
                 keys: Some(vec!["hyper-q".into()]),
                 ..Default::default()
@@ -268,7 +275,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, ToolError::Model(m) if m.contains("unknown key")));
+    assert!(matches!(err, ToolError::Argument(m) if m.contains("unknown key")));
     kill(&f.host, sid(&out)).await;
 }
 
@@ -285,8 +292,9 @@ async fn resize_is_seen_by_stty_size() {
     f.host
         .resize(
             &ctx(),
-            ResizeRequest {
+            Resize {
                 session_id: id,
+                host_id: None,
                 cols: 132,
                 rows: 43,
             },
@@ -296,7 +304,7 @@ async fn resize_is_seen_by_stty_size() {
     f.host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 keys: Some(vec!["enter".into()]),
                 peek: Some(true),
@@ -313,8 +321,9 @@ async fn resize_is_seen_by_stty_size() {
         .host
         .resize(
             &ctx(),
-            ResizeRequest {
+            Resize {
                 session_id: sid(&out),
+                host_id: None,
                 cols: 100,
                 rows: 30,
             },
@@ -409,7 +418,7 @@ async fn interrupt_mid_window_keeps_the_session() {
                 .host
                 .poll(
                     &ctx(),
-                    PollRequest {
+                    Poll {
                         session_id: id,
                         peek: Some(true),
                         ..Default::default()
@@ -453,8 +462,9 @@ async fn interrupt_mid_window_keeps_the_session() {
         .host
         .wait(
             &c,
-            WaitRequest {
+            Wait {
                 session_id: id,
+                host_id: None,
                 timeout_s: Some(300.0),
                 until_output: Some("never".into()),
             },
@@ -520,7 +530,7 @@ async fn list_shows_running_and_exited_unread_and_exit_wakes() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 ..Default::default()
             },
@@ -576,8 +586,9 @@ async fn monitor_wakes_on_match_and_unwatch_removes_the_exit_wake() {
         .host
         .unwatch(
             &ctx(),
-            UnwatchRequest {
+            Unwatch {
                 session_id: id,
+                host_id: None,
                 watcher_id: Some(exit_id),
             },
         )
@@ -640,7 +651,7 @@ async fn max_output_tokens_cuts_the_middle_and_offset_reads_it() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 offset: Some(200),
                 peek: Some(true),
@@ -696,7 +707,7 @@ async fn the_cap_evicts_exited_sessions_and_refuses_when_all_run() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: ids[1],
                 ..Default::default()
             },
@@ -752,7 +763,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
     f.host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 keys: Some(vec!["ctrl-d".into()]),
                 ..Default::default()
@@ -767,7 +778,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 offset: Some(0),
                 ..Default::default()

@@ -72,9 +72,15 @@ async fn two_hundred_sessions_leave_no_zombies_and_no_descriptors() {
     let host = ShellHost::new("alpha", dir.path(), registry, Arc::new(NoWake));
     // Warm up (runtime threads, the reaper thread, lazily opened files).
     let id = start(&host, 0).await;
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap();
+    host.kill(
+        &ctx(),
+        Kill {
+            session_id: id,
+            host_id: None,
+        },
+    )
+    .await
+    .unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let baseline = fd_count();
 
@@ -100,7 +106,13 @@ async fn two_hundred_sessions_leave_no_zombies_and_no_descriptors() {
             let host = host.clone();
             set.spawn(async move {
                 let k = host
-                    .kill(&ctx(), KillRequest { session_id: id })
+                    .kill(
+                        &ctx(),
+                        Kill {
+                            session_id: id,
+                            host_id: None,
+                        },
+                    )
                     .await
                     .unwrap();
                 assert_eq!(k.structured.unwrap()["running"], false, "{}", k.text);

@@ -61,8 +61,9 @@ async fn sixty_four_mib_of_output_stays_bounded() {
             let w = host
                 .wait(
                     &ctx(),
-                    WaitRequest {
+                    Wait {
                         session_id: id,
+                        host_id: None,
                         timeout_s: Some(30.0),
                         until_output: None,
                     },
@@ -83,7 +84,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
         let p = host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     offset: Some(0),
                     peek: Some(true),
@@ -103,7 +104,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
         let p = host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     offset: Some((DEFAULT_CAPACITY / 4) as i64 - 100),
                     peek: Some(true),

@@ -82,9 +82,15 @@ async fn a_match_printed_right_before_exit_wakes_before_the_exit() {
             "run {run}: {second:?}"
         );
         // Release the slot (an exited, unread session would otherwise stay listed).
-        host.kill(&ctx(), KillRequest { session_id: id })
-            .await
-            .unwrap();
+        host.kill(
+            &ctx(),
+            Kill {
+                session_id: id,
+                host_id: None,
+            },
+        )
+        .await
+        .unwrap();
     }
     assert!(rx.try_recv().is_err(), "no wake-up beyond two per run");
 }
@@ -123,8 +129,14 @@ async fn the_exit_wakes_while_a_child_holds_the_output_and_its_match_still_fires
         ),
         "{second:?}"
     );
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap();
+    host.kill(
+        &ctx(),
+        Kill {
+            session_id: id,
+            host_id: None,
+        },
+    )
+    .await
+    .unwrap();
     assert!(rx.try_recv().is_err());
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::workdirs::{
-    SetWorkdirsRequest, SyncDrive, WorkdirKind, Workdirs, WorkdirsMode, detect_sync_drive,
+    Mode, SetWorkdirsRequest, SyncDrive, WorkdirKind, Workdirs, detect_sync_drive,
 };
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -29,7 +29,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn req(dirs: &[&Path], mode: Option<WorkdirsMode>) -> SetWorkdirsRequest {
+fn req(dirs: &[&Path], mode: Option<Mode>) -> SetWorkdirsRequest {
     SetWorkdirsRequest {
         dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
         mode,
@@ -201,8 +201,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let renamed = root.join("Work Files").join("proj");
     fs::create_dir_all(&renamed).unwrap();
     fs::write(root.join("Work Files/.dropbox"), "{}").unwrap();
-    w.set_workdirs(&req(&[&renamed], Some(WorkdirsMode::Add)))
-        .unwrap();
+    w.set_workdirs(&req(&[&renamed], Some(Mode::Add))).unwrap();
     assert!(!renamed.join(".git").exists());
     assert_eq!(w.declared()[1].sync_drive, Some(SyncDrive::Dropbox));
 
@@ -210,8 +209,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let repo = root.join("Google Drive/My Drive/code");
     fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q"]);
-    w.set_workdirs(&req(&[&repo], Some(WorkdirsMode::Add)))
-        .unwrap();
+    w.set_workdirs(&req(&[&repo], Some(Mode::Add))).unwrap();
     let d = &w.declared()[2];
     assert_eq!(d.kind, WorkdirKind::Git { root: repo.clone() });
     assert_eq!(d.sync_drive, Some(SyncDrive::GoogleDrive));
@@ -291,7 +289,7 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
 
     let e = model_err(w.set_workdirs(&SetWorkdirsRequest {
         dirs: vec!["file.txt".into()],
-        mode: Some(WorkdirsMode::Add),
+        mode: Some(Mode::Add),
     }));
     assert!(e.contains("is not a directory"), "{e}");
 }
@@ -315,28 +313,26 @@ fn set_add_remove_and_clear() {
     };
     w.set_workdirs(&r(&["a", "b"], None)).unwrap();
     assert_eq!(names(&w), vec!["a", "b"]);
-    let out = w
-        .set_workdirs(&r(&["b", "c"], Some(WorkdirsMode::Add)))
-        .unwrap();
+    let out = w.set_workdirs(&r(&["b", "c"], Some(Mode::Add))).unwrap();
     assert_eq!(names(&w), vec!["a", "b", "c"]);
     assert!(out.text.contains("was already declared"), "{}", out.text);
-    w.set_workdirs(&r(&["./a/../a"], Some(WorkdirsMode::Remove)))
+    w.set_workdirs(&r(&["./a/../a"], Some(Mode::Remove)))
         .unwrap();
     assert_eq!(names(&w), vec!["b", "c"]);
-    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Some(WorkdirsMode::Remove))));
+    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Some(Mode::Remove))));
     assert!(e.contains("not declared: zzz"), "{e}");
     assert_eq!(
         names(&w),
         vec!["b", "c"],
         "a failing remove changes nothing"
     );
-    w.set_workdirs(&r(&["c"], Some(WorkdirsMode::Set))).unwrap();
+    w.set_workdirs(&r(&["c"], Some(Mode::Set))).unwrap();
     assert_eq!(names(&w), vec!["c"]);
     let out = w.set_workdirs(&r(&[], None)).unwrap();
     assert!(w.declared().is_empty());
     assert_eq!(out.text, "cleared: no working folders declared");
     assert_eq!(w.describe(), "no working folders declared");
-    assert!(model_err(w.set_workdirs(&r(&[], Some(WorkdirsMode::Add)))).contains("dirs is empty"));
+    assert!(model_err(w.set_workdirs(&r(&[], Some(Mode::Add)))).contains("dirs is empty"));
 }
 
 #[test]
@@ -352,7 +348,7 @@ fn a_removed_folder_that_no_longer_exists_can_be_removed() {
     fs::remove_dir_all(root.join("gone")).unwrap();
     w.set_workdirs(&SetWorkdirsRequest {
         dirs: vec!["gone".into()],
-        mode: Some(WorkdirsMode::Remove),
+        mode: Some(Mode::Remove),
     })
     .unwrap();
     assert!(w.declared().is_empty());

@@ -7,6 +7,7 @@
 //! tables as exhaustive matches, `impl CallInfo`; the `Handlers` trait and `Call::dispatch`;
 //! the published arrays as `&'static str` with their sha256.
 
+mod implements;
 mod names;
 mod tool;
 pub mod union;
@@ -725,10 +726,16 @@ impl<'a> Gen<'a> {
         let methods: Vec<Ident> = ir.tools.iter().map(|t| snake(&t.name)).collect();
         let docs = ir.tools.iter().map(|t| format!(" `{}`", t.name));
         let ids = &self.tools;
+        let params: Vec<TokenStream> = ir.tools.iter().map(implements::handler_type).collect();
+        // A tool with `implements:` hands its handler the named type, built from the call.
+        let args = ir.tools.iter().map(|t| match t.implements {
+            Some(_) => quote!(::core::convert::From::from(call)),
+            None => quote!(call),
+        });
         let body = if ir.tools.is_empty() {
             quote!(let _ = (handlers, ctx); match self {})
         } else {
-            quote!(match self { #( Call::#ids(call) => handlers.#methods(ctx, call).await, )* })
+            quote!(match self { #( Call::#ids(call) => handlers.#methods(ctx, #args).await, )* })
         };
         quote! {
             /// One async method per tool, taking its typed call.
@@ -738,7 +745,7 @@ impl<'a> Gen<'a> {
                     fn #methods(
                         &self,
                         ctx: &#rt::CallContext,
-                        call: #methods::Call,
+                        call: #params,
                     ) -> impl ::core::future::Future<Output = #rt::HandlerResult> + ::core::marker::Send;
                 )*
             }

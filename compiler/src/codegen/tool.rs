@@ -13,7 +13,7 @@ use crate::ir::{Action, Tool, Type};
 
 /// A field type lowered to what the generated code needs.
 #[derive(Clone)]
-enum RType {
+pub(super) enum RType {
     Str {
         min: Option<u64>,
         max: Option<u64>,
@@ -828,6 +828,11 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         });
         let _ = serde_crate;
     }
+    items.push(super::implements::conversions(
+        tool,
+        &action_idents,
+        &lowered,
+    ));
     let defs = &cx.defs;
     let doc = format!(" `{}`: {}", tool.name, tool.object);
     quote! {

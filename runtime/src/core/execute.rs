@@ -252,7 +252,9 @@ impl Runtime {
                 structured: output.structured,
                 outcome,
             }),
-            Err(ToolError::Model(message)) => Ok(ToolResult::error(call_id, message, outcome)),
+            Err(ToolError::Model(message) | ToolError::Argument(message)) => {
+                Ok(ToolResult::error(call_id, message, outcome))
+            }
             Err(ToolError::Fatal(message)) => Err(Fatal {
                 call_id,
                 display_name,

@@ -25,15 +25,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const BLOB_HEX_BYTES: usize = 32;
 
 /// A `sql_query` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SqlQueryRequest {
     /// Path of the database file; relative paths resolve against the base dir.
     pub database: String,
     /// One statement (a SELECT, or another statement that only reads).
     pub sql: String,
     /// Rows to return, 1..=1000, default 100.
-    #[serde(default)]
     pub limit: Option<u64>,
 }
 

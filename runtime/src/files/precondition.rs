@@ -116,25 +116,27 @@ impl Scope<'_> {
     }
 }
 
-/// Validates an `expected_sha256`: hex, at least 8 digits (a prefix), at most 64.
+/// Validates an `expected_sha256`: hex, at least 8 digits (a prefix), at most 64. The
+/// definition's pattern says the same, so only a request built by hand meets these refusals
+/// ([`ToolError::Argument`]); it may also carry a `sha256:` prefix or spaces.
 pub(crate) fn parse_expected(value: Option<&str>) -> Result<Option<String>, ToolError> {
     let Some(raw) = value else { return Ok(None) };
     let s = raw.trim().to_ascii_lowercase();
     let s = s.strip_prefix("sha256:").unwrap_or(&s).to_string();
     if s.is_empty() || !s.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(model(format!(
+        return Err(ToolError::Argument(format!(
             "expected_sha256 must be hex digits (the sha256 read_file returned), got {raw:?}"
         )));
     }
     if s.len() < 8 {
-        return Err(model(format!(
+        return Err(ToolError::Argument(format!(
             "expected_sha256 {s:?} is only {} hex digits: give at least 8 (a prefix of the \
              sha256 read_file returned) or the whole sha256",
             s.len()
         )));
     }
     if s.len() > 64 {
-        return Err(model(format!(
+        return Err(ToolError::Argument(format!(
             "expected_sha256 has {} hex digits; a sha256 has 64",
             s.len()
         )));
@@ -1135,7 +1137,7 @@ mod tests {
             Some("abcdef12")
         );
         assert!(
-            matches!(parse_expected(Some("abcdef1")), Err(ToolError::Model(m)) if m.contains("at least 8"))
+            matches!(parse_expected(Some("abcdef1")), Err(ToolError::Argument(m)) if m.contains("at least 8"))
         );
         assert!(parse_expected(Some("xyz12345")).is_err());
         assert!(parse_expected(Some(&"a".repeat(65))).is_err());

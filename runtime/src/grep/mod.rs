@@ -22,21 +22,16 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
 pub const DEFAULT_MAX_LINE_CHARS: usize = 500;
 
 /// A `grep_files` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GrepFilesRequest {
     /// A regular expression (Rust regex syntax, as ripgrep).
     pub pattern: String,
     /// File or folder to search; relative paths resolve against the base dir. Default: base.
-    #[serde(default)]
     pub path: Option<String>,
     /// Only files matching this glob (e.g. `*.rs`, `src/**/*.ts`; `!` excludes).
-    #[serde(default)]
     pub glob: Option<String>,
-    #[serde(default)]
     pub case_insensitive: Option<bool>,
     /// Default 200.
-    #[serde(default)]
     pub max_results: Option<u64>,
 }
 

@@ -17,11 +17,9 @@ pub const SEARCH_DEFAULT_LIMIT: usize = 10;
 pub const SEARCH_MAX_LIMIT: usize = 50;
 
 /// A `search_memory` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchMemoryRequest {
     pub query: String,
-    #[serde(default)]
     pub limit: Option<u64>,
 }
 

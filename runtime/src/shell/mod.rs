@@ -95,7 +95,6 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::json;
 
 use crate::call::{CallContext, HandlerResult, ToolError, ToolOutput};
@@ -115,7 +114,7 @@ pub use crate::core::{NoWake, WakeKind, WakeSink, WakeUp};
 // Requests (field names as in the tool definitions)
 
 /// `shell`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShellRequest {
     pub command: String,
     pub workdir: Option<String>,
@@ -126,7 +125,7 @@ pub struct ShellRequest {
 }
 
 /// `exec_command` (Codex-native name).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExecCommandRequest {
     pub cmd: String,
     pub workdir: Option<String>,
@@ -137,7 +136,7 @@ pub struct ExecCommandRequest {
 }
 
 /// `write_stdin`: write `chars` (if any), then collect output for `yield_time_ms`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WriteStdinRequest {
     pub session_id: i64,
     pub chars: Option<String>,
@@ -146,10 +145,12 @@ pub struct WriteStdinRequest {
     pub max_output_tokens: Option<i64>,
 }
 
-/// `shell_session poll`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct PollRequest {
+/// `shell_session poll`. `host_id` (in every action that names a session) chose the host the
+/// call was routed to; the family does not read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Poll {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// Written first, as is.
     pub chars: Option<String>,
     /// Named keys, written after `chars` (see [`KEY_NAMES`]).
@@ -161,9 +162,10 @@ pub struct PollRequest {
 }
 
 /// `shell_session wait`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct WaitRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Wait {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// 0–300, default 30.
     pub timeout_s: Option<f64>,
     /// A regex matched against output that is new (after the read cursor).
@@ -171,41 +173,48 @@ pub struct WaitRequest {
 }
 
 /// `shell_session kill`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct KillRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kill {
     pub session_id: i64,
+    pub host_id: Option<String>,
 }
 
+/// `shell_session list`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct List {}
+
 /// `shell_session resize`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct ResizeRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resize {
     pub session_id: i64,
+    pub host_id: Option<String>,
     pub cols: i64,
     pub rows: i64,
 }
 
 /// `shell_session unwatch`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct UnwatchRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unwatch {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// One watcher; all of them (the exit wake-up included) when absent.
     pub watcher_id: Option<i64>,
 }
 
-/// `shell_session`, by `action`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum ShellSessionRequest {
-    Poll(PollRequest),
-    Wait(WaitRequest),
-    Kill(KillRequest),
-    List,
-    Resize(ResizeRequest),
-    Unwatch(UnwatchRequest),
+/// `shell_session`, one variant per action: shell_session.yaml's `implements:` type, built
+/// by the generated code from a parsed call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShellSession {
+    Poll(Poll),
+    Wait(Wait),
+    Kill(Kill),
+    List(List),
+    Resize(Resize),
+    Unwatch(Unwatch),
 }
 
 /// `monitor_start`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MonitorStartRequest {
     pub command: String,
     pub until_output: Option<String>,
@@ -794,25 +803,21 @@ impl ShellHost {
     // shell_session
 
     /// `shell_session`, dispatched on the action.
-    pub async fn shell_session(
-        &self,
-        ctx: &CallContext,
-        req: ShellSessionRequest,
-    ) -> HandlerResult {
+    pub async fn shell_session(&self, ctx: &CallContext, req: ShellSession) -> HandlerResult {
         match req {
-            ShellSessionRequest::Poll(r) => self.poll(ctx, r).await,
-            ShellSessionRequest::Wait(r) => self.wait(ctx, r).await,
-            ShellSessionRequest::Kill(r) => self.kill(ctx, r).await,
-            ShellSessionRequest::List => self.list(ctx).await,
-            ShellSessionRequest::Resize(r) => self.resize(ctx, r).await,
-            ShellSessionRequest::Unwatch(r) => self.unwatch(ctx, r).await,
+            ShellSession::Poll(r) => self.poll(ctx, r).await,
+            ShellSession::Wait(r) => self.wait(ctx, r).await,
+            ShellSession::Kill(r) => self.kill(ctx, r).await,
+            ShellSession::List(_) => self.list(ctx).await,
+            ShellSession::Resize(r) => self.resize(ctx, r).await,
+            ShellSession::Unwatch(r) => self.unwatch(ctx, r).await,
         }
     }
 
     /// `poll`: write `chars` then `keys`; if anything was written, let the output settle
     /// briefly (until 100 ms pass without new output, 2 s at most); then read new output
     /// (from `offset` if given) and move the cursor unless `peek`.
-    pub async fn poll(&self, ctx: &CallContext, req: PollRequest) -> HandlerResult {
+    pub async fn poll(&self, ctx: &CallContext, req: Poll) -> HandlerResult {
         let s = self.session(req.session_id)?;
         let mut wrote = false;
         if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
@@ -824,7 +829,8 @@ impl ShellHost {
             match parse_key(name) {
                 Some(b) => sequences.push(b),
                 None => {
-                    return Err(ToolError::Model(format!(
+                    // The key table is the runtime's (keys.rs); the definition says a string.
+                    return Err(ToolError::Argument(format!(
                         "unknown key {name:?}; known keys: {KEY_NAMES}"
                     )));
                 }
@@ -840,7 +846,7 @@ impl ShellHost {
         let peek = req.peek.unwrap_or(false);
         let offset = match req.offset {
             Some(o) if o < 0 => {
-                return Err(ToolError::Model("offset must be ≥ 0".into()));
+                return Err(ToolError::Argument("offset must be ≥ 0".into()));
             }
             Some(o) => Some(o as u64),
             None => None,
@@ -865,11 +871,11 @@ impl ShellHost {
 
     /// `wait`: block until the process exits, `until_output` matches new output, or
     /// `timeout_s` passes; an interrupt returns what arrived so far.
-    pub async fn wait(&self, ctx: &CallContext, req: WaitRequest) -> HandlerResult {
+    pub async fn wait(&self, ctx: &CallContext, req: Wait) -> HandlerResult {
         let s = self.session(req.session_id)?;
         let timeout = req.timeout_s.unwrap_or(DEFAULT_WAIT_S);
         if !timeout.is_finite() {
-            return Err(ToolError::Model("timeout_s must be a number".into()));
+            return Err(ToolError::Argument("timeout_s must be a number".into()));
         }
         let timeout = Duration::from_secs_f64(timeout.clamp(0.0, 300.0));
         let mut scanner = match req.until_output.as_deref() {
@@ -932,7 +938,7 @@ impl ShellHost {
 
     /// `kill`: SIGTERM to the process group, SIGKILL after the grace period, leader reaped.
     /// Idempotent: a session already gone says so.
-    pub async fn kill(&self, ctx: &CallContext, req: KillRequest) -> HandlerResult {
+    pub async fn kill(&self, ctx: &CallContext, req: Kill) -> HandlerResult {
         let s = self.session(req.session_id)?;
         let was_killed;
         {
@@ -1035,7 +1041,7 @@ impl ShellHost {
     }
 
     /// `resize`: the terminal size (cols × rows, 1–1000 each); the process gets SIGWINCH.
-    pub async fn resize(&self, _ctx: &CallContext, req: ResizeRequest) -> HandlerResult {
+    pub async fn resize(&self, _ctx: &CallContext, req: Resize) -> HandlerResult {
         let s = self.session(req.session_id)?;
         let dim = |v: i64, name: &str| {
             u16::try_from(v)
@@ -1052,7 +1058,7 @@ impl ShellHost {
     }
 
     /// `unwatch`: remove one watcher, or all of them (the exit wake-up included).
-    pub async fn unwatch(&self, _ctx: &CallContext, req: UnwatchRequest) -> HandlerResult {
+    pub async fn unwatch(&self, _ctx: &CallContext, req: Unwatch) -> HandlerResult {
         let s = self.session(req.session_id)?;
         let mut st = s.lock();
         let removed: Vec<i64> = match req.watcher_id {
@@ -1416,7 +1422,7 @@ fn compile(re: &str) -> Result<regex::bytes::Regex, ToolError> {
         .multi_line(true)
         .size_limit(1 << 20)
         .build()
-        .map_err(|e| ToolError::Model(format!("until_output is not a valid regex: {e}")))
+        .map_err(|e| ToolError::Argument(format!("until_output is not a valid regex: {e}")))
 }
 
 fn short(cmd: &str) -> String {

@@ -20,9 +20,9 @@ pub const INIT_MAX_FILES: usize = 10_000;
 pub const BASELINE_AUTHOR_NAME: &str = "toolsurface";
 pub const BASELINE_AUTHOR_EMAIL: &str = "toolsurface@localhost";
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkdirsMode {
+/// `set_workdirs`'s `mode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
     /// Replace the declared set (an empty `dirs` clears it).
     #[default]
     Set,
@@ -30,13 +30,11 @@ pub enum WorkdirsMode {
     Remove,
 }
 
-/// A `set_workdirs` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A `set_workdirs` call (set_workdirs.yaml's `implements:` type).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SetWorkdirsRequest {
     pub dirs: Vec<String>,
-    #[serde(default)]
-    pub mode: Option<WorkdirsMode>,
+    pub mode: Option<Mode>,
 }
 
 /// Which sync client owns a folder.
@@ -167,12 +165,12 @@ impl Workdirs {
     /// unknown or non-directory path fails the whole call.
     pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest) -> HandlerResult {
         let mode = req.mode.unwrap_or_default();
-        if req.dirs.is_empty() && mode != WorkdirsMode::Set {
+        if req.dirs.is_empty() && mode != Mode::Set {
             return Err(ToolError::Model(
                 "set_workdirs: dirs is empty (to clear the set use mode=set with dirs: [])".into(),
             ));
         }
-        if mode == WorkdirsMode::Remove {
+        if mode == Mode::Remove {
             return self.remove(&req.dirs);
         }
         let mut paths: Vec<PathBuf> = Vec::new();
@@ -203,7 +201,7 @@ impl Workdirs {
         for p in &paths {
             let existing = self.declared.iter().find(|w| &w.path == p).cloned();
             let w = match existing {
-                Some(w) if mode == WorkdirsMode::Add => {
+                Some(w) if mode == Mode::Add => {
                     notes.push(format!("{} was already declared", p.display()));
                     w
                 }
@@ -212,15 +210,15 @@ impl Workdirs {
             prepared.push(w);
         }
         match mode {
-            WorkdirsMode::Set => self.declared = prepared.clone(),
-            WorkdirsMode::Add => {
+            Mode::Set => self.declared = prepared.clone(),
+            Mode::Add => {
                 for w in &prepared {
                     if !self.declared.iter().any(|d| d.path == w.path) {
                         self.declared.push(w.clone());
                     }
                 }
             }
-            WorkdirsMode::Remove => {}
+            Mode::Remove => {}
         }
         Ok(self.report(&prepared, &notes))
     }
