@@ -53,6 +53,7 @@ fn ctx() -> CallContext {
         cancel: Default::default(),
         host: "local".into(),
         rehearsal: false,
+        names: &toolsurface::standard::TOOL_NAMES,
     }
 }
 

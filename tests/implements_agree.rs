@@ -181,6 +181,7 @@ fn context(n: usize) -> CallContext {
         cancel: tokio_util::sync::CancellationToken::new(),
         host: "alpha".into(),
         rehearsal: false,
+        names: &toolsurface::standard::TOOL_NAMES,
     }
 }
 
@@ -358,5 +359,35 @@ fn parsed_calls_become_the_runtime_types() {
             dirs: vec!["/a".into()],
             mode: Some(workdirs::Mode::Remove),
         }
+    );
+}
+
+/// The runtime's texts get tool names from the generated `TOOL_NAMES` (each tool's name and
+/// its `implements:` type), so they are the surface's: a staged write tells the model to call
+/// the tool that writes files by the name this surface gives it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runtime_texts_name_tools_as_the_surface_does() {
+    use toolsurface::standard::TOOL_NAMES;
+    use toolsurface_runtime::{files, shell};
+    assert_eq!(
+        TOOL_NAMES.of::<files::WriteFile>(),
+        Some(Tool::WriteFile.as_str())
+    );
+    assert_eq!(
+        TOOL_NAMES.of::<shell::ShellSession>(),
+        Some(Tool::ShellSession.as_str())
+    );
+    assert_eq!(TOOL_NAMES.of::<String>(), None);
+    let fx = host_support::Fixture::new(Role::Main, Family::Chat);
+    host_support::write(&fx.path("notes.md"), "old\n");
+    let staged = fx
+        .one("write_file", r#"{"path": "notes.md", "content": "new\n"}"#)
+        .await;
+    assert!(
+        staged
+            .text
+            .contains(&format!("call {} with path", Tool::WriteFile.as_str())),
+        "{}",
+        staged.text
     );
 }

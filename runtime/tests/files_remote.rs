@@ -275,12 +275,12 @@ async fn hostile_devices_are_refused_before_anything_starts() {
             .await,
         ];
         for r in results {
-            let err = model_err(r);
+            let err = contract::argument_err(r);
             assert!(err.contains("refused"), "{d:?}: {err}");
         }
         // the patch's own device line obeys the same rule (when it is one line)
         if !d.contains('\n') && !d.contains('\r') && !d.trim().is_empty() && d.trim() == d {
-            let err = model_err(
+            let err = contract::argument_err(
                 host.apply_patch(
                     "c",
                     &ctx,

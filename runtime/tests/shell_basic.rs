@@ -2,6 +2,9 @@
 //! kill, interrupts, list, monitors and output cuts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "names_support.rs"]
+mod names_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +21,7 @@ fn ctx() -> CallContext {
         cancel: CancellationToken::new(),
         host: "local".into(),
         rehearsal: false,
+        names: &names_support::NAMES,
     }
 }
 

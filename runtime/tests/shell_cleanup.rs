@@ -2,6 +2,9 @@
 //! One test in its own binary: it measures process-wide state.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "names_support.rs"]
+mod names_support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +19,7 @@ fn ctx() -> CallContext {
         cancel: CancellationToken::new(),
         host: "local".into(),
         rehearsal: false,
+        names: &names_support::NAMES,
     }
 }
 

@@ -2,6 +2,9 @@
 //! One test in its own binary: it measures the process's resident set.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "names_support.rs"]
+mod names_support;
+
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -17,6 +20,7 @@ fn ctx() -> CallContext {
         cancel: CancellationToken::new(),
         host: "local".into(),
         rehearsal: false,
+        names: &names_support::NAMES,
     }
 }
 

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use serde_json::json;
 use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::call::HandlerResult;
+use toolsurface_runtime::call::Introspect;
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::call::ToolOutput;
 use toolsurface_runtime::core::Runtime;
@@ -187,12 +188,8 @@ impl standard::Handlers for StandardHandlers {
         blocking("grep_files", move || grep::grep_files(&root, &req)).await
     }
 
-    async fn introspect(
-        &self,
-        _ctx: &CallContext,
-        call: standard::introspect::Call,
-    ) -> HandlerResult {
-        self.runtime.introspect(&call.target)
+    async fn introspect(&self, _ctx: &CallContext, req: Introspect) -> HandlerResult {
+        self.runtime.introspect(&req.target)
     }
 
     async fn message_read(&self, _ctx: &CallContext, req: messages::MessageRead) -> HandlerResult {
@@ -235,9 +232,10 @@ impl standard::Handlers for StandardHandlers {
     ) -> HandlerResult {
         let state = self.machine(&ctx.host)?.workdirs.clone();
         let runtime = self.runtime.clone();
+        let names = ctx.names;
         blocking("set_workdirs", move || {
             let mut workdirs = lock(&state);
-            let result = workdirs.set_workdirs(&req);
+            let result = workdirs.set_workdirs(&req, names);
             // The runtime's list (what introspect workdirs shows) follows the family's.
             runtime.set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());
             result

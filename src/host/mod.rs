@@ -499,11 +499,13 @@ fn declare_workdirs(handlers: &StandardHandlers, config: &HostConfig) -> Result<
         mode: Some(Mode::Set),
     };
     let mut workdirs = machine.workdirs.lock().unwrap_or_else(|p| p.into_inner());
-    workdirs.set_workdirs(&req).map_err(|e| match e {
-        ToolError::Model(m) | ToolError::Argument(m) | ToolError::Fatal(m) => {
-            HostError::Workdirs(m)
-        }
-    })?;
+    workdirs
+        .set_workdirs(&req, &standard::TOOL_NAMES)
+        .map_err(|e| match e {
+            ToolError::Model(m) | ToolError::Argument(m) | ToolError::Fatal(m) => {
+                HostError::Workdirs(m)
+            }
+        })?;
     handlers
         .runtime
         .set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());

@@ -22,7 +22,7 @@ use quote::quote;
 use super::names::{ident, snake};
 use super::rt;
 use super::tool::RType;
-use crate::ir::Tool;
+use crate::ir::{Ir, Tool};
 
 /// `a_crate::module::Type` as tokens (the loader checked it is an identifier path).
 fn path_tokens(path: &str) -> TokenStream {
@@ -214,4 +214,22 @@ fn conversion_items(
         }
         #(#enums)*
     })
+}
+
+/// `TOOL_NAMES`: each `implements:` type with its tool's name, the runtime's only source of
+/// tool names for its texts (`ToolNames::of::<Request>()`).
+pub(super) fn tool_names(ir: &Ir) -> TokenStream {
+    let rt = rt();
+    let entries = ir.tools.iter().filter_map(|t| {
+        let path = path_tokens(t.implements.as_deref()?);
+        let name = &t.name;
+        Some(quote! {
+            (::core::any::TypeId::of::<#path> as fn() -> ::core::any::TypeId, #name)
+        })
+    });
+    quote! {
+        /// The tool each runtime request type belongs to (the tools' `implements:`), handed to
+        /// the runtime in every call's context so its texts name tools as this surface does.
+        pub static TOOL_NAMES: #rt::ToolNames = #rt::ToolNames::new(&[#(#entries),*]);
+    }
 }

@@ -150,8 +150,9 @@ pub fn query(
         None => DEFAULT_LIMIT,
         Some(l) if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
         Some(l) => {
-            return Err(model(format!(
-                "sql_query: limit must be between 1 and {MAX_LIMIT}, got {l}"
+            // Call::parse holds limit to the definition's 1..=1000; a hand-built one meets this.
+            return Err(ToolError::Argument(format!(
+                "limit must be between 1 and {MAX_LIMIT}, got {l}"
             )));
         }
     };
@@ -162,13 +163,13 @@ pub fn query(
     };
     if !path.is_file() {
         return Err(model(format!(
-            "sql_query: no database file at {} ({})",
+            "no database file at {} ({})",
             req.database,
             path.display()
         )));
     }
-    let conn = open_read_only(&path)
-        .map_err(|e| model(format!("sql_query: cannot open {}: {e}", path.display())))?;
+    let conn =
+        open_read_only(&path).map_err(|e| model(format!("cannot open {}: {e}", path.display())))?;
     // Interrupt a runaway query: a watchdog thread fires unless told the query finished.
     let handle = conn.get_interrupt_handle();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -196,18 +197,18 @@ pub fn query(
 fn explain(e: rusqlite::Error, timeout: Duration) -> ToolError {
     match &e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ReadOnly => model(format!(
-            "sql_query: refused — the database is opened read-only and this statement would \
+            "refused — the database is opened read-only and this statement would \
              write ({e}); only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only \
              PRAGMAs) are allowed"
         )),
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => model(
-            format!("sql_query: interrupted after {timeout:?}; narrow the query",),
-        ),
-        rusqlite::Error::MultipleStatement => {
-            model("sql_query: give exactly one statement (found more than one)")
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            model(format!("interrupted after {timeout:?}; narrow the query"))
         }
-        rusqlite::Error::Empty => model("sql_query: sql is empty"),
-        _ => model(format!("sql_query: {e}")),
+        rusqlite::Error::MultipleStatement => {
+            ToolError::Argument("give exactly one statement (found more than one)".to_owned())
+        }
+        rusqlite::Error::Empty => ToolError::Argument("sql is empty".to_owned()),
+        _ => model(e.to_string()),
     }
 }
 
@@ -223,7 +224,7 @@ fn run_query(
     // (VACUUM INTO creates its empty target file, then fails) from ever starting.
     if !stmt.readonly() {
         return Err(model(
-            "sql_query: refused — the database is opened read-only and this statement would \
+            "refused — the database is opened read-only and this statement would \
              write; only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only PRAGMAs) \
              are allowed",
         ));

@@ -194,6 +194,12 @@ fn current_uid() -> u32 {
         .unwrap_or(0)
 }
 
+/// A write asked for in a rehearsal turn (the core lets only read-only calls through; this
+/// answers a host that dispatches one anyway).
+fn rehearsal(what: &str) -> ToolError {
+    ToolError::Model(format!("rehearsal: {what} does not run"))
+}
+
 fn refuse_remote(field: &str) -> ToolError {
     ToolError::Argument(format!(
         "{field} is not available with device: on a device the preconditions are \
@@ -218,15 +224,17 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// What a path string alone may not be (the definition says a 1-4096 character string):
+/// [`ToolError::Argument`].
 fn check_path_text(path: &str) -> Result<(), ToolError> {
     if path.trim().is_empty() {
-        return Err(ToolError::Model("path is empty".into()));
+        return Err(ToolError::Argument("path is empty".into()));
     }
     if path.contains('\0') {
-        return Err(ToolError::Model("path contains a NUL byte".into()));
+        return Err(ToolError::Argument("path contains a NUL byte".into()));
     }
     if path.ends_with('/') {
-        return Err(ToolError::Model(format!(
+        return Err(ToolError::Argument(format!(
             "path {path:?} names a folder; give a file path"
         )));
     }
@@ -316,18 +324,24 @@ impl FileHost {
         }
     }
 
-    fn scope<'a>(&'a self, conversation: &'a str, device: Option<&'a Device>) -> Scope<'a> {
+    fn scope<'a>(
+        &'a self,
+        conversation: &'a str,
+        device: Option<&'a Device>,
+        ctx: &'a CallContext,
+    ) -> Scope<'a> {
         Scope {
             conversation,
             memory: &self.memory,
             device: device.map(Device::as_str),
             tokens: device.is_none(),
+            names: ctx.names,
         }
     }
 
     fn device(device: Option<&str>) -> Result<Option<Device>, ToolError> {
         device
-            .map(|d| validate_device(d).map_err(|e| ToolError::Model(e.to_string())))
+            .map(|d| validate_device(d).map_err(|e| ToolError::Argument(e.to_string())))
             .transpose()
     }
 
@@ -353,7 +367,7 @@ impl FileHost {
         if p.is_absolute() {
             Ok(s.into_owned())
         } else if s.is_empty() {
-            Err(ToolError::Model(format!("path {path:?} names a folder")))
+            Err(ToolError::Argument(format!("path {path:?} names a folder")))
         } else {
             Ok(format!("./{s}"))
         }
@@ -376,7 +390,7 @@ impl FileHost {
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
             Some(d) => {
                 precondition::read_file(
@@ -415,7 +429,7 @@ impl FileHost {
             }
         }
         let expected = match &given {
-            WritePrecondition::Expected(raw) => precondition::parse_expected(Some(raw))?,
+            WritePrecondition::Expected(raw) => precondition::parse_expected(Some(raw), ctx.names)?,
             _ => None,
         };
         let overwrite = given == WritePrecondition::Overwrite;
@@ -425,12 +439,10 @@ impl FileHost {
             _ => None,
         };
         if ctx.rehearsal {
-            return Err(ToolError::Model(
-                "rehearsal: write_file does not run".into(),
-            ));
+            return Err(rehearsal(ctx.names.or::<WriteFile>("this write")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = WriteArgs {
             content: &req.content,
             expected,
@@ -455,12 +467,12 @@ impl FileHost {
         req: FileEdit,
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
-        let expected = precondition::parse_expected(req.expected_sha256.as_deref())?;
+        let expected = precondition::parse_expected(req.expected_sha256.as_deref(), ctx.names)?;
         if ctx.rehearsal {
-            return Err(ToolError::Model("rehearsal: file_edit does not run".into()));
+            return Err(rehearsal(ctx.names.or::<FileEdit>("this edit")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = EditArgs {
             old_text: &req.old_text,
             new_text: &req.new_text,
@@ -495,9 +507,7 @@ impl FileHost {
         };
         let device = Self::device(named)?;
         if ctx.rehearsal {
-            return Err(ToolError::Model(
-                "rehearsal: apply_patch does not run".into(),
-            ));
+            return Err(rehearsal(ctx.names.or::<ApplyPatch>("this patch")));
         }
         let mut ops = parsed.ops;
         for op in &mut ops {
@@ -513,7 +523,7 @@ impl FileHost {
                 }
             }
         }
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
             Some(d) => precondition::apply_patch(&self.remote(d.clone(), ctx), &scope, &ops).await,
             None => precondition::apply_patch(&self.local(), &scope, &ops).await,

@@ -180,7 +180,7 @@ pub fn search(
 ) -> Result<GrepResult, ToolError> {
     let model = |m: String| ToolError::Model(m);
     if req.pattern.is_empty() {
-        return Err(model("grep_files: pattern is empty".into()));
+        return Err(model("pattern is empty".into()));
     }
     let max_results = req.max_results.map_or(DEFAULT_MAX_RESULTS, |m| {
         usize::try_from(m)
@@ -191,7 +191,7 @@ pub fn search(
         .case_insensitive(req.case_insensitive.unwrap_or(false))
         .line_terminator(Some(b'\n'))
         .build(&req.pattern)
-        .map_err(|e| model(format!("grep_files: invalid pattern: {e}")))?;
+        .map_err(|e| model(format!("invalid pattern: {e}")))?;
     let root: PathBuf = match &req.path {
         Some(p) if Path::new(p).is_absolute() => PathBuf::from(p),
         Some(p) => base.join(p),
@@ -199,7 +199,7 @@ pub fn search(
     };
     if !root.exists() {
         return Err(model(format!(
-            "grep_files: {} does not exist",
+            "{} does not exist",
             req.path
                 .as_deref()
                 .map_or_else(|| root.display().to_string(), str::to_string)
@@ -229,10 +229,10 @@ fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolE
         };
         let mut ob = OverrideBuilder::new(&over_root);
         ob.add(glob)
-            .map_err(|e| model(format!("grep_files: invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| model(format!("invalid glob {glob:?}: {e}")))?;
         let over = ob
             .build()
-            .map_err(|e| model(format!("grep_files: invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| model(format!("invalid glob {glob:?}: {e}")))?;
         walk.overrides(over);
     }
     Ok(walk)

@@ -143,7 +143,7 @@ fn model(msg: impl Into<String>) -> ToolError {
 }
 
 fn store_err(e: StoreError) -> ToolError {
-    ToolError::Model(format!("message_read failed: {e}"))
+    ToolError::Model(format!("reading the message store failed: {e}"))
 }
 
 fn clamp(v: Option<u64>, default: usize, max: usize) -> usize {

@@ -9,7 +9,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::call::{HandlerResult, ToolError, ToolOutput};
+use crate::call::{HandlerResult, Introspect, ToolError, ToolNames, ToolOutput};
 
 /// AGENTS.md beyond this many bytes is cut (with a note).
 pub const AGENTS_MD_MAX_BYTES: usize = 64 * 1024;
@@ -163,11 +163,11 @@ impl Workdirs {
 
     /// Runs a `set_workdirs` call. All dirs are checked before anything is changed; an
     /// unknown or non-directory path fails the whole call.
-    pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest) -> HandlerResult {
+    pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest, names: &ToolNames) -> HandlerResult {
         let mode = req.mode.unwrap_or_default();
         if req.dirs.is_empty() && mode != Mode::Set {
-            return Err(ToolError::Model(
-                "set_workdirs: dirs is empty (to clear the set use mode=set with dirs: [])".into(),
+            return Err(ToolError::Argument(
+                "dirs is empty (to clear the set use mode=set with dirs: [])".into(),
             ));
         }
         if mode == Mode::Remove {
@@ -180,7 +180,7 @@ impl Workdirs {
                 Ok(c) => c,
                 Err(e) => {
                     return Err(ToolError::Model(format!(
-                        "set_workdirs: {dir:?} (resolved to {}) does not exist or is not \
+                        "{dir:?} (resolved to {}) does not exist or is not \
                          accessible: {e}; nothing was changed",
                         resolved.display()
                     )));
@@ -188,7 +188,7 @@ impl Workdirs {
             };
             if !canonical.is_dir() {
                 return Err(ToolError::Model(format!(
-                    "set_workdirs: {dir:?} ({}) is not a directory; nothing was changed",
+                    "{dir:?} ({}) is not a directory; nothing was changed",
                     canonical.display()
                 )));
             }
@@ -220,7 +220,7 @@ impl Workdirs {
             }
             Mode::Remove => {}
         }
-        Ok(self.report(&prepared, &notes))
+        Ok(self.report(&prepared, &notes, names))
     }
 
     fn remove(&mut self, dirs: &[String]) -> HandlerResult {
@@ -248,7 +248,7 @@ impl Workdirs {
                 .map(|w| w.path.display().to_string())
                 .collect();
             return Err(ToolError::Model(format!(
-                "set_workdirs: not declared: {}; declared: {}; nothing was changed",
+                "not declared: {}; declared: {}; nothing was changed",
                 missing.join(", "),
                 if declared.is_empty() {
                     "(none)".to_string()
@@ -272,7 +272,7 @@ impl Workdirs {
         })
     }
 
-    fn report(&self, prepared: &[Workdir], notes: &[String]) -> ToolOutput {
+    fn report(&self, prepared: &[Workdir], notes: &[String], names: &ToolNames) -> ToolOutput {
         let mut text = String::new();
         let mut folders = Vec::new();
         if prepared.is_empty() {
@@ -323,7 +323,11 @@ impl Workdirs {
                 paths.join(", ")
             }
         ));
-        text.push_str("\n(the declared set can be read again with introspect target=workdirs)");
+        if let Some(tool) = names.of::<Introspect>() {
+            text.push_str(&format!(
+                "\n(the declared set can be read again with {tool} target=workdirs)"
+            ));
+        }
         ToolOutput {
             text,
             structured: Some(json!({
@@ -546,7 +550,7 @@ fn init_with_baseline(path: &Path) -> Result<(), String> {
             "--no-verify",
             "--allow-empty",
             "-m",
-            "Baseline (set_workdirs)",
+            "Baseline (declared workdir)",
         ]),
         "git commit (baseline)",
     )

@@ -27,6 +27,7 @@ pub fn ctx() -> CallContext {
         cancel: CancellationToken::new(),
         host: "test".into(),
         rehearsal: false,
+        names: &super::names_support::NAMES,
     }
 }
 
