@@ -657,33 +657,7 @@ impl ShellHost {
                 }
             }
             None => {
-                st.announced = true;
-                if !st.killed
-                    && !st
-                        .watchers
-                        .iter()
-                        .any(|w| matches!(w.kind, WatchKind::Exit))
-                {
-                    let id = self.watcher_id();
-                    st.watchers.push(Watcher {
-                        id,
-                        kind: WatchKind::Exit,
-                    });
-                }
-                let why = match end {
-                    WaitEnd::Cancelled => "the call was interrupted",
-                    _ => "the window ended",
-                };
-                let how = match session_tool {
-                    Some(t) => format!("Use {t} poll/wait/kill with session_id {}; you", s.id),
-                    None => "You".to_owned(),
-                };
-                text.push_str(&format!(
-                    "Process running with session ID {} (pid {}); {why} after {wall:.2} s \
-                     and it keeps running in the background.\n{how} will be woken when it \
-                     exits.\n",
-                    s.id, s.pid
-                ));
+                text.push_str(&self.keep_running(s, &mut st, end, wall, session_tool));
             }
         }
         text.push_str("Output:\n");
@@ -712,6 +686,45 @@ impl ShellHost {
             text,
             structured: Some(structured),
         }
+    }
+
+    /// The still-running half of [`ShellHost::progress_result`]: the session stays, with an
+    /// exit watcher (unless killed), and the text says how to follow it up.
+    fn keep_running(
+        &self,
+        s: &Session,
+        st: &mut State,
+        end: WaitEnd,
+        wall: f64,
+        session_tool: Option<&str>,
+    ) -> String {
+        st.announced = true;
+        if !st.killed
+            && !st
+                .watchers
+                .iter()
+                .any(|w| matches!(w.kind, WatchKind::Exit))
+        {
+            let id = self.watcher_id();
+            st.watchers.push(Watcher {
+                id,
+                kind: WatchKind::Exit,
+            });
+        }
+        let why = match end {
+            WaitEnd::Cancelled => "the call was interrupted",
+            _ => "the window ended",
+        };
+        let how = match session_tool {
+            Some(t) => format!("Use {t} poll/wait/kill with session_id {}; you", s.id),
+            None => "You".to_owned(),
+        };
+        format!(
+            "Process running with session ID {} (pid {}); {why} after {wall:.2} s \
+             and it keeps running in the background.\n{how} will be woken when it \
+             exits.\n",
+            s.id, s.pid
+        )
     }
 
     fn watcher_id(&self) -> i64 {
