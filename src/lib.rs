@@ -34,8 +34,8 @@ pub mod runtime {
         CallContext, CallInfo, Route, ToolError, ToolNames, ToolOutput,
     };
     pub use toolsurface_runtime::core::{
-        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
-        WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+        Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
+        TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
@@ -59,6 +59,7 @@ pub mod __private {
     pub use regex;
     pub use serde;
     pub use serde_json;
+    pub use toolsurface_runtime::SkillStrategy;
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolNames,
         ToolOutput,

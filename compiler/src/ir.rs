@@ -116,7 +116,80 @@ pub struct Family {
     pub like: Option<String>,
     /// Which optional tool keys this family publishes (examples, output schemas).
     pub publish: Publish,
+    /// How the role's skills are published and activated (`skills:`; default by dialect).
+    pub skills: SkillStrategy,
     pub span: Span,
+}
+
+/// How a family publishes the tools of the skills a role offers, and what activating one
+/// changes (`docs/published-bytes.md`, "Skills"). The first two keep the `tools` bytes — the
+/// start of every provider's prompt-cache prefix — identical before and after activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkillStrategy {
+    /// Skill tools are in `tools` from the start, marked `defer_loading: true`; activation
+    /// loads them through the conversation (Anthropic `tool_reference` blocks, Responses
+    /// `tool_search_output`).
+    Defer,
+    /// Every offered skill tool is in `tools` from the start; each request restricts the
+    /// callable ones (Chat/Responses `allowed_tools`, Gemini `allowedFunctionNames`; MCP:
+    /// listed from the start, refused by the runtime until activated).
+    AllowList,
+    /// Activation appends the skill's tools to `tools` (changes the cached prefix).
+    Append,
+}
+
+impl SkillStrategy {
+    pub const ALL: [SkillStrategy; 3] = [
+        SkillStrategy::Defer,
+        SkillStrategy::AllowList,
+        SkillStrategy::Append,
+    ];
+
+    /// The word `surface.yaml` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkillStrategy::Defer => "defer",
+            SkillStrategy::AllowList => "allow_list",
+            SkillStrategy::Append => "append",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SkillStrategy> {
+        SkillStrategy::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// The strategy a family of `dialect` gets when it writes no `skills:`.
+    pub fn default_for(dialect: Dialect) -> SkillStrategy {
+        match dialect {
+            Dialect::Anthropic | Dialect::OpenaiResponses => SkillStrategy::Defer,
+            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => SkillStrategy::AllowList,
+        }
+    }
+
+    /// The strategies `dialect` can carry out: `defer` needs provider-side deferred loading
+    /// (Anthropic, Responses); `allow_list` needs a per-request restriction of the callable
+    /// tools (Chat and Responses `allowed_tools`, Gemini `allowedFunctionNames`) or, for MCP,
+    /// the runtime's gate; Anthropic has no allowed-tools mechanism. `append` works anywhere.
+    pub fn supported_by(dialect: Dialect) -> &'static [SkillStrategy] {
+        match dialect {
+            Dialect::Anthropic => &[SkillStrategy::Defer, SkillStrategy::Append],
+            Dialect::OpenaiResponses => &SkillStrategy::ALL,
+            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => {
+                &[SkillStrategy::AllowList, SkillStrategy::Append]
+            }
+        }
+    }
+
+    /// The strategy of `family` when its tools are rendered in `dialect` (the MCP server
+    /// renders every family in `mcp`): the family's own when the dialect is its own, else the
+    /// default of `dialect`.
+    pub fn of(family: &Family, dialect: Dialect) -> SkillStrategy {
+        if dialect == family.dialect {
+            family.skills
+        } else {
+            SkillStrategy::default_for(dialect)
+        }
+    }
 }
 
 /// A family's switches for the optional keys of `docs/published-bytes.md` ("Examples and

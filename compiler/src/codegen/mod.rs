@@ -18,7 +18,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit;
-use crate::ir::{Dialect, Ir, Route, TraitKind, TraitValue};
+use crate::ir::{Dialect, Ir, Route, SkillStrategy, TraitKind, TraitValue};
 use names::{ident, pascal_str, predicate, snake, unique_pascal, upper};
 
 pub use names::and_list;
@@ -174,7 +174,8 @@ impl<'a> Gen<'a> {
             ir.tools.iter().map(|t| t.name.as_str()).collect(),
         );
         let tool_impl = self.tool_impl();
-        quote! { #roles #families #skills #tools #tool_impl }
+        let family_impl = self.family_skill_strategy();
+        quote! { #roles #families #family_impl #skills #tools #tool_impl }
     }
 
     /// `impl Tool`: which families each tool is declared for, its freeform field per family,
@@ -240,6 +241,31 @@ impl<'a> Gen<'a> {
                     pub fn route(self) -> #rtp::Route {
                         match self { #(#route_arms)* }
                     }
+                }
+            }
+        }
+    }
+
+    /// `Family::skill_strategy`: each family's `skills:` mapped onto the runtime's
+    /// `SkillStrategy` (the runtime knows no YAML).
+    fn family_skill_strategy(&self) -> TokenStream {
+        if self.families.is_empty() {
+            return quote!();
+        }
+        let rt = rt();
+        let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
+            let variant = match f.skills {
+                SkillStrategy::Defer => quote!(Defer),
+                SkillStrategy::AllowList => quote!(AllowList),
+                SkillStrategy::Append => quote!(Append),
+            };
+            quote!(Family::#id => #rt::SkillStrategy::#variant,)
+        });
+        quote! {
+            impl Family {
+                /// How this family publishes and activates skills (`skills:` of surface.yaml).
+                pub const fn skill_strategy(self) -> #rt::SkillStrategy {
+                    match self { #(#arms)* }
                 }
             }
         }

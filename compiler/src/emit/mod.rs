@@ -12,7 +12,7 @@ mod schema;
 
 use sha2::{Digest, Sha256};
 
-use crate::ir::{Dialect, Family, Ir, RenderedTool, SurfaceInstance};
+use crate::ir::{Dialect, Family, Ir, RenderedTool, SkillStrategy, SurfaceInstance};
 
 pub use dialect::{Annotations, annotations};
 pub use extras::META_PREFIX;
@@ -57,6 +57,9 @@ pub struct Emitted {
     pub tools: Vec<EmittedTool>,
     /// The role's skills, each with the tools its activation appends after the resident ones.
     pub skills: Vec<EmittedSkill>,
+    /// How the skills are published and activated: the family's `skills:` when `dialect` is
+    /// the family's own, else the default of `dialect` ([`SkillStrategy::of`]).
+    pub skill_strategy: SkillStrategy,
 }
 
 /// One tool's canonical JSON (a substring of [`Emitted::bytes`]).
@@ -236,6 +239,7 @@ fn emit_instance(
         bytes,
         tools,
         skills,
+        skill_strategy: SkillStrategy::of(family, dialect),
     })
 }
 

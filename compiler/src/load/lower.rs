@@ -52,6 +52,7 @@ fn lower_families(s: &SurfaceDef) -> Vec<Family> {
                 strict: f.strict,
                 like: f.like.as_ref().map(|l| l.v.clone()),
                 publish: f.publish,
+                skills: f.skills,
                 span: f.name.span,
             })
         })

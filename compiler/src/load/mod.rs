@@ -9,7 +9,7 @@
 //!   `wrong-type`, `bad-name`, `misplaced-key`, `missing-file`, `unexpected-file`,
 //!   `not-utf8`.
 //! - surface.yaml: `unknown-dialect`, `like-chain`, `bad-strict`, `bad-default`,
-//!   `empty-enum`, `bad-limit`.
+//!   `empty-enum`, `bad-limit`, `unknown-skill-strategy`, `unsupported-skill-strategy`.
 //! - tools: `name-mismatch`, `duplicate-tool`, `unknown-family`, `like-family`,
 //!   `no-families`, `unknown-route`, `unknown-type`, `bad-pattern`, `bad-bounds`,
 //!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
@@ -43,6 +43,7 @@ pub mod model;
 pub mod output;
 pub mod read;
 pub mod render;
+pub mod strategy;
 pub mod yaml;
 
 const TOP_LEVEL: &[&str] = &["surface.yaml", "roles.yaml", "aliases.yaml", "retired.yaml"];

@@ -45,6 +45,7 @@ pub struct FamilyDef {
     pub strict: bool,
     pub like: Option<Sp<String>>,
     pub publish: crate::ir::Publish,
+    pub skills: crate::ir::SkillStrategy,
 }
 
 #[derive(Debug)]
@@ -201,13 +202,14 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
-const FAMILY_KEYS: [&str; 6] = [
+const FAMILY_KEYS: [&str; 7] = [
     "dialect",
     "strict",
     "like",
     "input_examples",
     "examples_in_description",
     "output_schema",
+    "skills",
 ];
 
 fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef> {
@@ -220,12 +222,14 @@ fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef
         .unwrap_or(false);
     let like = f.get("like").and_then(|n| read::string(n, "like", d));
     let publish = super::examples::read_publish(&f, dialect, d);
+    let skills = super::strategy::read_skill_strategy(&f, &name.v, dialect, d);
     Some(FamilyDef {
         name,
         dialect,
         strict,
         like,
         publish,
+        skills,
     })
 }
 

@@ -67,6 +67,7 @@ pub use surface::Activation;
 pub use surface::CatalogError;
 pub use surface::EmptyCatalog;
 pub use surface::Scope;
+pub use surface::SkillStrategy;
 pub use surface::SkillSummary;
 pub use surface::Surface;
 pub use surface::SurfaceCatalog;
