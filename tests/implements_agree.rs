@@ -391,3 +391,74 @@ async fn runtime_texts_name_tools_as_the_surface_does() {
         staged.text
     );
 }
+
+/// Every argument rule the runtime still keeps because the definitions do not state it (each
+/// would need a pattern or an enum, changing the published bytes): a call `Call::parse`
+/// accepts and the runtime refuses as `ToolError::Argument`. The list is the honest gap of
+/// "every rule lives in the YAML"; moving a rule into a definition makes its probe parse-
+/// refused or run, and this test fails until the entry goes.
+const ARGUMENT_RULES_NOT_IN_DEFINITIONS: &[(&str, &str, &str)] = &[
+    (
+        "shell_session",
+        r#"{"action": "poll", "session_id": 0, "keys": ["hyper-q"]}"#,
+        "key names: the runtime's table (shell/keys.rs)",
+    ),
+    (
+        "shell",
+        r#"{"command": "   "}"#,
+        "a command of white space only",
+    ),
+    (
+        "shell_session",
+        r#"{"action": "wait", "session_id": 0, "until_output": "(", "timeout_s": 0}"#,
+        "until_output must compile as a regex",
+    ),
+    (
+        "grep_files",
+        r#"{"pattern": "("}"#,
+        "pattern must compile as a regex",
+    ),
+    (
+        "grep_files",
+        r#"{"pattern": "x", "glob": "a[", "path": "."}"#,
+        "glob must be a valid glob",
+    ),
+    (
+        "read_file",
+        r#"{"path": "notes/"}"#,
+        "a path naming a folder (trailing /)",
+    ),
+    (
+        "sql_query",
+        r#"{"database": "data/app.db", "sql": "SELECT 1; SELECT 2"}"#,
+        "one statement only",
+    ),
+    (
+        "file_edit",
+        r#"{"path": "src/app.py", "old_text": "same", "new_text": "same"}"#,
+        "old_text and new_text identical",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn argument_rules_the_definitions_do_not_state_are_listed() {
+    let fx = host_support::Fixture::new(Role::Main, Family::Chat);
+    furnish(&fx);
+    let handlers = fx.host.default_conversation().handlers().clone();
+    for (n, (tool, arguments, why)) in ARGUMENT_RULES_NOT_IN_DEFINITIONS.iter().enumerate() {
+        let mut arguments: Value = serde_json::from_str(arguments).unwrap();
+        if arguments.get("session_id").is_some() {
+            arguments["session_id"] = Value::from(live_session(&handlers, n).await);
+        }
+        let t: Tool = tool.parse().unwrap();
+        let call = Call::parse_in(&scope_offering(t), tool, &arguments).unwrap_or_else(|e| {
+            panic!("{tool} {arguments} ({why}): Call::parse refuses it now: {e}")
+        });
+        match call.dispatch(handlers.as_ref(), &context(n)).await {
+            Err(ToolError::Argument(_)) => {}
+            other => {
+                panic!("{tool} {arguments} ({why}): expected an argument refusal, got {other:?}")
+            }
+        }
+    }
+}

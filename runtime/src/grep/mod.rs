@@ -180,7 +180,7 @@ pub fn search(
 ) -> Result<GrepResult, ToolError> {
     let model = |m: String| ToolError::Model(m);
     if req.pattern.is_empty() {
-        return Err(model("pattern is empty".into()));
+        return Err(ToolError::Argument("pattern is empty".into()));
     }
     let max_results = req.max_results.map_or(DEFAULT_MAX_RESULTS, |m| {
         usize::try_from(m)
@@ -191,7 +191,7 @@ pub fn search(
         .case_insensitive(req.case_insensitive.unwrap_or(false))
         .line_terminator(Some(b'\n'))
         .build(&req.pattern)
-        .map_err(|e| model(format!("invalid pattern: {e}")))?;
+        .map_err(|e| ToolError::Argument(format!("invalid pattern: {e}")))?;
     let root: PathBuf = match &req.path {
         Some(p) if Path::new(p).is_absolute() => PathBuf::from(p),
         Some(p) => base.join(p),
@@ -217,7 +217,6 @@ pub fn search(
 
 /// The walk over `root` in file-name order, limited to `glob` when one is given.
 fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolError> {
-    let model = |m: String| ToolError::Model(m);
     let mut walk = WalkBuilder::new(root);
     walk.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
     if let Some(glob) = glob {
@@ -229,10 +228,10 @@ fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolE
         };
         let mut ob = OverrideBuilder::new(&over_root);
         ob.add(glob)
-            .map_err(|e| model(format!("invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| ToolError::Argument(format!("invalid glob {glob:?}: {e}")))?;
         let over = ob
             .build()
-            .map_err(|e| model(format!("invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| ToolError::Argument(format!("invalid glob {glob:?}: {e}")))?;
         walk.overrides(over);
     }
     Ok(walk)
