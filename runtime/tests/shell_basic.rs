@@ -4,26 +4,18 @@
 
 #[path = "names_support.rs"]
 mod names_support;
+#[path = "shell_support.rs"]
+mod shell_support;
 
+use shell_support::{ctx, kill};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::{CallContext, ToolError, ToolOutput};
+use toolsurface_runtime::call::{ToolError, ToolOutput};
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-        names: &names_support::NAMES,
-    }
-}
 
 struct Fixture {
     host: ShellHost,
@@ -102,18 +94,6 @@ async fn wait_exit(host: &ShellHost, id: i64) -> (ToolOutput, String) {
         }
     }
     panic!("session {id} did not exit in 300 s");
-}
-
-async fn kill(host: &ShellHost, id: i64) -> ToolOutput {
-    host.kill(
-        &ctx(),
-        Kill {
-            session_id: id,
-            host_id: None,
-        },
-    )
-    .await
-    .unwrap()
 }
 
 fn pid_exists(pid: i64) -> bool {

@@ -4,25 +4,16 @@
 
 #[path = "names_support.rs"]
 mod names_support;
+#[path = "shell_support.rs"]
+mod shell_support;
 
+use shell_support::ctx;
 use std::sync::Arc;
 
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
 
 const SIXTY_FOUR_MIB: u64 = 64 << 20;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-        names: &names_support::NAMES,
-    }
-}
 
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
