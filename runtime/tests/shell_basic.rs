@@ -2,9 +2,9 @@
 //! kill, interrupts, list, monitors and output cuts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "names_support.rs"]
+#[path = "support/names.rs"]
 mod names_support;
-#[path = "shell_support.rs"]
+#[path = "support/shell.rs"]
 mod shell_support;
 
 use shell_support::{ctx, kill};

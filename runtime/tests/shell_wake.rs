@@ -3,9 +3,9 @@
 //! process still holds its output open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "names_support.rs"]
+#[path = "support/names.rs"]
 mod names_support;
-#[path = "shell_support.rs"]
+#[path = "support/shell.rs"]
 mod shell_support;
 
 use shell_support::{ctx, kill};

@@ -4,6 +4,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod contract;
-#[path = "../names_support.rs"]
+#[path = "names.rs"]
 pub mod names_support;
 pub mod sshd;
