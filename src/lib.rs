@@ -37,6 +37,10 @@ pub mod runtime {
         Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
         TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
+    // Skill activation: what it did and the dialect's reply to it.
+    pub use toolsurface_runtime::core::{
+        Activation, ActivationReply, SkillDelivery, SkillTool, ToolResultBlock, ToolSearchOutput,
+    };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
 }
@@ -64,4 +68,6 @@ pub mod __private {
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolNames,
         ToolOutput,
     };
+    pub use toolsurface_runtime::core::SkillDelivery;
+    pub use toolsurface_runtime::core::TurnKind;
 }

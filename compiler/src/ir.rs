@@ -118,7 +118,33 @@ pub struct Family {
     pub publish: Publish,
     /// How the role's skills are published and activated (`skills:`; default by dialect).
     pub skills: SkillStrategy,
+    /// Anthropic only (`cache_control: 5m | 1h`): a prompt-cache breakpoint on the last
+    /// resident tool. `None`: no breakpoint (the default).
+    pub cache_control: Option<CacheTtl>,
     pub span: Span,
+}
+
+/// An Anthropic cache breakpoint's lifetime (`{"type":"ephemeral","ttl":…}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CacheTtl {
+    FiveMinutes,
+    OneHour,
+}
+
+impl CacheTtl {
+    pub const ALL: [CacheTtl; 2] = [CacheTtl::FiveMinutes, CacheTtl::OneHour];
+
+    /// The word surface.yaml and the Anthropic API use (`5m`, `1h`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheTtl::FiveMinutes => "5m",
+            CacheTtl::OneHour => "1h",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CacheTtl> {
+        CacheTtl::ALL.into_iter().find(|x| x.as_str() == s)
+    }
 }
 
 /// How a family publishes the tools of the skills a role offers, and what activating one
@@ -215,6 +241,12 @@ impl Publish {
         }
     }
 }
+
+/// The tool that activates skills. The language fixes its name: `check` warns about a role
+/// that offers skills without it (or lists it without skills), and the generated
+/// `Call::parse_in` names it (through the generated `Tool`) when it refuses a skill tool
+/// whose skill is not active.
+pub const ACTIVATE_SKILL_TOOL: &str = "activate_skill";
 
 /// The bool traits the runtime reads through `CallInfo` (`is_parallel_safe`, `is_follow_up`,
 /// `is_poll`, `is_read_only`, `result_on_interrupt`). Declared once, here: codegen implements
@@ -447,6 +479,8 @@ pub enum OutputKind {
     Array(Option<Box<OutputType>>),
     /// Closed (no other keys) when properties are declared; any object when none are.
     Object(Vec<OutputProperty>),
+    /// Only at the root of an `output:`: one of these distinct shapes (none a union).
+    AnyOf(Vec<OutputType>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

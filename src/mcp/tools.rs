@@ -1,20 +1,22 @@
 //! The tool list an MCP client sees: the `mcp` dialect's published bytes for the served
-//! role × family (exactly what `toolsurface emit --dialect mcp` prints), parsed into rmcp's
-//! [`Tool`]s without touching a value, plus the tools of activated skills appended after them.
+//! role × family (what `toolsurface emit --dialect mcp` prints), parsed into rmcp's [`Tool`]s
+//! without touching a value, then every skill tool the role offers, each marked in `_meta`
+//! with its skill (`io.toolsurface/skill`). The list is the same for the whole session:
+//! MCP 2026-07-28 forbids `tools/list` changing as a side effect of another request, and
+//! clients that never re-list after `list_changed` (Codex #33266) must still reach a skill's
+//! tools. Activation is what `Call::parse_in` reads: before it a skill tool is refused with
+//! the message naming `activate_skill` and the skill.
 //!
-//! Everything comes from the generated statics: the resident array is
-//! [`standard::published_mcp`], borrowed; with skills active it is
-//! [`standard::published_mcp_with_skills`] (the resident bytes up to their closing `]`,
-//! unchanged, then the skills' tools in activation order). Nothing is compiled at run time.
+//! Everything comes from the generated statics ([`standard::published_mcp`],
+//! [`standard::skill_json_mcp`]); nothing is compiled at run time. Skill tools the emitted
+//! array already holds are marked in place, not listed twice.
 
-use std::borrow::Cow;
-
+use rmcp::model::MetaObject;
 use rmcp::model::Tool;
 
 use crate::standard;
 use crate::standard::Family;
 use crate::standard::Role;
-use crate::standard::Skill;
 
 /// Parse a published mcp-dialect array into rmcp tools, in array order. Every key of every
 /// tool must survive the round trip into [`Tool`] (a key rmcp does not model is an error,
@@ -40,6 +42,11 @@ pub fn parse_tools(bytes: &str) -> Result<Vec<Tool>, String> {
         .collect()
 }
 
+/// The `_meta` key naming the skill a listed tool belongs to.
+pub fn skill_meta_key() -> String {
+    format!("{}skill", toolsurface_compiler::emit::META_PREFIX)
+}
+
 /// The served role × family in the mcp dialect.
 #[derive(Clone, Copy, Debug)]
 pub struct McpSurface {
@@ -52,15 +59,46 @@ impl McpSurface {
         McpSurface { role, family }
     }
 
-    /// The published mcp array with `skills` (in activation order) appended; borrowed when no
-    /// skill is active.
-    pub fn bytes(&self, skills: &[Skill]) -> Cow<'static, str> {
-        standard::published_mcp_with_skills(self.role, self.family, skills)
+    /// The published mcp array: the resident tools, borrowed from the generated statics.
+    pub fn resident_bytes(&self) -> &'static str {
+        standard::published_mcp(self.role, self.family)
     }
 
-    /// [`McpSurface::bytes`], parsed.
-    pub fn tools(&self, skills: &[Skill]) -> Result<Vec<Tool>, String> {
-        parse_tools(&self.bytes(skills))
+    /// What `tools/list` answers, whatever is active: the published array, then each skill
+    /// the role offers (declaration order) with its tools, every skill tool marked with its
+    /// skill in `_meta`.
+    pub fn tools(&self) -> Result<Vec<Tool>, String> {
+        let mut tools = parse_tools(self.resident_bytes())?;
+        let key = skill_meta_key();
+        for &skill in self.role.skills() {
+            let names = standard::skill_tools(self.role, self.family, skill);
+            let definitions = standard::skill_json_mcp(self.role, self.family, skill);
+            for (tool, definition) in names.iter().zip(definitions) {
+                let index = match tools.iter().position(|t| t.name == tool.as_str()) {
+                    Some(index) => index,
+                    None => {
+                        tools.extend(parse_tools(&format!("[{definition}]"))?);
+                        tools.len() - 1
+                    }
+                };
+                let Some(listed) = tools.get_mut(index) else {
+                    continue;
+                };
+                let meta = listed.meta.get_or_insert_with(MetaObject::default);
+                meta.0
+                    .entry(key.clone())
+                    .or_insert_with(|| skill.as_str().into());
+            }
+        }
+        Ok(tools)
+    }
+
+    /// The skill a listed tool belongs to, if any.
+    pub fn skill_of(tool: &Tool) -> Option<&str> {
+        tool.meta
+            .as_ref()
+            .and_then(|m| m.0.get(&skill_meta_key()))
+            .and_then(serde_json::Value::as_str)
     }
 }
 
@@ -97,33 +135,44 @@ mod tests {
     }
 
     #[test]
-    fn skill_tools_are_appended_after_the_resident_ones() {
+    fn skill_tools_are_listed_from_the_start_after_the_resident_ones_and_marked() {
         let surface = McpSurface::new(Role::Main, Family::Chat);
-        let resident = surface.tools(&[]).unwrap();
-        assert!(matches!(surface.bytes(&[]), Cow::Borrowed(_)));
-        let with = surface.tools(&[Skill::Sqlite]).unwrap();
-        assert_eq!(with.len(), resident.len() + 1);
-        assert_eq!(&with[..resident.len()], &resident[..]);
-        assert_eq!(with[resident.len()].name, "sql_query");
-        let bytes = surface.bytes(&[Skill::Sqlite]);
-        let resident_bytes = surface.bytes(&[]);
-        let body = resident_bytes.strip_suffix(']').unwrap();
-        assert!(bytes.starts_with(body));
-        assert_eq!(
-            &bytes[body.len()..],
-            format!(
-                ",{}]",
-                standard::skill_json_mcp(Role::Main, Family::Chat, Skill::Sqlite)[0]
-            )
-        );
+        let tools = surface.tools().unwrap();
+        let resident = parse_tools(surface.resident_bytes()).unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(names.contains(&"sql_query"), "{names:?}");
+        // The resident tools come first, unchanged (only skill tools get the mark).
+        for (listed, published) in tools.iter().zip(&resident) {
+            if McpSurface::skill_of(listed).is_none() {
+                assert_eq!(listed, published);
+            }
+        }
+        let sql = tools.iter().find(|t| t.name == "sql_query").unwrap();
+        assert_eq!(McpSurface::skill_of(sql), Some("sqlite"));
+        let meta = serde_json::to_value(sql).unwrap()["_meta"].clone();
+        assert_eq!(meta["io.toolsurface/skill"], "sqlite");
+        // The emitter's other `_meta` keys stay.
+        assert!(meta.get("io.toolsurface/sha256").is_some(), "{meta}");
+        // Marked once, listed once.
+        assert_eq!(names.iter().filter(|n| **n == "sql_query").count(), 1);
+        let marked = tools
+            .iter()
+            .filter(|t| McpSurface::skill_of(t).is_some())
+            .count();
+        let offered: usize = Role::Main
+            .skills()
+            .iter()
+            .map(|s| standard::skill_tools(Role::Main, Family::Chat, *s).len())
+            .sum();
+        assert_eq!(marked, offered);
     }
 
     #[test]
-    fn a_role_without_the_skill_gets_its_resident_array() {
+    fn a_role_without_skills_lists_its_published_array() {
         let surface = McpSurface::new(Role::SideChat, Family::Chat);
         assert_eq!(
-            surface.bytes(&[Skill::Sqlite]),
-            standard::published_mcp(Role::SideChat, Family::Chat)
+            surface.tools().unwrap(),
+            parse_tools(standard::published_mcp(Role::SideChat, Family::Chat)).unwrap()
         );
     }
 }

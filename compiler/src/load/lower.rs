@@ -53,6 +53,7 @@ fn lower_families(s: &SurfaceDef) -> Vec<Family> {
                 like: f.like.as_ref().map(|l| l.v.clone()),
                 publish: f.publish,
                 skills: f.skills,
+                cache_control: f.cache_control,
                 span: f.name.span,
             })
         })

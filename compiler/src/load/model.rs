@@ -46,6 +46,7 @@ pub struct FamilyDef {
     pub like: Option<Sp<String>>,
     pub publish: crate::ir::Publish,
     pub skills: crate::ir::SkillStrategy,
+    pub cache_control: Option<crate::ir::CacheTtl>,
 }
 
 #[derive(Debug)]
@@ -202,7 +203,7 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
-const FAMILY_KEYS: [&str; 7] = [
+const FAMILY_KEYS: [&str; 8] = [
     "dialect",
     "strict",
     "like",
@@ -210,6 +211,7 @@ const FAMILY_KEYS: [&str; 7] = [
     "examples_in_description",
     "output_schema",
     "skills",
+    "cache_control",
 ];
 
 fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef> {
@@ -223,6 +225,7 @@ fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef
     let like = f.get("like").and_then(|n| read::string(n, "like", d));
     let publish = super::examples::read_publish(&f, dialect, d);
     let skills = super::strategy::read_skill_strategy(&f, &name.v, dialect, d);
+    let cache_control = super::strategy::read_cache_control(&f, dialect, d);
     Some(FamilyDef {
         name,
         dialect,
@@ -230,6 +233,7 @@ fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef
         like,
         publish,
         skills,
+        cache_control,
     })
 }
 

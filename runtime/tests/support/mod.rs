@@ -6,4 +6,5 @@
 pub mod contract;
 #[path = "names.rs"]
 pub mod names_support;
+pub mod outputs;
 pub mod sshd;
