@@ -1,17 +1,14 @@
 //! The tool list an MCP client sees: the `mcp` dialect's published bytes for the served
-//! role × family (what `toolsurface emit --dialect mcp` prints), parsed into rmcp's [`Tool`]s
-//! without touching a value, then every skill tool the role offers, each marked in `_meta`
-//! with its skill (`io.toolsurface/skill`). The list is the same for the whole session:
-//! MCP 2026-07-28 forbids `tools/list` changing as a side effect of another request, and
-//! clients that never re-list after `list_changed` (Codex #33266) must still reach a skill's
-//! tools. Activation is what `Call::parse_in` reads: before it a skill tool is refused with
-//! the message naming `activate_skill` and the skill.
-//!
-//! Everything comes from the generated statics ([`standard::published_mcp`],
-//! [`standard::skill_json_mcp`]); nothing is compiled at run time. Skill tools the emitted
-//! array already holds are marked in place, not listed twice.
+//! role × family, exactly what `toolsurface emit --dialect mcp` prints, parsed into rmcp's
+//! [`Tool`]s without touching a value ([`standard::published_mcp`], borrowed; nothing is
+//! compiled at run time). The mcp dialect publishes every skill tool the role offers from the
+//! start (`allow_list`), each marked `_meta."io.toolsurface/skill"` with its skill, and the
+//! list is the same for the whole session: MCP 2026-07-28 forbids `tools/list` changing as a
+//! side effect of another request, and clients that never re-list after `list_changed`
+//! (Codex #33266) must still reach a skill's tools. Activation is what `Call::parse_in`
+//! reads: before it a skill tool is refused with the message naming `activate_skill` and the
+//! skill.
 
-use rmcp::model::MetaObject;
 use rmcp::model::Tool;
 
 use crate::standard;
@@ -59,38 +56,15 @@ impl McpSurface {
         McpSurface { role, family }
     }
 
-    /// The published mcp array: the resident tools, borrowed from the generated statics.
-    pub fn resident_bytes(&self) -> &'static str {
+    /// The published mcp array, borrowed from the generated statics.
+    pub fn bytes(&self) -> &'static str {
         standard::published_mcp(self.role, self.family)
     }
 
-    /// What `tools/list` answers, whatever is active: the published array, then each skill
-    /// the role offers (declaration order) with its tools, every skill tool marked with its
-    /// skill in `_meta`.
+    /// What `tools/list` answers, whatever is active: the published mcp array (resident
+    /// tools, then every offered skill's, marked with their skill).
     pub fn tools(&self) -> Result<Vec<Tool>, String> {
-        let mut tools = parse_tools(self.resident_bytes())?;
-        let key = skill_meta_key();
-        for &skill in self.role.skills() {
-            let names = standard::skill_tools(self.role, self.family, skill);
-            let definitions = standard::skill_json_mcp(self.role, self.family, skill);
-            for (tool, definition) in names.iter().zip(definitions) {
-                let index = match tools.iter().position(|t| t.name == tool.as_str()) {
-                    Some(index) => index,
-                    None => {
-                        tools.extend(parse_tools(&format!("[{definition}]"))?);
-                        tools.len() - 1
-                    }
-                };
-                let Some(listed) = tools.get_mut(index) else {
-                    continue;
-                };
-                let meta = listed.meta.get_or_insert_with(MetaObject::default);
-                meta.0
-                    .entry(key.clone())
-                    .or_insert_with(|| skill.as_str().into());
-            }
-        }
-        Ok(tools)
+        parse_tools(self.bytes())
     }
 
     /// The skill a listed tool belongs to, if any.
@@ -135,44 +109,38 @@ mod tests {
     }
 
     #[test]
-    fn skill_tools_are_listed_from_the_start_after_the_resident_ones_and_marked() {
-        let surface = McpSurface::new(Role::Main, Family::Chat);
-        let tools = surface.tools().unwrap();
-        let resident = parse_tools(surface.resident_bytes()).unwrap();
-        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert!(names.contains(&"sql_query"), "{names:?}");
-        // The resident tools come first, unchanged (only skill tools get the mark).
-        for (listed, published) in tools.iter().zip(&resident) {
-            if McpSurface::skill_of(listed).is_none() {
-                assert_eq!(listed, published);
+    fn every_offered_skill_tool_is_listed_from_the_start_and_marked() {
+        for role in Role::ALL {
+            for family in Family::ALL {
+                let tools = McpSurface::new(role, family).tools().unwrap();
+                for &skill in role.skills() {
+                    for tool in standard::skill_tools(role, family, skill) {
+                        let listed: Vec<&Tool> =
+                            tools.iter().filter(|t| t.name == tool.as_str()).collect();
+                        assert_eq!(listed.len(), 1, "{role} × {family} {tool}");
+                        assert_eq!(
+                            McpSurface::skill_of(listed[0]),
+                            Some(skill.as_str()),
+                            "{role} × {family} {tool}"
+                        );
+                    }
+                }
+                let marked = tools.iter().filter(|t| McpSurface::skill_of(t).is_some());
+                let offered: usize = role
+                    .skills()
+                    .iter()
+                    .map(|s| standard::skill_tools(role, family, *s).len())
+                    .sum();
+                assert_eq!(marked.count(), offered, "{role} × {family}");
             }
         }
-        let sql = tools.iter().find(|t| t.name == "sql_query").unwrap();
-        assert_eq!(McpSurface::skill_of(sql), Some("sqlite"));
-        let meta = serde_json::to_value(sql).unwrap()["_meta"].clone();
-        assert_eq!(meta["io.toolsurface/skill"], "sqlite");
-        // The emitter's other `_meta` keys stay.
-        assert!(meta.get("io.toolsurface/sha256").is_some(), "{meta}");
-        // Marked once, listed once.
-        assert_eq!(names.iter().filter(|n| **n == "sql_query").count(), 1);
-        let marked = tools
-            .iter()
-            .filter(|t| McpSurface::skill_of(t).is_some())
-            .count();
-        let offered: usize = Role::Main
-            .skills()
-            .iter()
-            .map(|s| standard::skill_tools(Role::Main, Family::Chat, *s).len())
-            .sum();
-        assert_eq!(marked, offered);
     }
 
     #[test]
-    fn a_role_without_skills_lists_its_published_array() {
-        let surface = McpSurface::new(Role::SideChat, Family::Chat);
-        assert_eq!(
-            surface.tools().unwrap(),
-            parse_tools(standard::published_mcp(Role::SideChat, Family::Chat)).unwrap()
-        );
+    fn a_role_without_skills_lists_no_skill_tool() {
+        let tools = McpSurface::new(Role::SideChat, Family::Chat)
+            .tools()
+            .unwrap();
+        assert!(tools.iter().all(|t| McpSurface::skill_of(t).is_none()));
     }
 }
