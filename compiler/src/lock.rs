@@ -533,13 +533,14 @@ impl Lock {
         for r in &self.retired {
             let _ = writeln!(out, "retired {} {}", r.name, to_json(r));
         }
+        outputs::render_outputs(&self.outputs, &mut out);
+        // History last: the surface records above are what a fresh `lock` writes.
         if !self.accepted.is_empty() {
             out.push('\n');
         }
         for a in &self.accepted {
             let _ = writeln!(out, "accepted {} {}", a.date, to_json(a));
         }
-        outputs::render_outputs(&self.outputs, &mut out);
         out
     }
 
