@@ -38,9 +38,7 @@ use std::time::Instant;
 
 use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::registry::SessionRegistry;
-use toolsurface_runtime::shell::{
-    NoWake, ShellHost, ShellRequest, ShellSessionRequest, WaitRequest,
-};
+use toolsurface_runtime::shell::{NoWake, ShellHost, ShellRequest, ShellSession, Wait};
 
 const BYTES: u64 = 64 << 20;
 const WAIT_ROUNDS: usize = 30;
@@ -55,6 +53,7 @@ fn ctx() -> CallContext {
         cancel: Default::default(),
         host: "local".into(),
         rehearsal: false,
+        names: &toolsurface::standard::TOOL_NAMES,
     }
 }
 
@@ -91,8 +90,9 @@ async fn drain_session(host: &ShellHost, tty: bool) {
         st = host
             .shell_session(
                 &ctx(),
-                ShellSessionRequest::Wait(WaitRequest {
+                ShellSession::Wait(Wait {
                     session_id: id,
+                    host_id: None,
                     timeout_s: Some(60.0),
                     until_output: None,
                 }),
@@ -218,8 +218,9 @@ fn wait_latency_round(rt: &tokio::runtime::Runtime, host: &ShellHost, id: i64, n
         let w = rt
             .block_on(host.shell_session(
                 &ctx(),
-                ShellSessionRequest::Wait(WaitRequest {
+                ShellSession::Wait(Wait {
                     session_id: id,
+                    host_id: None,
                     timeout_s: Some(60.0),
                     until_output: Some(format!("^got {n}$")),
                 }),

@@ -26,6 +26,7 @@ fn ctx() -> CallContext {
         cancel: Default::default(),
         host: "local".into(),
         rehearsal: false,
+        names: &toolsurface::standard::TOOL_NAMES,
     }
 }
 

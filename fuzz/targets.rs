@@ -165,6 +165,7 @@ pub fn patch(data: &[u8]) {
         cancel: Default::default(),
         host: "local".into(),
         rehearsal: false,
+        names: &toolsurface::standard::TOOL_NAMES,
     };
     let req = ApplyPatch {
         patch: text.into_owned(),

@@ -30,7 +30,9 @@ pub mod transcript;
 /// provider config `introspect` reports, and the store traits a host may implement. The
 /// runtime crate's other modules are internal to the facade.
 pub mod runtime {
-    pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
+    pub use toolsurface_runtime::call::{
+        CallContext, CallInfo, Route, ToolError, ToolNames, ToolOutput,
+    };
     pub use toolsurface_runtime::core::{
         Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
         TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
@@ -63,7 +65,8 @@ pub mod __private {
     pub use serde_json;
     pub use toolsurface_runtime::SkillStrategy;
     pub use toolsurface_runtime::call::{
-        CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
+        CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolNames,
+        ToolOutput,
     };
     pub use toolsurface_runtime::core::SkillDelivery;
     pub use toolsurface_runtime::core::TurnKind;

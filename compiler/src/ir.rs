@@ -331,6 +331,9 @@ pub struct Tool {
     pub freeform: Option<Freeform>,
     /// MCP `icons` (YAML `icon:`).
     pub icon: Option<Icon>,
+    /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
+    /// parsed call; `Handlers` receives it). Not published.
+    pub implements: Option<String>,
     /// The tool's file.
     pub span: Span,
 }

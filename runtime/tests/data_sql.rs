@@ -33,10 +33,11 @@ fn q(sql: &str, limit: Option<u64>) -> SqlQueryRequest {
     }
 }
 
+/// A refusal's text: about the world (`Model`) or about the arguments alone (`Argument`).
 fn model_err(dir: &Path, req: &SqlQueryRequest) -> String {
     match sql_query(dir, req) {
-        Err(ToolError::Model(m)) => m,
-        other => panic!("expected a model error, got {other:?}"),
+        Err(ToolError::Model(m) | ToolError::Argument(m)) => m,
+        other => panic!("expected a refusal, got {other:?}"),
     }
 }
 
@@ -125,7 +126,7 @@ fn writes_are_refused_by_the_read_only_connection() {
     ] {
         let e = model_err(d.path(), &q(sql, None));
         assert!(
-            e.starts_with("sql_query: refused — the database is opened read-only"),
+            e.starts_with("refused — the database is opened read-only"),
             "{sql}: {e}"
         );
     }
@@ -134,7 +135,7 @@ fn writes_are_refused_by_the_read_only_connection() {
         d.path(),
         &q(&format!("VACUUM INTO '{}'", vacuum_target.display()), None),
     );
-    assert!(e.starts_with("sql_query:"), "{e}");
+    assert!(e.starts_with("refused"), "{e}");
     assert!(!vacuum_target.exists(), "VACUUM INTO must not write a copy");
     assert_eq!(count(&db), 4);
     assert_eq!(
@@ -172,12 +173,9 @@ fn other_statement_errors_are_plain() {
     let d = tempfile::tempdir().unwrap();
     shop(d.path());
     let e = model_err(d.path(), &q("SELECT 1; DELETE FROM orders", None));
-    assert_eq!(
-        e,
-        "sql_query: give exactly one statement (found more than one)"
-    );
+    assert_eq!(e, "give exactly one statement (found more than one)");
     let e = model_err(d.path(), &q("  -- nothing", None));
-    assert_eq!(e, "sql_query: sql is empty");
+    assert_eq!(e, "sql is empty");
     let e = model_err(d.path(), &q("SELECT nope FROM orders", None));
     assert!(e.contains("no such column: nope"), "{e}");
     // A trailing semicolon is one statement.
@@ -195,10 +193,7 @@ fn a_missing_database_is_not_created() {
             limit: None,
         },
     );
-    assert!(
-        e.starts_with("sql_query: no database file at missing.db"),
-        "{e}"
-    );
+    assert!(e.starts_with("no database file at missing.db"), "{e}");
     assert!(!d.path().join("missing.db").exists());
 }
 
@@ -240,7 +235,7 @@ fn a_runaway_query_is_interrupted() {
     );
     match sql_query_with_timeout(d.path(), &req, std::time::Duration::from_millis(200)) {
         Err(ToolError::Model(m)) => {
-            assert_eq!(m, "sql_query: interrupted after 200ms; narrow the query")
+            assert_eq!(m, "interrupted after 200ms; narrow the query")
         }
         other => panic!("{other:?}"),
     }

@@ -12,7 +12,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use support::contract::{self, Side, field, field_str, model_err, ok, sha};
-use toolsurface_runtime::files::{FileHost, FileHostConfig, WriteFile, WritePrecondition};
+use toolsurface_runtime::files::{FileHost, FileHostConfig, WriteFile};
 
 macro_rules! contract_tests {
     ($($name:ident),* $(,)?) => {$(
@@ -55,7 +55,7 @@ async fn confirm_token_applies_the_staged_copy_while_the_file_is_unchanged() {
     // a token names its file
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Confirm(token.clone()),
+            confirm_token: Some(token.clone()),
             ..s.write_req("other.txt", "")
         })
         .await,
@@ -64,7 +64,7 @@ async fn confirm_token_applies_the_staged_copy_while_the_file_is_unchanged() {
     // other content than the staged one is refused
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Confirm(token.clone()),
+            confirm_token: Some(token.clone()),
             ..s.write_req("t.txt", "different\n")
         })
         .await,
@@ -73,7 +73,7 @@ async fn confirm_token_applies_the_staged_copy_while_the_file_is_unchanged() {
     // applied while unchanged
     let out = ok(s
         .write(WriteFile {
-            precondition: WritePrecondition::Confirm(token.clone()),
+            confirm_token: Some(token.clone()),
             ..s.write_req("t.txt", "")
         })
         .await);
@@ -82,7 +82,7 @@ async fn confirm_token_applies_the_staged_copy_while_the_file_is_unchanged() {
     // single use
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Confirm(token),
+            confirm_token: Some(token),
             ..s.write_req("t.txt", "")
         })
         .await,
@@ -100,7 +100,7 @@ async fn confirm_token_is_void_once_the_file_changed() {
     s.put("t.txt", "someone else\n");
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Confirm(token),
+            confirm_token: Some(token),
             ..s.write_req("t.txt", "")
         })
         .await,
@@ -118,7 +118,7 @@ async fn create_only_creates_and_never_replaces() {
     let s = Side::local();
     let out = ok(s
         .write(WriteFile {
-            precondition: WritePrecondition::CreateOnly,
+            create_only: Some(true),
             ..s.write_req("c.txt", "1\n")
         })
         .await);
@@ -126,15 +126,34 @@ async fn create_only_creates_and_never_replaces() {
     ok(s.read("c.txt").await);
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::CreateOnly,
+            create_only: Some(true),
             ..s.write_req("c.txt", "2\n")
         })
         .await,
     );
     assert!(err.contains("already exists"), "{err}");
     assert_eq!(s.get("c.txt").as_deref(), Some("1\n"));
-    // create_only with overwrite cannot be asked for: the request holds one precondition,
-    // and Call::parse refuses the pair (tests/parse.rs).
+    // create_only with overwrite: Call::parse refuses the pair (forbidden_with,
+    // tests/parse.rs); a request built by hand with both is refused as an argument error.
+    let err = contract::argument_err(
+        s.write(WriteFile {
+            create_only: Some(true),
+            overwrite: Some(true),
+            ..s.write_req(
+                "c.txt", "3
+",
+            )
+        })
+        .await,
+    );
+    assert!(err.contains("overwrite and create_only"), "{err}");
+    assert_eq!(
+        s.get("c.txt").as_deref(),
+        Some(
+            "1
+"
+        )
+    );
 }
 
 #[tokio::test]
@@ -197,11 +216,7 @@ fn permission_child(root: &str) {
                     WriteFile {
                         path: path.into(),
                         content: format!("from nobody: {path}\n"),
-                        precondition: if overwrite {
-                            WritePrecondition::Overwrite
-                        } else {
-                            WritePrecondition::None
-                        },
+                        overwrite: Some(overwrite),
                         ..WriteFile::default()
                     },
                 )
@@ -369,7 +384,7 @@ async fn a_concurrent_local_writer_loses_no_update_over_100_cas_writes() {
         let content = field_str(&read, "content");
         match s
             .write(WriteFile {
-                precondition: WritePrecondition::Expected(seen.clone()),
+                expected_sha256: Some(seen.clone()),
                 ..s.write_req("race.txt", &format!("{content}A {i}\n"))
             })
             .await

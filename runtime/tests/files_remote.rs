@@ -17,7 +17,7 @@ use std::process::Command;
 use support::contract::{self, Side, ctx, field, field_str, model_err, ok, sha};
 use support::sshd::{ALIAS, DEAD_ALIAS, TEST_USER_HOME, USER_ALIAS};
 use toolsurface_runtime::files::{
-    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile, WritePrecondition,
+    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile,
 };
 
 macro_rules! contract_tests {
@@ -146,15 +146,16 @@ async fn create_only_and_confirm_token_with_device_are_refused() {
     let s = Side::remote();
     for req in [
         WriteFile {
-            precondition: WritePrecondition::CreateOnly,
+            create_only: Some(true),
             ..s.write_req("x.txt", "x")
         },
         WriteFile {
-            precondition: WritePrecondition::Confirm("ct-0123".into()),
+            confirm_token: Some("ct-0123".into()),
             ..s.write_req("x.txt", "x")
         },
     ] {
-        let err = model_err(s.write(req).await);
+        // Call::parse refuses both first (forbidden_with); a hand-built request meets this.
+        let err = contract::argument_err(s.write(req).await);
         assert!(
             err.contains("expected_sha256") && err.contains("overwrite"),
             "{err}"
@@ -274,12 +275,12 @@ async fn hostile_devices_are_refused_before_anything_starts() {
             .await,
         ];
         for r in results {
-            let err = model_err(r);
+            let err = contract::argument_err(r);
             assert!(err.contains("refused"), "{d:?}: {err}");
         }
         // the patch's own device line obeys the same rule (when it is one line)
         if !d.contains('\n') && !d.contains('\r') && !d.trim().is_empty() && d.trim() == d {
-            let err = model_err(
+            let err = contract::argument_err(
                 host.apply_patch(
                     "c",
                     &ctx,
@@ -423,7 +424,7 @@ async fn permission_failures_stage_the_content_remotely() {
     for (rel, why) in cases {
         let out = ok(s
             .write(WriteFile {
-                precondition: WritePrecondition::Overwrite,
+                overwrite: Some(true),
                 ..s.write_req(rel, "from tsfiles\n")
             })
             .await);
@@ -519,7 +520,7 @@ async fn a_concurrent_remote_writer_loses_no_update_over_100_cas_writes() {
         let content = field_str(&read, "content");
         let r = s
             .write(WriteFile {
-                precondition: WritePrecondition::Expected(seen.clone()),
+                expected_sha256: Some(seen.clone()),
                 ..s.write_req("race.txt", &format!("{content}A {i}\n"))
             })
             .await;

@@ -6,8 +6,8 @@ use std::io::Cursor;
 use serde_json::Value;
 use toolsurface_runtime::call::{ToolError, ToolOutput};
 use toolsurface_runtime::messages::{
-    HistoryView, Message, MessageReadMode, MessageReadRequest, MessageStore, PayloadField, Role,
-    SqliteMessageStore, import_jsonl, message_read,
+    Context, Field, History, Message, MessageRead, MessageStore, Payload, Role, SqliteMessageStore,
+    View, import_jsonl, message_read,
 };
 
 const SAMPLE: &str = include_str!("../../examples/transcripts/sample.jsonl");
@@ -19,21 +19,20 @@ fn store() -> (tempfile::TempDir, SqliteMessageStore) {
     (dir, store)
 }
 
-fn ok(store: &SqliteMessageStore, req: MessageReadRequest) -> (String, Value) {
-    let ToolOutput { text, structured } = message_read(store, &req).unwrap();
+fn ok(store: &SqliteMessageStore, req: impl Into<MessageRead>) -> (String, Value) {
+    let ToolOutput { text, structured } = message_read(store, &req.into()).unwrap();
     (text, structured.unwrap())
 }
 
-fn model_err(store: &SqliteMessageStore, req: MessageReadRequest) -> String {
-    match message_read(store, &req) {
+fn model_err(store: &SqliteMessageStore, req: impl Into<MessageRead>) -> String {
+    match message_read(store, &req.into()) {
         Err(ToolError::Model(m)) => m,
         other => panic!("expected a model error, got {other:?}"),
     }
 }
 
-fn history(session: &str) -> MessageReadRequest {
-    MessageReadRequest {
-        mode: MessageReadMode::History,
+fn history(session: &str) -> History {
+    History {
         session_id: Some(session.into()),
         ..Default::default()
     }
@@ -83,7 +82,7 @@ fn limit_keeps_the_newest_messages() {
     let (_d, s) = store();
     let (text, v) = ok(
         &s,
-        MessageReadRequest {
+        History {
             limit: Some(3),
             ..history("sess-build")
         },
@@ -119,8 +118,7 @@ fn channel_history_spans_sessions_and_marks_them() {
     let (_d, s) = store();
     let (text, v) = ok(
         &s,
-        MessageReadRequest {
-            mode: MessageReadMode::History,
+        History {
             channel: Some("infra".into()),
             limit: Some(500),
             ..Default::default()
@@ -142,8 +140,8 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     let (_d, s) = store();
     let (text, v) = ok(
         &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Turns),
+        History {
+            view: Some(View::Turns),
             ..history("sess-build")
         },
     );
@@ -164,8 +162,8 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     // sess-review has no turn numbers: a turn starts at each user message.
     let (_, v) = ok(
         &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Turns),
+        History {
+            view: Some(View::Turns),
             ..history("sess-review")
         },
     );
@@ -180,8 +178,8 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     // limit counts turns in this view.
     let (text, v) = ok(
         &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Turns),
+        History {
+            view: Some(View::Turns),
             limit: Some(1),
             ..history("sess-review")
         },
@@ -200,8 +198,8 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
     let (_d, s) = store();
     let (text, _) = ok(
         &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Audit),
+        History {
+            view: Some(View::Audit),
             limit: Some(2),
             ..history("sess-review")
         },
@@ -217,8 +215,8 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
 
     let (text, _) = ok(
         &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Audit),
+        History {
+            view: Some(View::Audit),
             ..history("sess-build")
         },
     );
@@ -231,24 +229,22 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
 }
 
 #[test]
-fn history_needs_exactly_one_of_session_and_channel() {
+fn history_built_by_hand_with_both_or_neither_scope_is_an_argument_error() {
+    // Call::parse refuses these (exactly_one_of); the runtime answers a hand-built request.
     let (_d, s) = store();
-    let both = MessageReadRequest {
+    let both = History {
         channel: Some("infra".into()),
         ..history("sess-build")
     };
-    assert!(model_err(&s, both).contains("exactly one of session_id or channel"));
-    let neither = MessageReadRequest::default();
-    assert!(model_err(&s, neither).contains("exactly one of session_id or channel"));
-    let foreign = MessageReadRequest {
-        message_id: Some("m-0001".into()),
-        offset: Some(3),
-        ..history("sess-build")
-    };
-    assert_eq!(
-        model_err(&s, foreign),
-        "mode=history: unexpected fields message_id, offset"
-    );
+    let neither = History::default();
+    for req in [both, neither] {
+        match message_read(&s, &req.into()) {
+            Err(ToolError::Argument(m)) => {
+                assert!(m.contains("exactly one of session_id or channel"), "{m}")
+            }
+            other => panic!("expected an argument error, got {other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -259,7 +255,7 @@ fn unknown_session_and_channel_name_what_was_looked_up() {
     assert!(e.contains(r#"did you mean "sess-build"?"#), "{e}");
     let e = model_err(
         &s,
-        MessageReadRequest {
+        History {
             channel: Some("ops".into()),
             ..Default::default()
         },
@@ -268,13 +264,11 @@ fn unknown_session_and_channel_name_what_was_looked_up() {
     assert!(e.contains(r#"known channels: "infra""#), "{e}");
 }
 
-fn context(id: &str, before: Option<u64>, after: Option<u64>) -> MessageReadRequest {
-    MessageReadRequest {
-        mode: MessageReadMode::Context,
-        message_id: Some(id.into()),
+fn context(id: &str, before: Option<u64>, after: Option<u64>) -> Context {
+    Context {
+        message_id: id.into(),
         before,
         after,
-        ..Default::default()
     }
 }
 
@@ -309,29 +303,14 @@ fn context_of_an_unknown_message_suggests_close_ids() {
         "{e}"
     );
     assert!(e.contains(r#""m-0007""#), "{e}");
-    let e = model_err(
-        &s,
-        MessageReadRequest {
-            mode: MessageReadMode::Context,
-            ..Default::default()
-        },
-    );
-    assert_eq!(e, "mode=context: message_id is required");
 }
 
-fn payload(
-    id: &str,
-    field: PayloadField,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> MessageReadRequest {
-    MessageReadRequest {
-        mode: MessageReadMode::Payload,
-        message_id: Some(id.into()),
-        field: Some(field),
+fn payload(id: &str, field: Field, offset: Option<u64>, limit: Option<u64>) -> Payload {
+    Payload {
+        message_id: id.into(),
+        field,
         offset,
         limit,
-        ..Default::default()
     }
 }
 
@@ -343,10 +322,7 @@ fn payload_pages_through_a_long_field() {
     let mut pages = Vec::new();
     let mut assembled = String::new();
     loop {
-        let (text, v) = ok(
-            &s,
-            payload("m-0007", PayloadField::ToolResult, offset, Some(1000)),
-        );
+        let (text, v) = ok(&s, payload("m-0007", Field::ToolResult, offset, Some(1000)));
         assert_eq!(v["total_chars"], 5952);
         let chunk = v["text"].as_str().unwrap();
         assert!(text.ends_with(chunk));
@@ -385,11 +361,11 @@ fn payload_counts_characters_not_bytes() {
         tool_calls: None,
     }])
     .unwrap();
-    let (_, v) = ok(&s, payload("u1", PayloadField::Content, Some(6), Some(7)));
+    let (_, v) = ok(&s, payload("u1", Field::Content, Some(6), Some(7)));
     assert_eq!(v["text"], "wörld ✓");
     assert_eq!(v["next_offset"], 13);
     assert_eq!(v["total_chars"], 16);
-    let (_, v) = ok(&s, payload("u1", PayloadField::Content, Some(16), None));
+    let (_, v) = ok(&s, payload("u1", Field::Content, Some(16), None));
     assert_eq!(v["text"], "");
     assert_eq!(v["next_offset"], Value::Null);
 }
@@ -397,51 +373,16 @@ fn payload_counts_characters_not_bytes() {
 #[test]
 fn payload_errors_are_specific() {
     let (_d, s) = store();
-    let e = model_err(
-        &s,
-        payload("m-0007", PayloadField::ToolResult, Some(9000), None),
-    );
+    let e = model_err(&s, payload("m-0007", Field::ToolResult, Some(9000), None));
     assert_eq!(
         e,
         r#"offset 9000 is past the end of message "m-0007" tool_result (5952 characters)"#
     );
-    let e = model_err(&s, payload("m-0004", PayloadField::Reasoning, None, None));
+    let e = model_err(&s, payload("m-0004", Field::Reasoning, None, None));
     assert_eq!(
         e,
         r#"message "m-0004" has no reasoning; its fields: content, tool_result"#
     );
-    let e = model_err(
-        &s,
-        MessageReadRequest {
-            field: None,
-            ..payload("m-0004", PayloadField::Content, None, None)
-        },
-    );
-    assert!(e.starts_with("mode=payload: field is required"), "{e}");
-    let e = model_err(
-        &s,
-        MessageReadRequest {
-            view: Some(HistoryView::Audit),
-            ..payload("m-0004", PayloadField::Content, None, None)
-        },
-    );
-    assert_eq!(e, "mode=payload: unexpected field view");
-    let e = model_err(&s, payload("zzz-9", PayloadField::Content, None, None));
+    let e = model_err(&s, payload("zzz-9", Field::Content, None, None));
     assert!(e.starts_with(r#"no message "zzz-9""#), "{e}");
-}
-
-#[test]
-fn requests_deserialize_from_tool_call_json() {
-    let (_d, s) = store();
-    let req: MessageReadRequest =
-        serde_json::from_str(r#"{"mode":"payload","message_id":"m-0003","field":"tool_calls"}"#)
-            .unwrap();
-    let (_, v) = ok(&s, req);
-    let calls: Value = serde_json::from_str(v["text"].as_str().unwrap()).unwrap();
-    assert_eq!(calls[0]["arguments"]["dirs"][0], "/work/app");
-    assert!(
-        serde_json::from_str::<MessageReadRequest>(r#"{"mode":"history","sessionId":"x"}"#)
-            .is_err()
-    );
-    assert!(serde_json::from_str::<MessageReadRequest>(r#"{"mode":"everything"}"#).is_err());
 }

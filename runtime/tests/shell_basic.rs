@@ -2,24 +2,20 @@
 //! kill, interrupts, list, monitors and output cuts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/names.rs"]
+mod names_support;
+#[path = "support/shell.rs"]
+mod shell_support;
+
+use shell_support::{ctx, kill};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::{CallContext, ToolError, ToolOutput};
+use toolsurface_runtime::call::{ToolError, ToolOutput};
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-    }
-}
 
 struct Fixture {
     host: ShellHost,
@@ -76,8 +72,9 @@ async fn run(host: &ShellHost, command: &str, tty: bool, yield_ms: i64) -> ToolO
 async fn wait(host: &ShellHost, id: i64, until: Option<&str>, timeout_s: f64) -> ToolOutput {
     host.shell_session(
         &ctx(),
-        ShellSessionRequest::Wait(WaitRequest {
+        ShellSession::Wait(Wait {
             session_id: id,
+            host_id: None,
             timeout_s: Some(timeout_s),
             until_output: until.map(Into::into),
         }),
@@ -97,12 +94,6 @@ async fn wait_exit(host: &ShellHost, id: i64) -> (ToolOutput, String) {
         }
     }
     panic!("session {id} did not exit in 300 s");
-}
-
-async fn kill(host: &ShellHost, id: i64) -> ToolOutput {
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap()
 }
 
 fn pid_exists(pid: i64) -> bool {
@@ -220,7 +211,7 @@ async fn prompt_is_answered_through_poll_chars() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 chars: Some("alice\n".into()),
                 ..Default::default()
@@ -243,7 +234,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         f.host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     keys: Some(vec!["ctrl-c".into()]),
                     ..Default::default()
@@ -260,7 +251,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: sid(&out),
                 keys: Some(vec!["hyper-q".into()]),
                 ..Default::default()
@@ -268,7 +259,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, ToolError::Model(m) if m.contains("unknown key")));
+    assert!(matches!(err, ToolError::Argument(m) if m.contains("unknown key")));
     kill(&f.host, sid(&out)).await;
 }
 
@@ -285,8 +276,9 @@ async fn resize_is_seen_by_stty_size() {
     f.host
         .resize(
             &ctx(),
-            ResizeRequest {
+            Resize {
                 session_id: id,
+                host_id: None,
                 cols: 132,
                 rows: 43,
             },
@@ -296,7 +288,7 @@ async fn resize_is_seen_by_stty_size() {
     f.host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 keys: Some(vec!["enter".into()]),
                 peek: Some(true),
@@ -313,8 +305,9 @@ async fn resize_is_seen_by_stty_size() {
         .host
         .resize(
             &ctx(),
-            ResizeRequest {
+            Resize {
                 session_id: sid(&out),
+                host_id: None,
                 cols: 100,
                 rows: 30,
             },
@@ -409,7 +402,7 @@ async fn interrupt_mid_window_keeps_the_session() {
                 .host
                 .poll(
                     &ctx(),
-                    PollRequest {
+                    Poll {
                         session_id: id,
                         peek: Some(true),
                         ..Default::default()
@@ -453,8 +446,9 @@ async fn interrupt_mid_window_keeps_the_session() {
         .host
         .wait(
             &c,
-            WaitRequest {
+            Wait {
                 session_id: id,
+                host_id: None,
                 timeout_s: Some(300.0),
                 until_output: Some("never".into()),
             },
@@ -520,7 +514,7 @@ async fn list_shows_running_and_exited_unread_and_exit_wakes() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 ..Default::default()
             },
@@ -576,8 +570,9 @@ async fn monitor_wakes_on_match_and_unwatch_removes_the_exit_wake() {
         .host
         .unwatch(
             &ctx(),
-            UnwatchRequest {
+            Unwatch {
                 session_id: id,
+                host_id: None,
                 watcher_id: Some(exit_id),
             },
         )
@@ -640,7 +635,7 @@ async fn max_output_tokens_cuts_the_middle_and_offset_reads_it() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 offset: Some(200),
                 peek: Some(true),
@@ -696,7 +691,7 @@ async fn the_cap_evicts_exited_sessions_and_refuses_when_all_run() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: ids[1],
                 ..Default::default()
             },
@@ -752,7 +747,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
     f.host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 keys: Some(vec!["ctrl-d".into()]),
                 ..Default::default()
@@ -767,7 +762,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
         .host
         .poll(
             &ctx(),
-            PollRequest {
+            Poll {
                 session_id: id,
                 offset: Some(0),
                 ..Default::default()

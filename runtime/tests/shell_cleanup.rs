@@ -2,22 +2,17 @@
 //! One test in its own binary: it measures process-wide state.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/names.rs"]
+mod names_support;
+#[path = "support/shell.rs"]
+mod shell_support;
+
+use shell_support::{ctx, kill};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-    }
-}
 
 fn fd_count() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
@@ -72,9 +67,7 @@ async fn two_hundred_sessions_leave_no_zombies_and_no_descriptors() {
     let host = ShellHost::new("alpha", dir.path(), registry, Arc::new(NoWake));
     // Warm up (runtime threads, the reaper thread, lazily opened files).
     let id = start(&host, 0).await;
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap();
+    kill(&host, id).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let baseline = fd_count();
 
@@ -99,10 +92,7 @@ async fn two_hundred_sessions_leave_no_zombies_and_no_descriptors() {
         for id in ids {
             let host = host.clone();
             set.spawn(async move {
-                let k = host
-                    .kill(&ctx(), KillRequest { session_id: id })
-                    .await
-                    .unwrap();
+                let k = kill(&host, id).await;
                 assert_eq!(k.structured.unwrap()["running"], false, "{}", k.text);
             });
         }

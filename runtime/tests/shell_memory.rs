@@ -2,23 +2,18 @@
 //! One test in its own binary: it measures the process's resident set.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/names.rs"]
+mod names_support;
+#[path = "support/shell.rs"]
+mod shell_support;
+
+use shell_support::ctx;
 use std::sync::Arc;
 
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
 
 const SIXTY_FOUR_MIB: u64 = 64 << 20;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-    }
-}
 
 fn rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
@@ -61,8 +56,9 @@ async fn sixty_four_mib_of_output_stays_bounded() {
             let w = host
                 .wait(
                     &ctx(),
-                    WaitRequest {
+                    Wait {
                         session_id: id,
+                        host_id: None,
                         timeout_s: Some(30.0),
                         until_output: None,
                     },
@@ -83,7 +79,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
         let p = host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     offset: Some(0),
                     peek: Some(true),
@@ -103,7 +99,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
         let p = host
             .poll(
                 &ctx(),
-                PollRequest {
+                Poll {
                     session_id: id,
                     offset: Some((DEFAULT_CAPACITY / 4) as i64 - 100),
                     peek: Some(true),

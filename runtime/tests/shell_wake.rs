@@ -3,23 +3,18 @@
 //! process still holds its output open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/names.rs"]
+mod names_support;
+#[path = "support/shell.rs"]
+mod shell_support;
+
+use shell_support::{ctx, kill};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::*;
-
-fn ctx() -> CallContext {
-    CallContext {
-        call_id: "call-1".into(),
-        cancel: CancellationToken::new(),
-        host: "local".into(),
-        rehearsal: false,
-    }
-}
 
 fn host(dir: &std::path::Path) -> (ShellHost, mpsc::UnboundedReceiver<WakeUp>) {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -82,9 +77,7 @@ async fn a_match_printed_right_before_exit_wakes_before_the_exit() {
             "run {run}: {second:?}"
         );
         // Release the slot (an exited, unread session would otherwise stay listed).
-        host.kill(&ctx(), KillRequest { session_id: id })
-            .await
-            .unwrap();
+        kill(&host, id).await;
     }
     assert!(rx.try_recv().is_err(), "no wake-up beyond two per run");
 }
@@ -123,8 +116,6 @@ async fn the_exit_wakes_while_a_child_holds_the_output_and_its_match_still_fires
         ),
         "{second:?}"
     );
-    host.kill(&ctx(), KillRequest { session_id: id })
-        .await
-        .unwrap();
+    kill(&host, id).await;
     assert!(rx.try_recv().is_err());
 }

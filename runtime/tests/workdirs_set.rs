@@ -1,13 +1,16 @@
 //! `set_workdirs` against real folder trees and real git repositories (git on PATH).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/names.rs"]
+mod names_support;
+
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use toolsurface_runtime::call::ToolError;
+use toolsurface_runtime::call::{ToolError, ToolNames};
 use toolsurface_runtime::workdirs::{
-    SetWorkdirsRequest, SyncDrive, WorkdirKind, Workdirs, WorkdirsMode, detect_sync_drive,
+    Mode, SetWorkdirsRequest, SyncDrive, WorkdirKind, Workdirs, detect_sync_drive,
 };
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -29,7 +32,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn req(dirs: &[&Path], mode: Option<WorkdirsMode>) -> SetWorkdirsRequest {
+fn req(dirs: &[&Path], mode: Option<Mode>) -> SetWorkdirsRequest {
     SetWorkdirsRequest {
         dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
         mode,
@@ -59,7 +62,9 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
     fs::write(proj.join("AGENTS.md"), "# Rules\nBuild with -j2.\n").unwrap();
 
     let mut w = Workdirs::new(&root);
-    let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    let out = w
+        .set_workdirs(&req(&[&proj], None), &names_support::NAMES)
+        .unwrap();
     assert!(
         out.text.ends_with(&format!(
             "declared working folders (1): {}\n(the declared set can be read again with \
@@ -73,7 +78,7 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
     assert_eq!(git(&proj, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert_eq!(
         git(&proj, &["log", "-1", "--format=%an <%ae>|%s"]).trim(),
-        "toolsurface <toolsurface@localhost>|Baseline (set_workdirs)"
+        "toolsurface <toolsurface@localhost>|Baseline (declared workdir)"
     );
     let files = git(&proj, &["ls-files"]);
     assert_eq!(files, "AGENTS.md\nsrc/main.rs\n");
@@ -100,7 +105,9 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
     assert_eq!(d[0].kind, WorkdirKind::Git { root: proj.clone() });
 
     // Declaring it again recognises the repository; no second commit.
-    let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    let out = w
+        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .unwrap();
     assert_eq!(git(&proj, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert!(out.text.contains("— git repository\n"), "{}", out.text);
 }
@@ -109,7 +116,9 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
 fn an_empty_plain_folder_still_gets_a_baseline() {
     let (_d, root) = tmp();
     let mut w = Workdirs::new(&root);
-    let out = w.set_workdirs(&req(&[&root], None)).unwrap();
+    let out = w
+        .set_workdirs(&req(&[&root], None), &ToolNames::NONE)
+        .unwrap();
     assert_eq!(git(&root, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert!(
         out.text
@@ -133,7 +142,10 @@ fn an_existing_repository_and_its_subfolders_are_left_alone() {
 
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&repo.join("pkg/inner"), &repo], None))
+        .set_workdirs(
+            &req(&[&repo.join("pkg/inner"), &repo], None),
+            &ToolNames::NONE,
+        )
         .unwrap();
     assert_eq!(
         git(&repo, &["rev-parse", "HEAD"]),
@@ -169,7 +181,7 @@ fn svn_working_copies_are_recognised_not_inited() {
     fs::create_dir_all(wc.join("trunk/src")).unwrap();
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&wc.join("trunk/src")], None))
+        .set_workdirs(&req(&[&wc.join("trunk/src")], None), &ToolNames::NONE)
         .unwrap();
     assert!(!wc.join("trunk/src/.git").exists());
     assert!(!wc.join(".git").exists());
@@ -184,7 +196,9 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     fs::create_dir_all(&proj).unwrap();
     fs::write(proj.join("a.md"), "a\n").unwrap();
     let mut w = Workdirs::new(&root);
-    let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    let out = w
+        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .unwrap();
     assert!(!proj.join(".git").exists());
     let d = &w.declared()[0];
     assert_eq!(d.kind, WorkdirKind::Plain);
@@ -201,7 +215,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let renamed = root.join("Work Files").join("proj");
     fs::create_dir_all(&renamed).unwrap();
     fs::write(root.join("Work Files/.dropbox"), "{}").unwrap();
-    w.set_workdirs(&req(&[&renamed], Some(WorkdirsMode::Add)))
+    w.set_workdirs(&req(&[&renamed], Some(Mode::Add)), &ToolNames::NONE)
         .unwrap();
     assert!(!renamed.join(".git").exists());
     assert_eq!(w.declared()[1].sync_drive, Some(SyncDrive::Dropbox));
@@ -210,7 +224,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let repo = root.join("Google Drive/My Drive/code");
     fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q"]);
-    w.set_workdirs(&req(&[&repo], Some(WorkdirsMode::Add)))
+    w.set_workdirs(&req(&[&repo], Some(Mode::Add)), &ToolNames::NONE)
         .unwrap();
     let d = &w.declared()[2];
     assert_eq!(d.kind, WorkdirKind::Git { root: repo.clone() });
@@ -266,17 +280,23 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
     fs::create_dir_all(root.join("b")).unwrap();
     fs::write(root.join("file.txt"), "x").unwrap();
     let mut w = Workdirs::new(&root);
-    w.set_workdirs(&SetWorkdirsRequest {
-        dirs: vec!["a".into()],
-        mode: None,
-    })
+    w.set_workdirs(
+        &SetWorkdirsRequest {
+            dirs: vec!["a".into()],
+            mode: None,
+        },
+        &ToolNames::NONE,
+    )
     .unwrap();
     assert_eq!(w.declared()[0].path, root.join("a"));
 
-    let e = model_err(w.set_workdirs(&SetWorkdirsRequest {
-        dirs: vec!["b".into(), "nope/deeper".into()],
-        mode: None,
-    }));
+    let e = model_err(w.set_workdirs(
+        &SetWorkdirsRequest {
+            dirs: vec!["b".into(), "nope/deeper".into()],
+            mode: None,
+        },
+        &ToolNames::NONE,
+    ));
     assert!(e.contains("\"nope/deeper\""), "{e}");
     assert!(
         e.contains(&root.join("nope/deeper").display().to_string()),
@@ -289,10 +309,13 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
     );
     assert_eq!(w.declared().len(), 1);
 
-    let e = model_err(w.set_workdirs(&SetWorkdirsRequest {
-        dirs: vec!["file.txt".into()],
-        mode: Some(WorkdirsMode::Add),
-    }));
+    let e = model_err(w.set_workdirs(
+        &SetWorkdirsRequest {
+            dirs: vec!["file.txt".into()],
+            mode: Some(Mode::Add),
+        },
+        &ToolNames::NONE,
+    ));
     assert!(e.contains("is not a directory"), "{e}");
 }
 
@@ -313,30 +336,37 @@ fn set_add_remove_and_clear() {
         dirs: dirs.iter().map(|s| s.to_string()).collect(),
         mode,
     };
-    w.set_workdirs(&r(&["a", "b"], None)).unwrap();
+    w.set_workdirs(&r(&["a", "b"], None), &ToolNames::NONE)
+        .unwrap();
     assert_eq!(names(&w), vec!["a", "b"]);
     let out = w
-        .set_workdirs(&r(&["b", "c"], Some(WorkdirsMode::Add)))
+        .set_workdirs(&r(&["b", "c"], Some(Mode::Add)), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["a", "b", "c"]);
     assert!(out.text.contains("was already declared"), "{}", out.text);
-    w.set_workdirs(&r(&["./a/../a"], Some(WorkdirsMode::Remove)))
+    w.set_workdirs(&r(&["./a/../a"], Some(Mode::Remove)), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["b", "c"]);
-    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Some(WorkdirsMode::Remove))));
+    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Some(Mode::Remove)), &ToolNames::NONE));
     assert!(e.contains("not declared: zzz"), "{e}");
     assert_eq!(
         names(&w),
         vec!["b", "c"],
         "a failing remove changes nothing"
     );
-    w.set_workdirs(&r(&["c"], Some(WorkdirsMode::Set))).unwrap();
+    w.set_workdirs(&r(&["c"], Some(Mode::Set)), &ToolNames::NONE)
+        .unwrap();
     assert_eq!(names(&w), vec!["c"]);
-    let out = w.set_workdirs(&r(&[], None)).unwrap();
+    let out = w.set_workdirs(&r(&[], None), &ToolNames::NONE).unwrap();
     assert!(w.declared().is_empty());
     assert_eq!(out.text, "cleared: no working folders declared");
     assert_eq!(w.describe(), "no working folders declared");
-    assert!(model_err(w.set_workdirs(&r(&[], Some(WorkdirsMode::Add)))).contains("dirs is empty"));
+    // The definition allows an empty list (mode=set clears); add/remove with none is
+    // refused as an argument error.
+    match w.set_workdirs(&r(&[], Some(Mode::Add)), &ToolNames::NONE) {
+        Err(ToolError::Argument(m)) => assert!(m.contains("dirs is empty"), "{m}"),
+        other => panic!("expected an argument error, got {other:?}"),
+    }
 }
 
 #[test]
@@ -344,16 +374,22 @@ fn a_removed_folder_that_no_longer_exists_can_be_removed() {
     let (_d, root) = tmp();
     fs::create_dir_all(root.join("gone")).unwrap();
     let mut w = Workdirs::new(&root);
-    w.set_workdirs(&SetWorkdirsRequest {
-        dirs: vec!["gone".into()],
-        mode: None,
-    })
+    w.set_workdirs(
+        &SetWorkdirsRequest {
+            dirs: vec!["gone".into()],
+            mode: None,
+        },
+        &ToolNames::NONE,
+    )
     .unwrap();
     fs::remove_dir_all(root.join("gone")).unwrap();
-    w.set_workdirs(&SetWorkdirsRequest {
-        dirs: vec!["gone".into()],
-        mode: Some(WorkdirsMode::Remove),
-    })
+    w.set_workdirs(
+        &SetWorkdirsRequest {
+            dirs: vec!["gone".into()],
+            mode: Some(Mode::Remove),
+        },
+        &ToolNames::NONE,
+    )
     .unwrap();
     assert!(w.declared().is_empty());
 }
@@ -367,7 +403,9 @@ fn a_failed_baseline_leaves_the_folder_as_it_was() {
     // An embedded repository without commits makes `git add --all` fail.
     git(&proj.join("sub"), &["init", "-q"]);
     let mut w = Workdirs::new(&root);
-    let out = w.set_workdirs(&req(&[&proj], None)).unwrap();
+    let out = w
+        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .unwrap();
     assert!(
         !proj.join(".git").exists(),
         "the half-made repository is removed"

@@ -171,18 +171,29 @@ fn rendered_for(
     })
 }
 
+/// `explain <tool>`: its placement, its description and actions (rendered for a role when
+/// one is given), and the names that lead to it.
 fn describe_tool(
     ir: &Ir,
     tool: &Tool,
     rendered: Option<&(String, RenderedTool)>,
     out: &mut String,
 ) {
-    let text = |template: &str, rendered: Option<&str>| -> String {
-        rendered
-            .map(str::to_owned)
-            .unwrap_or_else(|| template.trim_end().to_owned())
-    };
-    let r = rendered.map(|(_, t)| t);
+    describe_placement(ir, tool, out);
+    describe_texts(ir, tool, rendered, out);
+    describe_names_leading_here(ir, tool, out);
+}
+
+/// The rendered text when there is one, else the template as written.
+fn shown_text(template: &str, rendered: Option<&str>) -> String {
+    rendered
+        .map(str::to_owned)
+        .unwrap_or_else(|| template.trim_end().to_owned())
+}
+
+/// Where the tool sits: its object (and the tools sharing it), families, route, the roles
+/// and skills offering it, its freeform grammar.
+fn describe_placement(ir: &Ir, tool: &Tool, out: &mut String) {
     let _ = writeln!(out, "{}  (object: {})", tool.name, tool.object);
     let same_object: Vec<&str> = ir
         .tools
@@ -237,6 +248,17 @@ fn describe_tool(
             ff.families.join(", ")
         );
     }
+}
+
+/// The description, the selector and every action with its fields.
+fn describe_texts(
+    ir: &Ir,
+    tool: &Tool,
+    rendered: Option<&(String, RenderedTool)>,
+    out: &mut String,
+) {
+    let text = shown_text;
+    let r = rendered.map(|(_, t)| t);
     match rendered {
         Some((label, _)) => {
             let _ = writeln!(out, "\ndescription ({label}):");
@@ -289,6 +311,10 @@ fn describe_tool(
         let pad = if action.name.is_some() { "    " } else { "  " };
         describe_action(ir, tool, action, pad, &field_text, out);
     }
+}
+
+/// Aliases and retired names that lead to the tool.
+fn describe_names_leading_here(ir: &Ir, tool: &Tool, out: &mut String) {
     let aliases: Vec<String> = ir
         .aliases
         .iter()

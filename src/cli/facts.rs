@@ -119,7 +119,7 @@ fn search(a: SearchArgs) -> anyhow::Result<Status> {
             }
             Ok(Status::Clean)
         }
-        Err(ToolError::Model(m)) => {
+        Err(ToolError::Model(m) | ToolError::Argument(m)) => {
             eprintln!("search_memory: {m}");
             Ok(Status::Invalid)
         }

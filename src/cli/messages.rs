@@ -1,6 +1,9 @@
 //! `toolsurface messages`: the message store behind `message_read`. `import` loads a JSONL
 //! transcript (format: `toolsurface_runtime::messages::import`, and
 //! `examples/transcripts/README.md`); `read` runs `message_read` itself and prints its text.
+//! Its flags become the call's arguments and go through the standard surface's
+//! `Call::parse`, so the modes, values and rules are the definition's (one declaration:
+//! tool-defs/tools/message_read.yaml), refused with the model's own wording.
 //!
 //! The store defaults to `.toolsurface/messages.sqlite3` under the current directory
 //! (created by `import`); `--db PATH` picks another file.
@@ -8,12 +11,16 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+use clap::builder::PossibleValuesParser;
+use serde_json::{Map, Value};
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::messages::{
-    HistoryView, ImportError, MessageReadMode, MessageReadRequest, PayloadField,
-    SqliteMessageStore, import_jsonl, message_read,
+    ImportError, MessageRead, SqliteMessageStore, import_jsonl, message_read,
 };
+
+use crate::standard;
+use crate::standard::message_read as definition;
 
 use super::Status;
 
@@ -50,36 +57,12 @@ pub struct ImportArgs {
     pub db: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ModeArg {
-    History,
-    Context,
-    Payload,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ViewArg {
-    Transcript,
-    Turns,
-    Audit,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum FieldArg {
-    Content,
-    #[value(name = "tool_result")]
-    ToolResult,
-    Reasoning,
-    #[value(name = "tool_calls")]
-    ToolCalls,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
     /// history (a session or channel), context (around a message) or payload (one large
     /// field of one message, paged)
-    #[arg(long, value_enum)]
-    pub mode: ModeArg,
+    #[arg(long, value_parser = PossibleValuesParser::new(definition::Action::ALL.map(definition::Action::as_str)))]
+    pub mode: String,
     /// history: the session to read
     #[arg(long)]
     pub session_id: Option<String>,
@@ -87,8 +70,8 @@ pub struct ReadArgs {
     #[arg(long)]
     pub channel: Option<String>,
     /// history: transcript, turns or audit
-    #[arg(long, value_enum)]
-    pub view: Option<ViewArg>,
+    #[arg(long, value_parser = PossibleValuesParser::new(definition::View::ALL.map(definition::View::as_str)))]
+    pub view: Option<String>,
     /// history: newest N messages (turns view: turns); payload: characters per page
     #[arg(long)]
     pub limit: Option<u64>,
@@ -102,8 +85,8 @@ pub struct ReadArgs {
     #[arg(long)]
     pub after: Option<u64>,
     /// payload: content, tool_result, reasoning or tool_calls
-    #[arg(long, value_enum)]
-    pub field: Option<FieldArg>,
+    #[arg(long, value_parser = PossibleValuesParser::new(definition::Field::ALL.map(definition::Field::as_str)))]
+    pub field: Option<String>,
     /// payload: first character to return (see "next offset" in the previous page)
     #[arg(long)]
     pub offset: Option<u64>,
@@ -183,33 +166,56 @@ fn open_existing(db: &Path) -> anyhow::Result<SqliteMessageStore> {
         .with_context(|| format!("cannot open the message store {}", db.display()))
 }
 
+/// The flags given, as `message_read` arguments, parsed by the standard surface in a scope
+/// that offers the tool; the error is the text a model would get.
+fn request(a: &ReadArgs) -> Result<MessageRead, String> {
+    let mut arguments = Map::new();
+    arguments.insert("mode".into(), Value::from(a.mode.as_str()));
+    let strings = [
+        ("session_id", &a.session_id),
+        ("channel", &a.channel),
+        ("view", &a.view),
+        ("message_id", &a.message_id),
+        ("field", &a.field),
+    ];
+    for (name, value) in strings {
+        if let Some(v) = value {
+            arguments.insert(name.into(), Value::from(v.as_str()));
+        }
+    }
+    let numbers = [
+        ("limit", a.limit),
+        ("before", a.before),
+        ("after", a.after),
+        ("offset", a.offset),
+    ];
+    for (name, value) in numbers {
+        if let Some(v) = value {
+            arguments.insert(name.into(), Value::from(v));
+        }
+    }
+    let tool = standard::Tool::MessageRead;
+    let scope = standard::Role::ALL
+        .iter()
+        .flat_map(|r| standard::Family::ALL.map(|f| standard::Scope::new(*r, f)))
+        .find(|s| s.offers(tool))
+        .ok_or_else(|| format!("no role of the standard surface offers {}", tool.as_str()))?;
+    match standard::Call::parse_in(&scope, tool.as_str(), Value::Object(arguments)) {
+        Ok(standard::Call::MessageRead(call)) => Ok(call.into()),
+        Ok(other) => Err(format!("parsed as {} instead", other.display_name())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn read(a: ReadArgs) -> anyhow::Result<Status> {
-    let store = open_existing(&db_path(a.db.clone()))?;
-    let req = MessageReadRequest {
-        mode: match a.mode {
-            ModeArg::History => MessageReadMode::History,
-            ModeArg::Context => MessageReadMode::Context,
-            ModeArg::Payload => MessageReadMode::Payload,
-        },
-        session_id: a.session_id,
-        channel: a.channel,
-        view: a.view.map(|v| match v {
-            ViewArg::Transcript => HistoryView::Transcript,
-            ViewArg::Turns => HistoryView::Turns,
-            ViewArg::Audit => HistoryView::Audit,
-        }),
-        limit: a.limit,
-        message_id: a.message_id,
-        before: a.before,
-        after: a.after,
-        field: a.field.map(|f| match f {
-            FieldArg::Content => PayloadField::Content,
-            FieldArg::ToolResult => PayloadField::ToolResult,
-            FieldArg::Reasoning => PayloadField::Reasoning,
-            FieldArg::ToolCalls => PayloadField::ToolCalls,
-        }),
-        offset: a.offset,
+    let req = match request(&a) {
+        Ok(req) => req,
+        Err(m) => {
+            eprintln!("message_read: {m}");
+            return Ok(Status::Invalid);
+        }
     };
+    let store = open_existing(&db_path(a.db.clone()))?;
     match message_read(&store, &req) {
         Ok(out) => {
             match (a.json, out.structured) {
@@ -218,7 +224,7 @@ fn read(a: ReadArgs) -> anyhow::Result<Status> {
             }
             Ok(Status::Clean)
         }
-        Err(ToolError::Model(m)) => {
+        Err(ToolError::Model(m) | ToolError::Argument(m)) => {
             eprintln!("message_read: {m}");
             Ok(Status::Invalid)
         }

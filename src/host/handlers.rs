@@ -1,8 +1,8 @@
 //! [`StandardHandlers`]: the generated [`standard::Handlers`] trait implemented by the
-//! runtime's tool families. Each method maps its typed call field by field onto the family's
-//! request struct (the field names are the definitions' own) and calls it on the host the
-//! runtime routed the call to (`ctx.host`); selector actions go to the family's per-action
-//! functions. Blocking families (SQLite, ripgrep, git) run on tokio's blocking pool.
+//! runtime's tool families. This is routing only: each tool's definition names the runtime
+//! request it becomes (`implements:`), the generated code builds it from the parsed call, and
+//! each method hands it to its family on the host the runtime routed the call to
+//! (`ctx.host`). Blocking families (SQLite, ripgrep, git) run on tokio's blocking pool.
 //!
 //! Per host: relative paths resolve against its root; `set_workdirs` declares folders on
 //! the host the call runs on (the bound host) and the runtime's thread-wide list — what
@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use serde_json::json;
 use toolsurface_runtime::call::CallContext;
 use toolsurface_runtime::call::HandlerResult;
+use toolsurface_runtime::call::Introspect;
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::call::ToolOutput;
 use toolsurface_runtime::core::Runtime;
@@ -87,17 +88,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // Every family call either completes its change or returns an error before changing
     // anything, so a poisoned state is still consistent.
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A bound the generated parser already enforces (minimum ≥ 0), checked again instead of
-/// cast.
-fn unsigned(field: &str, value: Option<i64>) -> Result<Option<u64>, ToolError> {
-    value
-        .map(|v| {
-            u64::try_from(v)
-                .map_err(|_| ToolError::Model(format!("{field} must not be negative (got {v})")))
-        })
-        .transpose()
 }
 
 /// Run blocking family code on the blocking pool.
@@ -174,15 +164,7 @@ impl standard::Handlers for StandardHandlers {
             .map(|a| a.to_output())
     }
 
-    async fn apply_patch(
-        &self,
-        ctx: &CallContext,
-        call: standard::apply_patch::Call,
-    ) -> HandlerResult {
-        let req = files::ApplyPatch {
-            patch: call.patch,
-            device: call.device,
-        };
+    async fn apply_patch(&self, ctx: &CallContext, req: files::ApplyPatch) -> HandlerResult {
         let machine = self.machine(&ctx.host)?;
         machine
             .files
@@ -193,95 +175,26 @@ impl standard::Handlers for StandardHandlers {
     async fn exec_command(
         &self,
         ctx: &CallContext,
-        call: standard::exec_command::Call,
+        req: shell::ExecCommandRequest,
     ) -> HandlerResult {
-        let req = shell::ExecCommandRequest {
-            cmd: call.cmd,
-            workdir: call.workdir,
-            tty: call.tty,
-            yield_time_ms: call.yield_time_ms,
-            max_output_tokens: call.max_output_tokens,
-        };
         self.machine(&ctx.host)?.shell.exec_command(ctx, req).await
     }
 
-    async fn file_edit(&self, ctx: &CallContext, call: standard::file_edit::Call) -> HandlerResult {
-        let req = files::FileEdit {
-            path: call.path,
-            old_text: call.old_text,
-            new_text: call.new_text,
-            replace_all: call.replace_all,
-            expected_sha256: call.expected_sha256,
-            device: call.device,
-        };
+    async fn file_edit(&self, ctx: &CallContext, req: files::FileEdit) -> HandlerResult {
         let machine = self.machine(&ctx.host)?;
         machine.files.file_edit(&self.conversation, ctx, req).await
     }
 
-    async fn grep_files(
-        &self,
-        ctx: &CallContext,
-        call: standard::grep_files::Call,
-    ) -> HandlerResult {
-        let req = grep::GrepFilesRequest {
-            pattern: call.pattern,
-            path: call.path,
-            glob: call.glob,
-            case_insensitive: call.case_insensitive,
-            max_results: unsigned("max_results", call.max_results)?,
-        };
+    async fn grep_files(&self, ctx: &CallContext, req: grep::GrepFilesRequest) -> HandlerResult {
         let root = self.machine(&ctx.host)?.root.clone();
         blocking("grep_files", move || grep::grep_files(&root, &req)).await
     }
 
-    async fn introspect(
-        &self,
-        _ctx: &CallContext,
-        call: standard::introspect::Call,
-    ) -> HandlerResult {
-        self.runtime.introspect(&call.target)
+    async fn introspect(&self, _ctx: &CallContext, req: Introspect) -> HandlerResult {
+        self.runtime.introspect(&req.target)
     }
 
-    async fn message_read(
-        &self,
-        _ctx: &CallContext,
-        call: standard::message_read::Call,
-    ) -> HandlerResult {
-        use standard::message_read as m;
-        let req = match call {
-            m::Call::History(c) => messages::MessageReadRequest {
-                mode: messages::MessageReadMode::History,
-                session_id: c.session_id,
-                channel: c.channel,
-                view: c.view.map(|v| match v {
-                    m::View::Transcript => messages::HistoryView::Transcript,
-                    m::View::Turns => messages::HistoryView::Turns,
-                    m::View::Audit => messages::HistoryView::Audit,
-                }),
-                limit: unsigned("limit", c.limit)?,
-                ..Default::default()
-            },
-            m::Call::Context(c) => messages::MessageReadRequest {
-                mode: messages::MessageReadMode::Context,
-                message_id: Some(c.message_id),
-                before: unsigned("before", c.before)?,
-                after: unsigned("after", c.after)?,
-                ..Default::default()
-            },
-            m::Call::Payload(c) => messages::MessageReadRequest {
-                mode: messages::MessageReadMode::Payload,
-                message_id: Some(c.message_id),
-                field: Some(match c.field {
-                    m::Field::Content => messages::PayloadField::Content,
-                    m::Field::ToolResult => messages::PayloadField::ToolResult,
-                    m::Field::Reasoning => messages::PayloadField::Reasoning,
-                    m::Field::ToolCalls => messages::PayloadField::ToolCalls,
-                }),
-                offset: unsigned("offset", c.offset)?,
-                limit: unsigned("limit", c.limit)?,
-                ..Default::default()
-            },
-        };
+    async fn message_read(&self, _ctx: &CallContext, req: messages::MessageRead) -> HandlerResult {
         let store = self.messages.clone();
         blocking("message_read", move || {
             messages::message_read(store.as_ref(), &req)
@@ -292,23 +205,12 @@ impl standard::Handlers for StandardHandlers {
     async fn monitor_start(
         &self,
         ctx: &CallContext,
-        call: standard::monitor_start::Call,
+        req: shell::MonitorStartRequest,
     ) -> HandlerResult {
-        let req = shell::MonitorStartRequest {
-            command: call.command,
-            until_output: call.until_output,
-            workdir: call.workdir,
-        };
         self.machine(&ctx.host)?.shell.monitor_start(ctx, req).await
     }
 
-    async fn read_file(&self, ctx: &CallContext, call: standard::read_file::Call) -> HandlerResult {
-        let req = files::ReadFile {
-            path: call.path,
-            offset: unsigned("offset", call.offset)?,
-            limit: unsigned("limit", call.limit)?,
-            device: call.device,
-        };
+    async fn read_file(&self, ctx: &CallContext, req: files::ReadFile) -> HandlerResult {
         let machine = self.machine(&ctx.host)?;
         machine.files.read_file(&self.conversation, ctx, req).await
     }
@@ -316,12 +218,8 @@ impl standard::Handlers for StandardHandlers {
     async fn search_memory(
         &self,
         _ctx: &CallContext,
-        call: standard::search_memory::Call,
+        req: memory::SearchMemoryRequest,
     ) -> HandlerResult {
-        let req = memory::SearchMemoryRequest {
-            query: call.query,
-            limit: unsigned("limit", call.limit)?,
-        };
         let store = self.facts.clone();
         blocking("search_memory", move || {
             memory::search_memory(store.as_ref(), &req)
@@ -332,21 +230,14 @@ impl standard::Handlers for StandardHandlers {
     async fn set_workdirs(
         &self,
         ctx: &CallContext,
-        call: standard::set_workdirs::Call,
+        req: workdirs::SetWorkdirsRequest,
     ) -> HandlerResult {
-        let req = workdirs::SetWorkdirsRequest {
-            dirs: call.dirs,
-            mode: call.mode.map(|m| match m {
-                standard::set_workdirs::Mode::Set => workdirs::WorkdirsMode::Set,
-                standard::set_workdirs::Mode::Add => workdirs::WorkdirsMode::Add,
-                standard::set_workdirs::Mode::Remove => workdirs::WorkdirsMode::Remove,
-            }),
-        };
         let state = self.machine(&ctx.host)?.workdirs.clone();
         let runtime = self.runtime.clone();
+        let names = ctx.names;
         blocking("set_workdirs", move || {
             let mut workdirs = lock(&state);
-            let result = workdirs.set_workdirs(&req);
+            let result = workdirs.set_workdirs(&req, names);
             // The runtime's list (what introspect workdirs shows) follows the family's.
             runtime.set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());
             result
@@ -354,117 +245,30 @@ impl standard::Handlers for StandardHandlers {
         .await
     }
 
-    async fn shell(&self, ctx: &CallContext, call: standard::shell::Call) -> HandlerResult {
-        let req = shell::ShellRequest {
-            command: call.command,
-            workdir: call.workdir,
-            yield_ms: call.yield_ms,
-            max_output_tokens: call.max_output_tokens,
-            tty: call.tty,
-        };
+    async fn shell(&self, ctx: &CallContext, req: shell::ShellRequest) -> HandlerResult {
         self.machine(&ctx.host)?.shell.shell(ctx, req).await
     }
 
-    async fn shell_session(
-        &self,
-        ctx: &CallContext,
-        call: standard::shell_session::Call,
-    ) -> HandlerResult {
-        use standard::shell_session as s;
-        // host_id was used for routing (ctx.host is the session's owner); the family does
-        // not take it.
-        match call {
-            s::Call::Poll(c) => {
-                let req = shell::PollRequest {
-                    session_id: c.session_id,
-                    chars: c.chars,
-                    keys: c.keys,
-                    peek: c.peek,
-                    offset: c.offset,
-                };
-                self.machine(&ctx.host)?.shell.poll(ctx, req).await
-            }
-            s::Call::Wait(c) => {
-                let req = shell::WaitRequest {
-                    session_id: c.session_id,
-                    timeout_s: c.timeout_s,
-                    until_output: c.until_output,
-                };
-                self.machine(&ctx.host)?.shell.wait(ctx, req).await
-            }
-            s::Call::Kill(c) => {
-                let req = shell::KillRequest {
-                    session_id: c.session_id,
-                };
-                self.machine(&ctx.host)?.shell.kill(ctx, req).await
-            }
-            s::Call::List(_) => self.list_sessions(ctx).await,
-            s::Call::Resize(c) => {
-                let req = shell::ResizeRequest {
-                    session_id: c.session_id,
-                    cols: c.cols,
-                    rows: c.rows,
-                };
-                self.machine(&ctx.host)?.shell.resize(ctx, req).await
-            }
-            s::Call::Unwatch(c) => {
-                let req = shell::UnwatchRequest {
-                    session_id: c.session_id,
-                    watcher_id: c.watcher_id,
-                };
-                self.machine(&ctx.host)?.shell.unwatch(ctx, req).await
-            }
+    async fn shell_session(&self, ctx: &CallContext, req: shell::ShellSession) -> HandlerResult {
+        // host_id was used for routing (ctx.host is the session's owner); `list` covers
+        // every host.
+        match req {
+            shell::ShellSession::List(_) => self.list_sessions(ctx).await,
+            req => self.machine(&ctx.host)?.shell.shell_session(ctx, req).await,
         }
     }
 
-    async fn sql_query(&self, ctx: &CallContext, call: standard::sql_query::Call) -> HandlerResult {
-        let req = data::SqlQueryRequest {
-            database: call.database,
-            sql: call.sql,
-            limit: unsigned("limit", call.limit)?,
-        };
+    async fn sql_query(&self, ctx: &CallContext, req: data::SqlQueryRequest) -> HandlerResult {
         let root = self.machine(&ctx.host)?.root.clone();
         blocking("sql_query", move || data::sql_query(&root, &req)).await
     }
 
-    async fn write_file(
-        &self,
-        ctx: &CallContext,
-        call: standard::write_file::Call,
-    ) -> HandlerResult {
-        // Call::parse let through one precondition at most (forbidden_with).
-        let precondition = if let Some(sha) = call.expected_sha256 {
-            files::WritePrecondition::Expected(sha)
-        } else if let Some(token) = call.confirm_token {
-            files::WritePrecondition::Confirm(token)
-        } else if call.overwrite == Some(true) {
-            files::WritePrecondition::Overwrite
-        } else if call.create_only == Some(true) {
-            files::WritePrecondition::CreateOnly
-        } else {
-            files::WritePrecondition::None
-        };
-        let req = files::WriteFile {
-            path: call.path,
-            content: call.content,
-            precondition,
-            device: call.device,
-        };
+    async fn write_file(&self, ctx: &CallContext, req: files::WriteFile) -> HandlerResult {
         let machine = self.machine(&ctx.host)?;
         machine.files.write_file(&self.conversation, ctx, req).await
     }
 
-    async fn write_stdin(
-        &self,
-        ctx: &CallContext,
-        call: standard::write_stdin::Call,
-    ) -> HandlerResult {
-        let req = shell::WriteStdinRequest {
-            session_id: call.session_id,
-            chars: call.chars,
-            yield_time_ms: call.yield_time_ms,
-            max_output_tokens: call.max_output_tokens,
-        };
+    async fn write_stdin(&self, ctx: &CallContext, req: shell::WriteStdinRequest) -> HandlerResult {
         self.machine(&ctx.host)?.shell.write_stdin(ctx, req).await
     }
 }

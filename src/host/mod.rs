@@ -57,9 +57,9 @@ use toolsurface_runtime::messages::MessageStore;
 use toolsurface_runtime::messages::SqliteMessageStore;
 use toolsurface_runtime::registry::SessionRegistry;
 use toolsurface_runtime::shell::ShellHost;
+use toolsurface_runtime::workdirs::Mode;
 use toolsurface_runtime::workdirs::SetWorkdirsRequest;
 use toolsurface_runtime::workdirs::Workdirs;
-use toolsurface_runtime::workdirs::WorkdirsMode;
 
 pub use catalog::Rendering;
 pub use catalog::StandardCatalog;
@@ -578,12 +578,16 @@ fn declare_workdirs(handlers: &StandardHandlers, config: &HostConfig) -> Result<
             .iter()
             .map(|d| d.display().to_string())
             .collect(),
-        mode: Some(WorkdirsMode::Set),
+        mode: Some(Mode::Set),
     };
     let mut workdirs = machine.workdirs.lock().unwrap_or_else(|p| p.into_inner());
-    workdirs.set_workdirs(&req).map_err(|e| match e {
-        ToolError::Model(m) | ToolError::Fatal(m) => HostError::Workdirs(m),
-    })?;
+    workdirs
+        .set_workdirs(&req, &standard::TOOL_NAMES)
+        .map_err(|e| match e {
+            ToolError::Model(m) | ToolError::Argument(m) | ToolError::Fatal(m) => {
+                HostError::Workdirs(m)
+            }
+        })?;
     handlers
         .runtime
         .set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());

@@ -5,9 +5,11 @@
 use std::borrow::Cow;
 use std::fmt;
 
+mod implements;
 pub mod publish;
 mod scan;
 
+pub use implements::FromNonNegative;
 pub use scan::{Cursor, scan};
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};

@@ -7,6 +7,7 @@
 //! tables as exhaustive matches, `impl CallInfo`; the `Handlers` trait and `Call::dispatch`;
 //! the published arrays as `&'static str` with their sha256.
 
+mod implements;
 mod names;
 mod published;
 mod tool;
@@ -143,76 +144,44 @@ impl<'a> Gen<'a> {
 
     /// `Role`, `Family`, `Skill`, `Tool`: fieldless enums with `ALL`, `as_str`, `FromStr`.
     fn name_enums(&self) -> TokenStream {
-        let one = |ty: &str, what: &str, doc: &str, idents: &[Ident], strs: Vec<&str>| {
-            let ty = ident(ty);
-            let rt = rt();
-            let n = idents.len();
-            let expected = strs.join(", ");
-            let derive_default = quote!();
-            quote! {
-                #[doc = #doc]
-                #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-                #derive_default
-                pub enum #ty { #(#idents,)* }
-
-                impl #ty {
-                    /// Declaration order.
-                    pub const ALL: [#ty; #n] = [#(#ty::#idents),*];
-                    pub fn as_str(self) -> &'static str {
-                        match self { #(#ty::#idents => #strs,)* }
-                    }
-                }
-
-                impl ::core::str::FromStr for #ty {
-                    type Err = #rt::UnknownName;
-                    fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
-                        match s {
-                            #(#strs => ::core::result::Result::Ok(#ty::#idents),)*
-                            _ => ::core::result::Result::Err(#rt::UnknownName {
-                                what: #what,
-                                name: ::std::string::ToString::to_string(s),
-                                expected: #expected,
-                            }),
-                        }
-                    }
-                }
-
-                impl ::core::fmt::Display for #ty {
-                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(self.as_str())
-                    }
-                }
-            }
-        };
         let ir = self.ir;
-        let roles = one(
+        let roles = name_enum(
             "Role",
             "role",
             " A role of `roles.yaml`.",
             &self.roles,
             ir.roles.iter().map(|r| r.name.as_str()).collect(),
         );
-        let families = one(
+        let families = name_enum(
             "Family",
             "family",
             " A model family of `surface.yaml`.",
             &self.families,
             ir.families.iter().map(|f| f.name.as_str()).collect(),
         );
-        let skills = one(
+        let skills = name_enum(
             "Skill",
             "skill",
             " A skill (a deferred tool set).",
             &self.skills,
             ir.skills.iter().map(|s| s.name.as_str()).collect(),
         );
-        let tools = one(
+        let tools = name_enum(
             "Tool",
             "tool",
             " A tool of the surface (aliases and retired names are not tools).",
             &self.tools,
             ir.tools.iter().map(|t| t.name.as_str()).collect(),
         );
+        let tool_impl = self.tool_impl();
+        let family_impl = self.family_skill_strategy();
+        quote! { #roles #families #family_impl #skills #tools #tool_impl }
+    }
+
+    /// `impl Tool`: which families each tool is declared for, its freeform field per family,
+    /// and its route.
+    fn tool_impl(&self) -> TokenStream {
+        let ir = self.ir;
         // Which families each tool is declared for, and its route.
         let rtp = rt();
         let fam_arms = ir.tools.iter().zip(&self.tools).map(|(t, id)| {
@@ -255,7 +224,7 @@ impl<'a> Gen<'a> {
             let r = route_tokens(t.route);
             quote!(Tool::#id => #r,)
         });
-        let tool_impl = if self.tools.is_empty() {
+        if self.tools.is_empty() {
             quote!()
         } else {
             quote! {
@@ -274,9 +243,7 @@ impl<'a> Gen<'a> {
                     }
                 }
             }
-        };
-        let family_impl = self.family_skill_strategy();
-        quote! { #roles #families #family_impl #skills #tools #tool_impl }
+        }
     }
 
     /// `Family::skill_strategy`: each family's `skills:` mapped onto the runtime's
@@ -662,50 +629,54 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// The trait tables as exhaustive matches, and `impl CallInfo`.
-    fn tables(&self) -> TokenStream {
-        let ir = self.ir;
-        let rt = rt();
-        let mut methods = Vec::new();
-        // Arms giving a value per action: `(pattern, action)` for every action of every tool.
-        let per_action = |value: &dyn Fn(&crate::ir::Tool, &crate::ir::Action) -> TokenStream| {
-            let mut arms = Vec::new();
-            for (t, id) in ir.tools.iter().zip(&self.tools) {
-                let m = snake(&t.name);
-                let vals: Vec<(String, TokenStream)> = t
-                    .actions
-                    .iter()
-                    .map(|a| (value(t, a).to_string(), value(t, a)))
-                    .collect();
-                let uniform = vals.windows(2).all(|w| w[0].0 == w[1].0);
-                if t.is_plain() || uniform {
-                    let v = vals.first().map(|v| v.1.clone()).unwrap_or_default();
-                    arms.push(quote!(Call::#id(_) => #v,));
-                } else {
-                    let actions: Vec<String> =
-                        t.actions.iter().filter_map(|a| a.name.clone()).collect();
-                    for (aid, (_, v)) in unique_pascal(&actions).iter().zip(vals) {
-                        let aid = action_ident(aid);
-                        arms.push(quote!(Call::#id(#m::Call::#aid(_)) => #v,));
-                    }
+    /// Match arms giving a value per action, `Call::Tool(..) => value`, for every action of
+    /// every tool (one arm per tool where its actions agree).
+    fn per_action_arms(
+        &self,
+        value: &dyn Fn(&crate::ir::Tool, &crate::ir::Action) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        let mut arms = Vec::new();
+        for (t, id) in self.ir.tools.iter().zip(&self.tools) {
+            let m = snake(&t.name);
+            let vals: Vec<(String, TokenStream)> = t
+                .actions
+                .iter()
+                .map(|a| (value(t, a).to_string(), value(t, a)))
+                .collect();
+            let uniform = vals.windows(2).all(|w| w[0].0 == w[1].0);
+            if t.is_plain() || uniform {
+                let v = vals.first().map(|v| v.1.clone()).unwrap_or_default();
+                arms.push(quote!(Call::#id(_) => #v,));
+            } else {
+                let actions: Vec<String> =
+                    t.actions.iter().filter_map(|a| a.name.clone()).collect();
+                for (aid, (_, v)) in unique_pascal(&actions).iter().zip(vals) {
+                    let aid = action_ident(aid);
+                    arms.push(quote!(Call::#id(#m::Call::#aid(_)) => #v,));
                 }
             }
-            arms
-        };
-        for t in &ir.traits {
+        }
+        arms
+    }
+
+    /// One `Call` method per trait of the vocabulary: `is_<trait>()` for a boolean trait, the
+    /// trait's enum for an enum trait.
+    fn trait_methods(&self) -> Vec<TokenStream> {
+        let mut methods = Vec::new();
+        for t in &self.ir.traits {
             let name = t.name.clone();
+            let doc = format!(" Trait `{}`: {}", t.name, t.doc);
             match &t.kind {
                 TraitKind::Bool { default } => {
                     let f = ident(&predicate(&t.name));
                     let d = *default;
-                    let arms = per_action(&|_, a| {
+                    let arms = self.per_action_arms(&|_, a| {
                         let v = match a.traits.get(&name) {
                             Some(TraitValue::Bool(b)) => *b,
                             _ => d,
                         };
                         quote!(#v)
                     });
-                    let doc = format!(" Trait `{}`: {}", t.name, t.doc);
                     methods.push(quote! {
                         #[doc = #doc]
                         pub fn #f(&self) -> bool {
@@ -719,7 +690,7 @@ impl<'a> Gen<'a> {
                     };
                     let vars: Vec<String> = unique_pascal(values);
                     let f = snake(&t.name);
-                    let arms = per_action(&|_, a| {
+                    let arms = self.per_action_arms(&|_, a| {
                         let v = match a.traits.get(&name) {
                             Some(TraitValue::Enum(v)) => v.clone(),
                             _ => default.clone(),
@@ -735,7 +706,6 @@ impl<'a> Gen<'a> {
                             quote!(#ty::#var)
                         }
                     });
-                    let doc = format!(" Trait `{}`: {}", t.name, t.doc);
                     methods.push(quote! {
                         #[doc = #doc]
                         pub fn #f(&self) -> #ty {
@@ -745,15 +715,13 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let display_arms = per_action(&|t, a| {
-            let s = match &a.name {
-                Some(n) => format!("{} {n}", t.name),
-                None => t.name.clone(),
-            };
-            quote!(#s)
-        });
+        methods
+    }
+
+    /// `session_target`'s arms: per action, the session its call names (or `None`).
+    fn session_arms(&self) -> Vec<TokenStream> {
         let mut session_arms = Vec::new();
-        for (t, id) in ir.tools.iter().zip(&self.tools) {
+        for (t, id) in self.ir.tools.iter().zip(&self.tools) {
             let m = snake(&t.name);
             let actions: Vec<String> = t.actions.iter().filter_map(|a| a.name.clone()).collect();
             let pascal = unique_pascal(&actions);
@@ -779,6 +747,22 @@ impl<'a> Gen<'a> {
                 session_arms.push(quote!(#pat => #target,));
             }
         }
+        session_arms
+    }
+
+    /// The trait tables as exhaustive matches, and `impl CallInfo`.
+    fn tables(&self) -> TokenStream {
+        let ir = self.ir;
+        let rt = rt();
+        let methods = self.trait_methods();
+        let display_arms = self.per_action_arms(&|t, a| {
+            let s = match &a.name {
+                Some(n) => format!("{} {n}", t.name),
+                None => t.name.clone(),
+            };
+            quote!(#s)
+        });
+        let session_arms = self.session_arms();
         let tool_arms = ir
             .tools
             .iter()
@@ -790,21 +774,17 @@ impl<'a> Gen<'a> {
             let f = ident(&predicate(trait_name));
             quote!(fn #f(&self) -> bool { Call::#f(self) })
         });
-        let self_match = if ir.tools.is_empty() {
-            quote!(match *self {})
-        } else {
-            quote!(match self { #(#tool_arms)* })
+        let over_tools = |arms: TokenStream| {
+            if ir.tools.is_empty() {
+                quote!(match *self {})
+            } else {
+                quote!(match self { #arms })
+            }
         };
-        let display_match = if ir.tools.is_empty() {
-            quote!(match *self {})
-        } else {
-            quote!(match self { #(#display_arms)* })
-        };
-        let session_match = if ir.tools.is_empty() {
-            quote!(match *self {})
-        } else {
-            quote!(match self { #(#session_arms)* })
-        };
+        let self_match = over_tools(quote!(#(#tool_arms)*));
+        let display_match = over_tools(quote!(#(#display_arms)*));
+        let tool_names = implements::tool_names(ir);
+        let session_match = over_tools(quote!(#(#session_arms)*));
         quote! {
             impl Call {
                 pub fn tool(&self) -> Tool { #self_match }
@@ -829,7 +809,10 @@ impl<'a> Gen<'a> {
                 fn session_target(&self) -> ::core::option::Option<#rt::SessionTarget<'_>> {
                     Call::session_target(self)
                 }
+                fn tool_names(&self) -> &'static #rt::ToolNames { &TOOL_NAMES }
             }
+
+            #tool_names
         }
     }
 
@@ -839,10 +822,16 @@ impl<'a> Gen<'a> {
         let methods: Vec<Ident> = ir.tools.iter().map(|t| snake(&t.name)).collect();
         let docs = ir.tools.iter().map(|t| format!(" `{}`", t.name));
         let ids = &self.tools;
+        let params: Vec<TokenStream> = ir.tools.iter().map(implements::handler_type).collect();
+        // A tool with `implements:` hands its handler the named type, built from the call.
+        let args = ir.tools.iter().map(|t| match t.implements {
+            Some(_) => quote!(::core::convert::From::from(call)),
+            None => quote!(call),
+        });
         let body = if ir.tools.is_empty() {
             quote!(let _ = (handlers, ctx); match self {})
         } else {
-            quote!(match self { #( Call::#ids(call) => handlers.#methods(ctx, call).await, )* })
+            quote!(match self { #( Call::#ids(call) => handlers.#methods(ctx, #args).await, )* })
         };
         quote! {
             /// One async method per tool, taking its typed call.
@@ -852,7 +841,7 @@ impl<'a> Gen<'a> {
                     fn #methods(
                         &self,
                         ctx: &#rt::CallContext,
-                        call: #methods::Call,
+                        call: #params,
                     ) -> impl ::core::future::Future<Output = #rt::HandlerResult> + ::core::marker::Send;
                 )*
             }
@@ -862,6 +851,50 @@ impl<'a> Gen<'a> {
                 pub async fn dispatch(self, handlers: &impl Handlers, ctx: &#rt::CallContext) -> #rt::HandlerResult {
                     #body
                 }
+            }
+        }
+    }
+}
+
+/// One name enum (`Role`, `Family`, `Skill`, `Tool`): fieldless, with `ALL`, `as_str`,
+/// `FromStr` (refusing with [`UnknownName`](rt)) and `Display`.
+fn name_enum(ty: &str, what: &str, doc: &str, idents: &[Ident], strs: Vec<&str>) -> TokenStream {
+    let ty = ident(ty);
+    let rt = rt();
+    let n = idents.len();
+    let expected = strs.join(", ");
+    let derive_default = quote!();
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #derive_default
+        pub enum #ty { #(#idents,)* }
+
+        impl #ty {
+            /// Declaration order.
+            pub const ALL: [#ty; #n] = [#(#ty::#idents),*];
+            pub fn as_str(self) -> &'static str {
+                match self { #(#ty::#idents => #strs,)* }
+            }
+        }
+
+        impl ::core::str::FromStr for #ty {
+            type Err = #rt::UnknownName;
+            fn from_str(s: &str) -> ::core::result::Result<Self, Self::Err> {
+                match s {
+                    #(#strs => ::core::result::Result::Ok(#ty::#idents),)*
+                    _ => ::core::result::Result::Err(#rt::UnknownName {
+                        what: #what,
+                        name: ::std::string::ToString::to_string(s),
+                        expected: #expected,
+                    }),
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
     }

@@ -41,3 +41,24 @@ fn render_is_deterministic() {
     let b = render(&generate(&ir).expect("generate"));
     assert_eq!(a, b);
 }
+
+/// The runtime's texts name tools through `TOOL_NAMES`, built from each tool's name and its
+/// `implements:` type: renaming the tool renames the entry, and so every text.
+#[test]
+fn tool_names_follow_a_rename() {
+    let (_, compiled) = standard();
+    let mut ir = compiled.ir.expect("valid");
+    let table = |ir: &crate::Ir| implements::tool_names(ir).to_string().replace(' ', "");
+    let before = table(&ir);
+    let entry = "TypeId::of::<toolsurface_runtime::files::WriteFile>asfn()->::core::any::TypeId,\"";
+    assert!(before.contains(&format!("{entry}write_file\"")), "{before}");
+    let write = ir
+        .tools
+        .iter_mut()
+        .find(|t| t.name == "write_file")
+        .expect("write_file");
+    write.name = "put_file".into();
+    let after = table(&ir);
+    assert!(after.contains(&format!("{entry}put_file\"")), "{after}");
+    assert!(!after.contains("write_file"), "{after}");
+}

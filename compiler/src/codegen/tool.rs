@@ -13,7 +13,7 @@ use crate::ir::{Action, Tool, Type};
 
 /// A field type lowered to what the generated code needs.
 #[derive(Clone)]
-enum RType {
+pub(super) enum RType {
     Str {
         min: Option<u64>,
         max: Option<u64>,
@@ -245,30 +245,7 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
             expected,
         },
         Type::Boolean => RType::Bool,
-        Type::Enum { values } => {
-            let name = cx.fresh(hint);
-            let variants: Vec<Ident> = unique_pascal(values).iter().map(|v| ident(v)).collect();
-            let strs = values.clone();
-            let d = derives(true);
-            let n = values.len();
-            cx.defs.push(quote! {
-                #d
-                pub enum #name {
-                    #( #[serde(rename = #strs)] #variants, )*
-                }
-                impl #name {
-                    pub const ALL: [#name; #n] = [#( #name::#variants ),*];
-                    pub fn as_str(self) -> &'static str {
-                        match self { #( #name::#variants => #strs, )* }
-                    }
-                }
-            });
-            RType::Enum {
-                name,
-                values: values.iter().cloned().zip(variants).collect(),
-                expected,
-            }
-        }
+        Type::Enum { values } => lower_enum(cx, values, hint, expected),
         Type::Array {
             items,
             min_items,
@@ -282,47 +259,78 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 expected,
             }
         }
-        Type::Object { properties } => {
-            let name = cx.fresh(hint);
-            let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
-            let props: Vec<WalkField> = properties
-                .iter()
-                .map(|p| WalkField {
-                    name: p.name.clone(),
-                    ident: snake(&p.name),
-                    ty: lower(cx, &p.ty, &format!("{name}{}", pascal_str(&p.name))),
-                    required: p.required,
-                })
-                .collect();
-            let d = derives(false);
-            let fields = props.iter().map(struct_field);
-            cx.defs.push(quote! {
-                #d
-                pub struct #name { #( #fields, )* }
-            });
-            let accepted: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
-            let walk = walk(
-                cx,
-                &Walk {
-                    prefix: Ctx(vec![Part::Expr(quote!(__prefix))]),
-                    prefix_expr: quote!(__prefix),
-                    selector: None,
-                    fields: &props,
-                    accepted: &accepted,
-                    belongs: &[],
-                    exactly_one_of: &[],
-                    forbidden_with: &[],
-                    build: quote!(#name),
-                },
-            );
-            cx.defs.push(quote! {
-                fn #parse_fn(__obj: #rt::Pairs<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
-                    #walk
-                }
-            });
-            RType::Object { name, parse_fn }
-        }
+        Type::Object { properties } => lower_object(cx, properties, hint),
     }
+}
+
+/// [`lower`] for an enum field: its enum type (`ALL`, `as_str`) defined in the module.
+fn lower_enum(cx: &mut ModCx, values: &[String], hint: &str, expected: String) -> RType {
+    let name = cx.fresh(hint);
+    let variants: Vec<Ident> = unique_pascal(values).iter().map(|v| ident(v)).collect();
+    let strs = values.to_vec();
+    let d = derives(true);
+    let n = values.len();
+    cx.defs.push(quote! {
+        #d
+        pub enum #name {
+            #( #[serde(rename = #strs)] #variants, )*
+        }
+        impl #name {
+            pub const ALL: [#name; #n] = [#( #name::#variants ),*];
+            pub fn as_str(self) -> &'static str {
+                match self { #( #name::#variants => #strs, )* }
+            }
+        }
+    });
+    RType::Enum {
+        name,
+        values: values.iter().cloned().zip(variants).collect(),
+        expected,
+    }
+}
+
+/// [`lower`] for an object field: its struct and its own walk (`parse_<name>`) defined in
+/// the module.
+fn lower_object(cx: &mut ModCx, properties: &[crate::ir::Property], hint: &str) -> RType {
+    let rt = rt();
+    let name = cx.fresh(hint);
+    let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
+    let props: Vec<WalkField> = properties
+        .iter()
+        .map(|p| WalkField {
+            name: p.name.clone(),
+            ident: snake(&p.name),
+            ty: lower(cx, &p.ty, &format!("{name}{}", pascal_str(&p.name))),
+            required: p.required,
+        })
+        .collect();
+    let d = derives(false);
+    let fields = props.iter().map(struct_field);
+    cx.defs.push(quote! {
+        #d
+        pub struct #name { #( #fields, )* }
+    });
+    let accepted: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
+    let walk = walk(
+        cx,
+        &Walk {
+            prefix: Ctx(vec![Part::Expr(quote!(__prefix))]),
+            prefix_expr: quote!(__prefix),
+            selector: None,
+            fields: &props,
+            accepted: &accepted,
+            belongs: &[],
+            exactly_one_of: &[],
+            forbidden_with: &[],
+            build: quote!(#name),
+        },
+    );
+    cx.defs.push(quote! {
+        fn #parse_fn(__obj: #rt::Pairs<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
+            #walk
+        }
+    });
+    RType::Object { name, parse_fn }
 }
 
 fn struct_field(f: &WalkField) -> TokenStream {
@@ -354,24 +362,14 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
     match ty {
         RType::Int { min, max, expected } => {
             let e = err(expected);
-            let guard = match (min, max) {
-                (Some(a), Some(b)) => quote!(if (#a..=#b).contains(&n)),
-                (Some(a), None) => quote!(if n >= #a),
-                (None, Some(b)) => quote!(if n <= #b),
-                (None, None) => quote!(),
-            };
+            let guard = range_guard(min, max);
             quote! {
                 match #rt::as_int(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
             }
         }
         RType::Num { min, max, expected } => {
             let e = err(expected);
-            let guard = match (min, max) {
-                (Some(a), Some(b)) => quote!(if (#a..=#b).contains(&n)),
-                (Some(a), None) => quote!(if n >= #a),
-                (None, Some(b)) => quote!(if n <= #b),
-                (None, None) => quote!(),
-            };
+            let guard = range_guard(min, max);
             quote! {
                 match #rt::as_num(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
             }
@@ -431,39 +429,7 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
             min,
             max,
             expected,
-        } => {
-            let e = err(expected);
-            cx.depth += 1;
-            let d = cx.depth;
-            let i = format_ident!("__i{d}");
-            let item = format_ident!("__item{d}");
-            let list = format_ident!("__list{d}");
-            let out = format_ident!("__out{d}");
-            let item_path = path.plus_lit("[").plus_expr(quote!(#i)).plus_lit("]");
-            let conv = convert(cx, items, &item, &item_path);
-            cx.depth -= 1;
-            let guard = match (min, max) {
-                (None, None) => quote!(),
-                _ => {
-                    let a = min.unwrap_or(0) as usize;
-                    let b = max.map_or(usize::MAX, |m| m as usize);
-                    quote!(if (#a..=#b).contains(&#list.len()))
-                }
-            };
-            quote! {
-                match #v {
-                    #rt::Val::Arr(#list) #guard => {
-                        let mut #out = ::std::vec::Vec::with_capacity(#list.len());
-                        for (#i, #item) in #list.into_iter().enumerate() {
-                            let _ = #i;
-                            #out.push(#conv);
-                        }
-                        #out
-                    }
-                    #v => #e,
-                }
-            }
-        }
+        } => convert_array(cx, items, (min, max), v, path, err(expected)),
         RType::Object { parse_fn, .. } => {
             let e = err("an object");
             let prefix = path.plus_lit(": ").render();
@@ -473,6 +439,50 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
                     #v => #e,
                 }
             }
+        }
+    }
+}
+
+/// [`convert`] for an array: each item converted (its path `name[i]`), then the length
+/// checked against `bounds`; `e` is the refusal.
+fn convert_array(
+    cx: &mut ModCx,
+    items: &RType,
+    bounds: (&Option<u64>, &Option<u64>),
+    v: &Ident,
+    path: &Ctx,
+    e: TokenStream,
+) -> TokenStream {
+    let rt = rt();
+    let (min, max) = bounds;
+    cx.depth += 1;
+    let d = cx.depth;
+    let i = format_ident!("__i{d}");
+    let item = format_ident!("__item{d}");
+    let list = format_ident!("__list{d}");
+    let out = format_ident!("__out{d}");
+    let item_path = path.plus_lit("[").plus_expr(quote!(#i)).plus_lit("]");
+    let conv = convert(cx, items, &item, &item_path);
+    cx.depth -= 1;
+    let guard = match (min, max) {
+        (None, None) => quote!(),
+        _ => {
+            let a = min.unwrap_or(0) as usize;
+            let b = max.map_or(usize::MAX, |m| m as usize);
+            quote!(if (#a..=#b).contains(&#list.len()))
+        }
+    };
+    quote! {
+        match #v {
+            #rt::Val::Arr(#list) #guard => {
+                let mut #out = ::std::vec::Vec::with_capacity(#list.len());
+                for (#i, #item) in #list.into_iter().enumerate() {
+                    let _ = #i;
+                    #out.push(#conv);
+                }
+                #out
+            }
+            #v => #e,
         }
     }
 }
@@ -549,8 +559,39 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
             if #v.is_null() && BELONGS.iter().any(|(f, _)| *f == &*__k) { continue; }
         }
     };
+    let finish = walk_finish(w, &locals);
+    let build = &w.build;
+    let inits = w.fields.iter().zip(&locals).map(|(f, local)| {
+        let id = &f.ident;
+        quote!(#id: #local)
+    });
+    quote! {
+        const ACCEPTED: &[&str] = &[#(#accepted),*];
+        const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
+        #selector_state
+        #( let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None; )*
+        for (__k, #v) in __obj {
+            match &*__k {
+                #selector_arm
+                #(#arms)*
+                _ => {
+                    #null_ok
+                    return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));
+                }
+            }
+        }
+        #(#finish)*
+        ::core::result::Result::Ok(#build { #(#inits),* })
+    }
+}
+
+/// The end of [`walk`]: required fields present, then `exactly_one_of` and `forbidden_with`,
+/// each refusal worded with the walk's prefix. `locals` hold the fields' values.
+fn walk_finish(w: &Walk<'_>, locals: &[Ident]) -> Vec<TokenStream> {
+    let rt = rt();
+    let prefix = &w.prefix_expr;
     let mut finish = Vec::new();
-    for (f, local) in w.fields.iter().zip(&locals) {
+    for (f, local) in w.fields.iter().zip(locals) {
         if f.required {
             let name = &f.name;
             finish.push(quote! {
@@ -561,7 +602,7 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
         }
     }
     let present = |field: &str, bool_false_absent: bool| -> TokenStream {
-        match w.fields.iter().zip(&locals).find(|(f, _)| f.name == field) {
+        match w.fields.iter().zip(locals).find(|(f, _)| f.name == field) {
             Some((f, _)) if f.required => quote!(true),
             Some((f, local)) if bool_false_absent && matches!(f.ty, RType::Bool) => {
                 quote!(::core::matches!(#local, ::core::option::Option::Some(true)))
@@ -601,34 +642,11 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
             }
         });
     }
-    let build = &w.build;
-    let inits = w.fields.iter().zip(&locals).map(|(f, local)| {
-        let id = &f.ident;
-        quote!(#id: #local)
-    });
-    quote! {
-        const ACCEPTED: &[&str] = &[#(#accepted),*];
-        const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
-        #selector_state
-        #( let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None; )*
-        for (__k, #v) in __obj {
-            match &*__k {
-                #selector_arm
-                #(#arms)*
-                _ => {
-                    #null_ok
-                    return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));
-                }
-            }
-        }
-        #(#finish)*
-        ::core::result::Result::Ok(#build { #(#inits),* })
-    }
+    finish
 }
 
 /// The module `pub mod <tool> { … }` and what the parent needs to call it.
 pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
-    let rt = rt();
     let module = snake(&tool.name);
     let mut cx = ModCx {
         used: ["Call", "Action"].iter().map(|s| (*s).to_owned()).collect(),
@@ -637,23 +655,7 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         depth: 0,
     };
     // Action struct names first, so field types yield to them.
-    let action_names: Vec<String> = tool.actions.iter().filter_map(|a| a.name.clone()).collect();
-    let action_idents: Vec<Ident> = if tool.is_plain() {
-        Vec::new()
-    } else {
-        unique_pascal(&action_names)
-            .into_iter()
-            .map(|n| {
-                let n = if n == "Call" || n == "Action" {
-                    format!("{n}Args")
-                } else {
-                    n
-                };
-                cx.used.insert(n.clone());
-                ident(&n)
-            })
-            .collect()
-    };
+    let action_idents = action_idents(&mut cx, tool);
     // Lower every declared field once (one definition, one type), in declaration order.
     let lowered: Vec<(String, RType)> = tool
         .fields
@@ -664,46 +666,95 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         })
         .collect();
     let field_ty = |name: &str| lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t);
-
-    let mut items = Vec::new();
-    let d = derives(false);
-    let serde_crate = "::toolsurface::__private::serde";
-    if tool.is_plain() {
+    let mut items = if tool.is_plain() {
         let Some(action) = tool.actions.first() else {
             return quote!();
         };
-        let prefix = format!("{}: ", tool.name);
-        let (st, walk_fn) = action_items(
-            &mut cx,
-            tool,
-            action,
-            &ident("Call"),
-            &prefix,
-            None,
-            &field_ty,
-        );
-        items.push(quote! { #d #st });
-        let decode = decoder(
-            &mut cx,
-            tool,
-            outer,
-            &field_ty,
-            None,
-            &[Target {
-                action,
-                strukt: ident("Call"),
-                variant: None,
-            }],
-        );
-        items.push(quote! {
-            /// `Call::parse` for this tool: the decoder builds the surface's `Call` in place (no
-            /// copy of the typed call on the way out); the walk decides what it leaves.
-            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<super::Call, #rt::CallError> {
-                if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
-                    return ::core::result::Result::Ok(__call);
-                }
-                walk(__obj).map(super::Call::#outer)
+        plain_items(&mut cx, tool, action, outer, &field_ty)
+    } else {
+        selector_items(&mut cx, tool, &action_idents, outer, &field_ty)
+    };
+    items.push(super::implements::conversions(
+        tool,
+        &action_idents,
+        &lowered,
+    ));
+    let defs = &cx.defs;
+    let doc = format!(" `{}`: {}", tool.name, tool.object);
+    quote! {
+        #[doc = #doc]
+        pub mod #module {
+            #(#items)*
+            #(#defs)*
+        }
+    }
+}
+
+/// The action struct names of a tool with a selector (PascalCase, unique; `Call` and
+/// `Action` get `Args`), reserved in `cx`. Empty for a plain tool, whose struct is `Call`.
+fn action_idents(cx: &mut ModCx, tool: &Tool) -> Vec<Ident> {
+    if tool.is_plain() {
+        return Vec::new();
+    }
+    let action_names: Vec<String> = tool.actions.iter().filter_map(|a| a.name.clone()).collect();
+    unique_pascal(&action_names)
+        .into_iter()
+        .map(|n| {
+            let n = if n == "Call" || n == "Action" {
+                format!("{n}Args")
+            } else {
+                n
+            };
+            cx.used.insert(n.clone());
+            ident(&n)
+        })
+        .collect()
+}
+
+/// `parse`, the tool's entry from `Call::parse`: the decoder first, the walk for the rest.
+fn parse_entry(outer: &Ident) -> TokenStream {
+    let rt = rt();
+    quote! {
+        /// `Call::parse` for this tool: the decoder builds the surface's `Call` in place (no
+        /// copy of the typed call on the way out); the walk decides what it leaves.
+        pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<super::Call, #rt::CallError> {
+            if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
+                return ::core::result::Result::Ok(__call);
             }
+            walk(__obj).map(super::Call::#outer)
+        }
+    }
+}
+
+/// A plain tool's items: the `Call` struct, `parse`, the walk and the decoder.
+fn plain_items<'t>(
+    cx: &mut ModCx,
+    tool: &Tool,
+    action: &Action,
+    outer: &Ident,
+    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+) -> Vec<TokenStream> {
+    let rt = rt();
+    let d = derives(false);
+    let prefix = format!("{}: ", tool.name);
+    let (st, walk_fn) = action_items(cx, tool, action, &ident("Call"), &prefix, None, field_ty);
+    let decode = decoder(
+        cx,
+        tool,
+        outer,
+        field_ty,
+        None,
+        &[Target {
+            action,
+            strukt: ident("Call"),
+            variant: None,
+        }],
+    );
+    let parse = parse_entry(outer);
+    vec![
+        quote! { #d #st },
+        quote! {
+            #parse
 
             /// The validating walk: decides what the decoder left, and words every refusal.
             #[inline(never)]
@@ -713,129 +764,146 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
             }
 
             #decode
+        },
+    ]
+}
+
+/// One action of a tool with a selector: its selector value, struct name and walk function.
+struct Variant {
+    name: String,
+    strukt: Ident,
+    walk_fn: Ident,
+}
+
+/// A selector tool's items: a struct per action, the `Call` and `Action` enums, `parse`, the
+/// walk (selector first, then the action's walk) and the decoder.
+fn selector_items<'t>(
+    cx: &mut ModCx,
+    tool: &Tool,
+    action_idents: &[Ident],
+    outer: &Ident,
+    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+) -> Vec<TokenStream> {
+    let rt = rt();
+    let d = derives(false);
+    let selector = tool
+        .selector
+        .as_ref()
+        .map(|s| s.name.as_str())
+        .unwrap_or("action");
+    let mut items = Vec::new();
+    let mut variants = Vec::new();
+    let mut parse_fns = Vec::new();
+    for (action, id) in tool.actions.iter().zip(action_idents) {
+        let aname = action.name.clone().unwrap_or_default();
+        let prefix = format!("{selector}={aname}: ");
+        let (st, walk_fn) = action_items(cx, tool, action, id, &prefix, Some(selector), field_ty);
+        let doc = format!(" `{selector}: {aname}`");
+        items.push(quote! { #[doc = #doc] #d #st });
+        let f = format_ident!(
+            "parse_{}",
+            aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        );
+        parse_fns.push(quote! {
+            fn #f(__obj: #rt::Pairs<'_>) -> ::core::result::Result<#id, #rt::CallError> {
+                #walk_fn
+            }
         });
-    } else {
-        let selector = tool
-            .selector
-            .as_ref()
-            .map(|s| s.name.as_str())
-            .unwrap_or("action");
-        let mut variants = Vec::new();
-        let mut parse_fns = Vec::new();
-        for (action, id) in tool.actions.iter().zip(&action_idents) {
-            let aname = action.name.clone().unwrap_or_default();
-            let prefix = format!("{selector}={aname}: ");
-            let (st, walk_fn) = action_items(
-                &mut cx,
-                tool,
-                action,
-                id,
-                &prefix,
-                Some(selector),
-                &field_ty,
-            );
-            let doc = format!(" `{selector}: {aname}`");
-            items.push(quote! { #[doc = #doc] #d #st });
-            let f = format_ident!(
-                "parse_{}",
-                aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-            );
-            parse_fns.push(quote! {
-                fn #f(__obj: #rt::Pairs<'_>) -> ::core::result::Result<#id, #rt::CallError> {
-                    #walk_fn
-                }
-            });
-            variants.push((aname, id.clone(), f));
-        }
-        let targets: Vec<Target> = tool
-            .actions
-            .iter()
-            .zip(&action_idents)
-            .map(|(action, id)| Target {
-                action,
-                strukt: id.clone(),
-                variant: Some(id.clone()),
-            })
-            .collect();
-        let decode = decoder(&mut cx, tool, outer, &field_ty, Some(selector), &targets);
-        let strs: Vec<&str> = variants.iter().map(|v| v.0.as_str()).collect();
-        let ids: Vec<&Ident> = variants.iter().map(|v| &v.1).collect();
-        let fns: Vec<&Ident> = variants.iter().map(|v| &v.2).collect();
-        let n = strs.len();
-        let expected = strs.join(", ");
-        let missing_msg = format!("missing {selector}: expected one of {expected}");
-        let bad_type = format!("{selector}: expected one of {expected}");
-        items.push(quote! {
-            /// The typed call: one variant per action.
-            #d
-            #[serde(tag = #selector)]
-            pub enum Call {
-                #( #[serde(rename = #strs)] #ids(#ids), )*
-            }
-
-            /// The actions, in published order.
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-            pub enum Action { #(#ids,)* }
-
-            impl Action {
-                pub const ALL: [Action; #n] = [#(Action::#ids),*];
-                pub fn as_str(self) -> &'static str {
-                    match self { #(Action::#ids => #strs,)* }
-                }
-            }
-
-            impl Call {
-                pub fn action(&self) -> Action {
-                    match self { #(Call::#ids(_) => Action::#ids,)* }
-                }
-            }
-
-            /// `Call::parse` for this tool: the decoder builds the surface's `Call` in place (no
-            /// copy of the typed call on the way out); the walk decides what it leaves.
-            pub(super) fn parse(__obj: #rt::Obj<'_>) -> ::core::result::Result<super::Call, #rt::CallError> {
-                if let ::core::option::Option::Some(__call) = __obj.text().and_then(decode) {
-                    return ::core::result::Result::Ok(__call);
-                }
-                walk(__obj).map(super::Call::#outer)
-            }
-
-            /// The validating walk: decides what the decoder left, and words every refusal.
-            #[inline(never)]
-            fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
-                let __obj = __obj.into_pairs()?;
-                let __action = match __obj.iter().find(|(k, _)| &**k == #selector) {
-                    ::core::option::Option::None | ::core::option::Option::Some((_, #rt::Val::Null)) => {
-                        return ::core::result::Result::Err(#rt::missing_selector(#missing_msg));
-                    }
-                    ::core::option::Option::Some((_, v)) => match #rt::as_str(v) {
-                        #( ::core::option::Option::Some(#strs) => Action::#ids, )*
-                        ::core::option::Option::Some(other) => {
-                            return ::core::result::Result::Err(#rt::unknown_action(#selector, other, #expected));
-                        }
-                        ::core::option::Option::None => {
-                            return ::core::result::Result::Err(#rt::invalid(#bad_type, v));
-                        }
-                    },
-                };
-                match __action {
-                    #( Action::#ids => #fns(__obj).map(Call::#ids), )*
-                }
-            }
-
-            #(#parse_fns)*
-
-            #decode
+        variants.push(Variant {
+            name: aname,
+            strukt: id.clone(),
+            walk_fn: f,
         });
-        let _ = serde_crate;
     }
-    let defs = &cx.defs;
-    let doc = format!(" `{}`: {}", tool.name, tool.object);
+    let targets: Vec<Target> = tool
+        .actions
+        .iter()
+        .zip(action_idents)
+        .map(|(action, id)| Target {
+            action,
+            strukt: id.clone(),
+            variant: Some(id.clone()),
+        })
+        .collect();
+    let decode = decoder(cx, tool, outer, field_ty, Some(selector), &targets);
+    items.push(selector_call(
+        selector, &variants, outer, &parse_fns, &decode,
+    ));
+    items
+}
+
+/// The `Call` and `Action` enums of a selector tool, `parse`, and the walk that reads the
+/// selector and hands the rest to the action's walk.
+fn selector_call(
+    selector: &str,
+    variants: &[Variant],
+    outer: &Ident,
+    parse_fns: &[TokenStream],
+    decode: &TokenStream,
+) -> TokenStream {
+    let rt = rt();
+    let d = derives(false);
+    let strs: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+    let ids: Vec<&Ident> = variants.iter().map(|v| &v.strukt).collect();
+    let fns: Vec<&Ident> = variants.iter().map(|v| &v.walk_fn).collect();
+    let n = strs.len();
+    let expected = strs.join(", ");
+    let missing_msg = format!("missing {selector}: expected one of {expected}");
+    let bad_type = format!("{selector}: expected one of {expected}");
+    let parse = parse_entry(outer);
     quote! {
-        #[doc = #doc]
-        pub mod #module {
-            #(#items)*
-            #(#defs)*
+        /// The typed call: one variant per action.
+        #d
+        #[serde(tag = #selector)]
+        pub enum Call {
+            #( #[serde(rename = #strs)] #ids(#ids), )*
         }
+
+        /// The actions, in published order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Action { #(#ids,)* }
+
+        impl Action {
+            pub const ALL: [Action; #n] = [#(Action::#ids),*];
+            pub fn as_str(self) -> &'static str {
+                match self { #(Action::#ids => #strs,)* }
+            }
+        }
+
+        impl Call {
+            pub fn action(&self) -> Action {
+                match self { #(Call::#ids(_) => Action::#ids,)* }
+            }
+        }
+
+        #parse
+
+        /// The validating walk: decides what the decoder left, and words every refusal.
+        #[inline(never)]
+        fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
+            let __obj = __obj.into_pairs()?;
+            let __action = match __obj.iter().find(|(k, _)| &**k == #selector) {
+                ::core::option::Option::None | ::core::option::Option::Some((_, #rt::Val::Null)) => {
+                    return ::core::result::Result::Err(#rt::missing_selector(#missing_msg));
+                }
+                ::core::option::Option::Some((_, v)) => match #rt::as_str(v) {
+                    #( ::core::option::Option::Some(#strs) => Action::#ids, )*
+                    ::core::option::Option::Some(other) => {
+                        return ::core::result::Result::Err(#rt::unknown_action(#selector, other, #expected));
+                    }
+                    ::core::option::Option::None => {
+                        return ::core::result::Result::Err(#rt::invalid(#bad_type, v));
+                    }
+                },
+            };
+            match __action {
+                #( Action::#ids => #fns(__obj).map(Call::#ids), )*
+            }
+        }
+
+        #(#parse_fns)*
+
+        #decode
     }
 }
 

@@ -132,6 +132,7 @@ fn tools() -> Vec<Tool> {
         ],
         freeform: None,
         icon: None,
+        implements: None,
         span: span(),
     };
     let write = Tool {
@@ -191,6 +192,7 @@ fn tools() -> Vec<Tool> {
         actions: vec![action(None, &["path"], &["mode", "opts", "dirs"], &[])],
         freeform: None,
         icon: None,
+        implements: None,
         span: span(),
     };
     let patch = Tool {
@@ -211,6 +213,7 @@ fn tools() -> Vec<Tool> {
             span: span(),
         }),
         icon: None,
+        implements: None,
         span: span(),
     };
     let introspect = Tool {
@@ -225,6 +228,7 @@ fn tools() -> Vec<Tool> {
         actions: vec![action(None, &[], &[], &[RO])],
         freeform: None,
         icon: None,
+        implements: None,
         span: span(),
     };
     let mut v = vec![session, write, patch, introspect];

@@ -17,7 +17,7 @@
 //!   `selector-without-actions`, `actions-without-selector`, `no-actions`,
 //!   `selector-is-field`, `bad-exactly-one-of`, `bad-forbidden-with`, `unknown-trait`,
 //!   `bad-trait-value`, `bad-syntax`, `missing-grammar`, `freeform-family`,
-//!   `example-action`, `bad-icon`;
+//!   `example-action`, `bad-icon`, `bad-implements`;
 //!   warning `unused-field`. (`toolsurface check` adds `example-refused` and the warning
 //!   `no-example` from decoding every example with `Call::parse`'s rules.)
 //! - roles and skills: `unknown-tool`, `retired-tool`, `alias-not-tool`, `unknown-role`,
@@ -38,6 +38,7 @@ use crate::{Compiled, Severity};
 
 pub mod check;
 pub mod examples;
+pub mod implements;
 pub mod lower;
 pub mod model;
 pub mod output;

@@ -104,6 +104,8 @@ pub struct ToolDef {
     /// Tool-level `output:` (actions without their own inherit it).
     pub output: Option<crate::ir::OutputType>,
     pub icon: Option<crate::ir::Icon>,
+    /// `implements:`, the Rust type the typed call becomes.
+    pub implements: Option<Sp<String>>,
 }
 
 #[derive(Debug)]
@@ -587,6 +589,7 @@ const TOOL_KEYS: &[&str] = &[
     "examples",
     "output",
     "icon",
+    "implements",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -631,9 +634,13 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let actions = read_actions(&t, &name, d);
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
     let (output, icon) = super::examples::read_tool_extras(&t, &name, d);
+    let implements = t
+        .get("implements")
+        .and_then(|n| super::implements::read_implements(n, d));
     Some(ToolDef {
         output,
         icon,
+        implements,
         file,
         stem: stem.to_owned(),
         name,

@@ -210,55 +210,93 @@ impl Runtime {
             cancel: cancel.clone(),
             host,
             rehearsal: turn.is_rehearsal(),
+            names: call.tool_names(),
         };
         let keep_on_interrupt = call.result_on_interrupt();
         let started = Instant::now();
         let future = dispatch(call, ctx);
         tokio::pin!(future);
+        match self
+            .settle(future, cancel, keep_on_interrupt, started)
+            .await
+        {
+            Settled::Done(result, outcome) => finish(call_id, display_name, result, outcome),
+            Settled::Dropped(elapsed) => Ok(ToolResult::error(
+                call_id,
+                interrupted_text(display_name, elapsed),
+                Outcome::InterruptedDropped,
+            )),
+        }
+    }
+
+    /// Awaits a started call, honouring an interrupt: a call that finishes is kept (even in
+    /// the poll the interrupt arrived in); an interrupted one is dropped, unless its tool
+    /// keeps results on interrupt, which then gets the grace period to finish.
+    async fn settle<Fut>(
+        &self,
+        mut future: Pin<&mut Fut>,
+        cancel: &CancellationToken,
+        keep_on_interrupt: bool,
+        started: Instant,
+    ) -> Settled
+    where
+        Fut: Future<Output = HandlerResult>,
+    {
         let finished = tokio::select! {
             biased;
             result = &mut future => Some(result),
             () = cancel.cancelled() => None,
         };
-        let (result, outcome) = match finished {
+        match finished {
             // Finished, perhaps in the very poll the interrupt arrived in (a handler that
             // watches ctx.cancel returns right then): its result is real either way.
-            Some(result) if cancel.is_cancelled() => (result, Outcome::InterruptedKept),
-            Some(result) => (result, Outcome::Completed),
+            Some(result) if cancel.is_cancelled() => {
+                Settled::Done(result, Outcome::InterruptedKept)
+            }
+            Some(result) => Settled::Done(result, Outcome::Completed),
+            None if !keep_on_interrupt => Settled::Dropped(started.elapsed()),
             None => {
-                let dropped = |elapsed| {
-                    ToolResult::error(
-                        call_id.clone(),
-                        interrupted_text(display_name, elapsed),
-                        Outcome::InterruptedDropped,
-                    )
-                };
-                let elapsed = started.elapsed();
-                if !keep_on_interrupt {
-                    return Ok(dropped(elapsed));
-                }
                 let grace = Duration::from_millis(self.config().limits.interrupt_grace_ms);
                 match tokio::time::timeout(grace, &mut future).await {
-                    Ok(result) => (result, Outcome::InterruptedKept),
-                    Err(_) => return Ok(dropped(started.elapsed())),
+                    Ok(result) => Settled::Done(result, Outcome::InterruptedKept),
+                    Err(_) => Settled::Dropped(started.elapsed()),
                 }
             }
-        };
-        match result {
-            Ok(output) => Ok(ToolResult {
-                call_id,
-                is_error: false,
-                text: output.text,
-                structured: output.structured,
-                outcome,
-            }),
-            Err(ToolError::Model(message)) => Ok(ToolResult::error(call_id, message, outcome)),
-            Err(ToolError::Fatal(message)) => Err(Fatal {
-                call_id,
-                display_name,
-                message,
-            }),
         }
+    }
+}
+
+/// How a started call ended: with the handler's result, or dropped by an interrupt after
+/// running this long.
+enum Settled {
+    Done(HandlerResult, Outcome),
+    Dropped(Duration),
+}
+
+/// The handler's result as the call's [`ToolResult`]: both kinds of refusal go back to the
+/// model; a fatal error ends the turn.
+fn finish(
+    call_id: String,
+    display_name: &'static str,
+    result: HandlerResult,
+    outcome: Outcome,
+) -> Result<ToolResult, Fatal> {
+    match result {
+        Ok(output) => Ok(ToolResult {
+            call_id,
+            is_error: false,
+            text: output.text,
+            structured: output.structured,
+            outcome,
+        }),
+        Err(ToolError::Model(message) | ToolError::Argument(message)) => {
+            Ok(ToolResult::error(call_id, message, outcome))
+        }
+        Err(ToolError::Fatal(message)) => Err(Fatal {
+            call_id,
+            display_name,
+            message,
+        }),
     }
 }
 

@@ -42,7 +42,7 @@ impl Runtime {
             "llm" => Ok(self.introspect_llm()),
             "models" => Ok(self.introspect_models()),
             other => Err(ToolError::Model(format!(
-                "unknown introspect target {other:?}{}; valid targets: {}",
+                "unknown target {other:?}{}; valid targets: {}",
                 suggest::hint(other, self.target_names().iter().map(String::as_str)),
                 INTROSPECT_TARGETS.join(", ")
             ))),

@@ -25,15 +25,13 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const BLOB_HEX_BYTES: usize = 32;
 
 /// A `sql_query` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SqlQueryRequest {
     /// Path of the database file; relative paths resolve against the base dir.
     pub database: String,
     /// One statement (a SELECT, or another statement that only reads).
     pub sql: String,
     /// Rows to return, 1..=1000, default 100.
-    #[serde(default)]
     pub limit: Option<u64>,
 }
 
@@ -152,8 +150,9 @@ pub fn query(
         None => DEFAULT_LIMIT,
         Some(l) if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
         Some(l) => {
-            return Err(model(format!(
-                "sql_query: limit must be between 1 and {MAX_LIMIT}, got {l}"
+            // Call::parse holds limit to the definition's 1..=1000; a hand-built one meets this.
+            return Err(ToolError::Argument(format!(
+                "limit must be between 1 and {MAX_LIMIT}, got {l}"
             )));
         }
     };
@@ -164,13 +163,13 @@ pub fn query(
     };
     if !path.is_file() {
         return Err(model(format!(
-            "sql_query: no database file at {} ({})",
+            "no database file at {} ({})",
             req.database,
             path.display()
         )));
     }
-    let conn = open_read_only(&path)
-        .map_err(|e| model(format!("sql_query: cannot open {}: {e}", path.display())))?;
+    let conn =
+        open_read_only(&path).map_err(|e| model(format!("cannot open {}: {e}", path.display())))?;
     // Interrupt a runaway query: a watchdog thread fires unless told the query finished.
     let handle = conn.get_interrupt_handle();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -198,18 +197,18 @@ pub fn query(
 fn explain(e: rusqlite::Error, timeout: Duration) -> ToolError {
     match &e {
         rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ReadOnly => model(format!(
-            "sql_query: refused — the database is opened read-only and this statement would \
+            "refused — the database is opened read-only and this statement would \
              write ({e}); only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only \
              PRAGMAs) are allowed"
         )),
-        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => model(
-            format!("sql_query: interrupted after {timeout:?}; narrow the query",),
-        ),
-        rusqlite::Error::MultipleStatement => {
-            model("sql_query: give exactly one statement (found more than one)")
+        rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::OperationInterrupted => {
+            model(format!("interrupted after {timeout:?}; narrow the query"))
         }
-        rusqlite::Error::Empty => model("sql_query: sql is empty"),
-        _ => model(format!("sql_query: {e}")),
+        rusqlite::Error::MultipleStatement => {
+            ToolError::Argument("give exactly one statement (found more than one)".to_owned())
+        }
+        rusqlite::Error::Empty => ToolError::Argument("sql is empty".to_owned()),
+        _ => model(e.to_string()),
     }
 }
 
@@ -225,7 +224,7 @@ fn run_query(
     // (VACUUM INTO creates its empty target file, then fails) from ever starting.
     if !stmt.readonly() {
         return Err(model(
-            "sql_query: refused — the database is opened read-only and this statement would \
+            "refused — the database is opened read-only and this statement would \
              write; only queries that read (SELECT, WITH … SELECT, EXPLAIN, read-only PRAGMAs) \
              are allowed",
         ));

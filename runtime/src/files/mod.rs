@@ -33,8 +33,6 @@ mod remote;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
-
 pub use device::{Device, DeviceError, validate_device};
 
 use crate::call::{CallContext, HandlerResult, ToolError};
@@ -43,8 +41,7 @@ use precondition::{EditArgs, Memory, Scope, WriteArgs};
 use remote::{SshBackend, SshShared};
 
 /// `read_file path, offset?, limit?, device?`
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadFile {
     pub path: String,
     /// 1-based line to start at.
@@ -54,18 +51,55 @@ pub struct ReadFile {
     pub device: Option<String>,
 }
 
-/// `write_file path, content, <one precondition>?, device?`
+/// `write_file path, content, <one precondition>?, device?` (write_file.yaml's
+/// `implements:`; its fields are the definition's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteFile {
     pub path: String,
     pub content: String,
-    pub precondition: WritePrecondition,
+    pub expected_sha256: Option<String>,
+    pub overwrite: Option<bool>,
+    pub create_only: Option<bool>,
+    pub confirm_token: Option<String>,
     pub device: Option<String>,
 }
 
-/// What a write may assume about the file it replaces: one at most. The definition forbids
-/// every pair (write_file.yaml `forbidden_with`), so `Call::parse` refuses two before a
-/// request exists, and this type cannot hold two.
+impl WriteFile {
+    /// The one precondition the request gives. The definition forbids every pair
+    /// (write_file.yaml `forbidden_with`), so a parsed call gives one at most; a request a
+    /// host built with two is refused here ([`ToolError::Argument`]). A flag set to false
+    /// asks for nothing.
+    pub fn precondition(&self) -> Result<WritePrecondition, ToolError> {
+        let mut given = Vec::new();
+        if let Some(sha) = &self.expected_sha256 {
+            given.push(("expected_sha256", WritePrecondition::Expected(sha.clone())));
+        }
+        if let Some(token) = &self.confirm_token {
+            given.push(("confirm_token", WritePrecondition::Confirm(token.clone())));
+        }
+        if self.overwrite == Some(true) {
+            given.push(("overwrite", WritePrecondition::Overwrite));
+        }
+        if self.create_only == Some(true) {
+            given.push(("create_only", WritePrecondition::CreateOnly));
+        }
+        match given.len() {
+            0 => Ok(WritePrecondition::None),
+            1 => Ok(given.remove(0).1),
+            _ => Err(ToolError::Argument(format!(
+                "give one precondition at most, not {}",
+                given
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ))),
+        }
+    }
+}
+
+/// What a write may assume about the file it replaces: one at most (see
+/// [`WriteFile::precondition`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum WritePrecondition {
     /// None given: a new file is created; an existing one is replaced only if this
@@ -83,8 +117,7 @@ pub enum WritePrecondition {
 }
 
 /// `file_edit path, old_text, new_text, replace_all?, expected_sha256?, device?`
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileEdit {
     pub path: String,
     pub old_text: String,
@@ -96,8 +129,7 @@ pub struct FileEdit {
 
 /// `apply_patch patch, device?` — the `*** Begin Patch` format; an optional
 /// `*** Device: <device>` line right after `*** Begin Patch` names the device too.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApplyPatch {
     pub patch: String,
     pub device: Option<String>,
@@ -162,8 +194,14 @@ fn current_uid() -> u32 {
         .unwrap_or(0)
 }
 
+/// A write asked for in a rehearsal turn (the core lets only read-only calls through; this
+/// answers a host that dispatches one anyway).
+fn rehearsal(what: &str) -> ToolError {
+    ToolError::Model(format!("rehearsal: {what} does not run"))
+}
+
 fn refuse_remote(field: &str) -> ToolError {
-    ToolError::Model(format!(
+    ToolError::Argument(format!(
         "{field} is not available with device: on a device the preconditions are \
          expected_sha256 (a compare-and-swap against the remote file's sha256) or overwrite: true"
     ))
@@ -186,15 +224,17 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// What a path string alone may not be (the definition says a 1-4096 character string):
+/// [`ToolError::Argument`].
 fn check_path_text(path: &str) -> Result<(), ToolError> {
     if path.trim().is_empty() {
-        return Err(ToolError::Model("path is empty".into()));
+        return Err(ToolError::Argument("path is empty".into()));
     }
     if path.contains('\0') {
-        return Err(ToolError::Model("path contains a NUL byte".into()));
+        return Err(ToolError::Argument("path contains a NUL byte".into()));
     }
     if path.ends_with('/') {
-        return Err(ToolError::Model(format!(
+        return Err(ToolError::Argument(format!(
             "path {path:?} names a folder; give a file path"
         )));
     }
@@ -284,18 +324,24 @@ impl FileHost {
         }
     }
 
-    fn scope<'a>(&'a self, conversation: &'a str, device: Option<&'a Device>) -> Scope<'a> {
+    fn scope<'a>(
+        &'a self,
+        conversation: &'a str,
+        device: Option<&'a Device>,
+        ctx: &'a CallContext,
+    ) -> Scope<'a> {
         Scope {
             conversation,
             memory: &self.memory,
             device: device.map(Device::as_str),
             tokens: device.is_none(),
+            names: ctx.names,
         }
     }
 
     fn device(device: Option<&str>) -> Result<Option<Device>, ToolError> {
         device
-            .map(|d| validate_device(d).map_err(|e| ToolError::Model(e.to_string())))
+            .map(|d| validate_device(d).map_err(|e| ToolError::Argument(e.to_string())))
             .transpose()
     }
 
@@ -321,7 +367,7 @@ impl FileHost {
         if p.is_absolute() {
             Ok(s.into_owned())
         } else if s.is_empty() {
-            Err(ToolError::Model(format!("path {path:?} names a folder")))
+            Err(ToolError::Argument(format!("path {path:?} names a folder")))
         } else {
             Ok(format!("./{s}"))
         }
@@ -344,7 +390,7 @@ impl FileHost {
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
             Some(d) => {
                 precondition::read_file(
@@ -372,32 +418,31 @@ impl FileHost {
         req: WriteFile,
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
+        let given = req.precondition()?;
         if device.is_some() {
             // Call::parse refuses these pairs first (forbidden_with); this answers a host
             // that builds the request itself.
-            match req.precondition {
+            match given {
                 WritePrecondition::CreateOnly => return Err(refuse_remote("create_only")),
                 WritePrecondition::Confirm(_) => return Err(refuse_remote("confirm_token")),
                 _ => {}
             }
         }
-        let expected = match &req.precondition {
-            WritePrecondition::Expected(raw) => precondition::parse_expected(Some(raw))?,
+        let expected = match &given {
+            WritePrecondition::Expected(raw) => precondition::parse_expected(Some(raw), ctx.names)?,
             _ => None,
         };
-        let overwrite = req.precondition == WritePrecondition::Overwrite;
-        let create_only = req.precondition == WritePrecondition::CreateOnly;
-        let confirm_token = match &req.precondition {
+        let overwrite = given == WritePrecondition::Overwrite;
+        let create_only = given == WritePrecondition::CreateOnly;
+        let confirm_token = match &given {
             WritePrecondition::Confirm(token) => Some(token.as_str()),
             _ => None,
         };
         if ctx.rehearsal {
-            return Err(ToolError::Model(
-                "rehearsal: write_file does not run".into(),
-            ));
+            return Err(rehearsal(ctx.names.or::<WriteFile>("this write")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = WriteArgs {
             content: &req.content,
             expected,
@@ -422,12 +467,12 @@ impl FileHost {
         req: FileEdit,
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
-        let expected = precondition::parse_expected(req.expected_sha256.as_deref())?;
+        let expected = precondition::parse_expected(req.expected_sha256.as_deref(), ctx.names)?;
         if ctx.rehearsal {
-            return Err(ToolError::Model("rehearsal: file_edit does not run".into()));
+            return Err(rehearsal(ctx.names.or::<FileEdit>("this edit")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = EditArgs {
             old_text: &req.old_text,
             new_text: &req.new_text,
@@ -462,9 +507,7 @@ impl FileHost {
         };
         let device = Self::device(named)?;
         if ctx.rehearsal {
-            return Err(ToolError::Model(
-                "rehearsal: apply_patch does not run".into(),
-            ));
+            return Err(rehearsal(ctx.names.or::<ApplyPatch>("this patch")));
         }
         let mut ops = parsed.ops;
         for op in &mut ops {
@@ -480,7 +523,7 @@ impl FileHost {
                 }
             }
         }
-        let scope = self.scope(conversation, device.as_ref());
+        let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
             Some(d) => precondition::apply_patch(&self.remote(d.clone(), ctx), &scope, &ops).await,
             None => precondition::apply_patch(&self.local(), &scope, &ops).await,

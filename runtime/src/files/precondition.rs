@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::backend::{Change, Commit, Expect, FileBackend, Probe, Snapshot, Staged, sha256_hex};
 use super::patch::{Chunk, PatchOp, apply_chunks};
-use crate::call::{HandlerResult, ToolError, ToolOutput};
+use super::{ReadFile, WriteFile};
+use crate::call::{HandlerResult, ToolError, ToolNames, ToolOutput};
 
 /// Lines returned by read_file when no `limit` is given.
 pub const DEFAULT_READ_LINES: u64 = 2000;
@@ -58,6 +59,8 @@ pub(crate) struct Scope<'a> {
     /// Issues confirm tokens for staged writes (local only: on a device the preconditions
     /// are expected_sha256 / overwrite).
     pub tokens: bool,
+    /// The surface's tool names, for texts that point at another tool.
+    pub names: &'a ToolNames,
 }
 
 impl Scope<'_> {
@@ -116,25 +119,31 @@ impl Scope<'_> {
     }
 }
 
-/// Validates an `expected_sha256`: hex, at least 8 digits (a prefix), at most 64.
-pub(crate) fn parse_expected(value: Option<&str>) -> Result<Option<String>, ToolError> {
+/// Validates an `expected_sha256`: hex, at least 8 digits (a prefix), at most 64. The
+/// definition's pattern says the same, so only a request built by hand meets these refusals
+/// ([`ToolError::Argument`]); it may also carry a `sha256:` prefix or spaces.
+pub(crate) fn parse_expected(
+    value: Option<&str>,
+    names: &ToolNames,
+) -> Result<Option<String>, ToolError> {
+    let reader = names.or::<ReadFile>("the read");
     let Some(raw) = value else { return Ok(None) };
     let s = raw.trim().to_ascii_lowercase();
     let s = s.strip_prefix("sha256:").unwrap_or(&s).to_string();
     if s.is_empty() || !s.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(model(format!(
-            "expected_sha256 must be hex digits (the sha256 read_file returned), got {raw:?}"
+        return Err(ToolError::Argument(format!(
+            "expected_sha256 must be hex digits (the sha256 {reader} returned), got {raw:?}"
         )));
     }
     if s.len() < 8 {
-        return Err(model(format!(
+        return Err(ToolError::Argument(format!(
             "expected_sha256 {s:?} is only {} hex digits: give at least 8 (a prefix of the \
-             sha256 read_file returned) or the whole sha256",
+             sha256 {reader} returned) or the whole sha256",
             s.len()
         )));
     }
     if s.len() > 64 {
-        return Err(model(format!(
+        return Err(ToolError::Argument(format!(
             "expected_sha256 has {} hex digits; a sha256 has 64",
             s.len()
         )));
@@ -151,7 +160,7 @@ fn describe_probe(shown: &str, probe: &Probe) -> Option<String> {
             "permission denied reading {shown} (no other privileges are tried)"
         )),
         Probe::TooLarge => Some(format!(
-            "{shown} is larger than the read limit; use the shell to inspect it"
+            "{shown} is larger than the read limit; inspect it with a command (head, tail, grep)"
         )),
     }
 }
@@ -159,7 +168,8 @@ fn describe_probe(shown: &str, probe: &Probe) -> Option<String> {
 fn text_of<'a>(shown: &str, snap: &'a Snapshot) -> Result<&'a str, ToolError> {
     std::str::from_utf8(&snap.bytes).map_err(|_| {
         model(format!(
-            "{shown} is not UTF-8 text ({} bytes, sha256 {}); use write_file or the shell",
+            "{shown} is not UTF-8 text ({} bytes, sha256 {}); it can be replaced whole or \
+             inspected with a command",
             snap.bytes.len(),
             snap.sha256
         ))
@@ -392,8 +402,9 @@ fn staged_output(
         staged_paths.join(", ")
     );
     if let Some(t) = &token {
+        let writer = scope.names.or::<WriteFile>("the write");
         text.push_str(&format!(
-            " To apply it, call write_file with path {path:?}, the same content (or \"\") and \
+            " To apply it, call {writer} with path {path:?}, the same content (or \"\") and \
              confirm_token {t:?}; it applies only while {shown} is unchanged."
         ));
     } else if scope.device.is_some()
@@ -545,8 +556,9 @@ fn implicit_write_conflict_staged(
             format!("{shown} was deleted since this conversation read it")
         }
         _ => format!(
-            "{shown} already exists and was not read in this conversation (read_file \
-             it first, or pass overwrite: true)"
+            "{shown} already exists and was not read in this conversation (read it first \
+             with {}, or pass overwrite: true)",
+            scope.names.or::<ReadFile>("a read")
         ),
     };
     let token = match (staged.first(), &current) {
@@ -685,8 +697,8 @@ pub(crate) async fn file_edit<B: FileBackend>(
     args: EditArgs<'_>,
 ) -> HandlerResult {
     let shown = scope.shown(path);
-    check_edit_texts(&args)?;
-    let snap = read_file_to_edit(backend, &shown, path, args.expected.as_deref()).await?;
+    check_edit_texts(&args, scope.names)?;
+    let snap = read_file_to_edit(backend, scope, &shown, path, args.expected.as_deref()).await?;
     let text = text_of(&shown, &snap)?;
     let matches = edit_match_offsets(&shown, &snap, text, &args)?;
     let new = if args.replace_all {
@@ -751,15 +763,18 @@ pub(crate) async fn file_edit<B: FileBackend>(
 }
 
 /// The edit's own texts, before anything is read.
-fn check_edit_texts(args: &EditArgs<'_>) -> Result<(), ToolError> {
+/// Rules about the two texts alone that the definition does not state (it says "a string"),
+/// hence [`ToolError::Argument`].
+fn check_edit_texts(args: &EditArgs<'_>, names: &ToolNames) -> Result<(), ToolError> {
     if args.old_text.is_empty() {
-        return Err(model(
-            "old_text is empty; to create or replace a whole file use write_file",
-        ));
+        return Err(ToolError::Argument(format!(
+            "old_text is empty; to create or replace a whole file use {}",
+            names.or::<WriteFile>("a whole-file write")
+        )));
     }
     if args.old_text == args.new_text {
-        return Err(model(
-            "old_text and new_text are identical; nothing to change",
+        return Err(ToolError::Argument(
+            "old_text and new_text are identical; nothing to change".to_owned(),
         ));
     }
     Ok(())
@@ -768,6 +783,7 @@ fn check_edit_texts(args: &EditArgs<'_>) -> Result<(), ToolError> {
 /// Reads the file to edit; it must exist and match expected_sha256 when one was given.
 async fn read_file_to_edit<B: FileBackend>(
     backend: &B,
+    scope: &Scope<'_>,
     shown: &str,
     path: &str,
     expected: Option<&str>,
@@ -776,8 +792,13 @@ async fn read_file_to_edit<B: FileBackend>(
     let snap = match probe {
         Probe::File(s) => s,
         Probe::Missing => {
+            let create = scope
+                .names
+                .of::<WriteFile>()
+                .map(|w| format!(" (create it with {w})"))
+                .unwrap_or_default();
             return Err(model(format!(
-                "{shown} does not exist; file_edit changes existing files (create it with write_file)"
+                "{shown} does not exist; this edit changes existing files{create}"
             )));
         }
         other => {
@@ -1131,15 +1152,18 @@ mod tests {
     #[test]
     fn expected_sha_needs_at_least_eight_hex_digits() {
         assert_eq!(
-            parse_expected(Some("ABCDEF12")).ok().flatten().as_deref(),
+            parse_expected(Some("ABCDEF12"), &ToolNames::NONE)
+                .ok()
+                .flatten()
+                .as_deref(),
             Some("abcdef12")
         );
         assert!(
-            matches!(parse_expected(Some("abcdef1")), Err(ToolError::Model(m)) if m.contains("at least 8"))
+            matches!(parse_expected(Some("abcdef1"), &ToolNames::NONE), Err(ToolError::Argument(m)) if m.contains("at least 8"))
         );
-        assert!(parse_expected(Some("xyz12345")).is_err());
-        assert!(parse_expected(Some(&"a".repeat(65))).is_err());
-        assert_eq!(parse_expected(None).ok(), Some(None));
+        assert!(parse_expected(Some("xyz12345"), &ToolNames::NONE).is_err());
+        assert!(parse_expected(Some(&"a".repeat(65)), &ToolNames::NONE).is_err());
+        assert_eq!(parse_expected(None, &ToolNames::NONE).ok(), Some(None));
     }
 
     #[test]

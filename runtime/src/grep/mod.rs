@@ -22,21 +22,16 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
 pub const DEFAULT_MAX_LINE_CHARS: usize = 500;
 
 /// A `grep_files` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GrepFilesRequest {
     /// A regular expression (Rust regex syntax, as ripgrep).
     pub pattern: String,
     /// File or folder to search; relative paths resolve against the base dir. Default: base.
-    #[serde(default)]
     pub path: Option<String>,
     /// Only files matching this glob (e.g. `*.rs`, `src/**/*.ts`; `!` excludes).
-    #[serde(default)]
     pub glob: Option<String>,
-    #[serde(default)]
     pub case_insensitive: Option<bool>,
     /// Default 200.
-    #[serde(default)]
     pub max_results: Option<u64>,
 }
 
@@ -185,7 +180,7 @@ pub fn search(
 ) -> Result<GrepResult, ToolError> {
     let model = |m: String| ToolError::Model(m);
     if req.pattern.is_empty() {
-        return Err(model("grep_files: pattern is empty".into()));
+        return Err(ToolError::Argument("pattern is empty".into()));
     }
     let max_results = req.max_results.map_or(DEFAULT_MAX_RESULTS, |m| {
         usize::try_from(m)
@@ -196,7 +191,7 @@ pub fn search(
         .case_insensitive(req.case_insensitive.unwrap_or(false))
         .line_terminator(Some(b'\n'))
         .build(&req.pattern)
-        .map_err(|e| model(format!("grep_files: invalid pattern: {e}")))?;
+        .map_err(|e| ToolError::Argument(format!("invalid pattern: {e}")))?;
     let root: PathBuf = match &req.path {
         Some(p) if Path::new(p).is_absolute() => PathBuf::from(p),
         Some(p) => base.join(p),
@@ -204,7 +199,7 @@ pub fn search(
     };
     if !root.exists() {
         return Err(model(format!(
-            "grep_files: {} does not exist",
+            "{} does not exist",
             req.path
                 .as_deref()
                 .map_or_else(|| root.display().to_string(), str::to_string)
@@ -222,7 +217,6 @@ pub fn search(
 
 /// The walk over `root` in file-name order, limited to `glob` when one is given.
 fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolError> {
-    let model = |m: String| ToolError::Model(m);
     let mut walk = WalkBuilder::new(root);
     walk.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
     if let Some(glob) = glob {
@@ -234,10 +228,10 @@ fn files_to_search(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolE
         };
         let mut ob = OverrideBuilder::new(&over_root);
         ob.add(glob)
-            .map_err(|e| model(format!("grep_files: invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| ToolError::Argument(format!("invalid glob {glob:?}: {e}")))?;
         let over = ob
             .build()
-            .map_err(|e| model(format!("grep_files: invalid glob {glob:?}: {e}")))?;
+            .map_err(|e| ToolError::Argument(format!("invalid glob {glob:?}: {e}")))?;
         walk.overrides(over);
     }
     Ok(walk)

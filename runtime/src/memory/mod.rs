@@ -17,11 +17,9 @@ pub const SEARCH_DEFAULT_LIMIT: usize = 10;
 pub const SEARCH_MAX_LIMIT: usize = 50;
 
 /// A `search_memory` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchMemoryRequest {
     pub query: String,
-    #[serde(default)]
     pub limit: Option<u64>,
 }
 
@@ -227,7 +225,7 @@ impl FactStore for SqliteFactStore {
 pub fn search_memory(store: &dyn FactStore, req: &SearchMemoryRequest) -> HandlerResult {
     if fts_query(&req.query).is_none() {
         return Err(ToolError::Model(
-            "search_memory: the query has no words to search for".into(),
+            "the query has no words to search for".into(),
         ));
     }
     let limit = req.limit.map_or(SEARCH_DEFAULT_LIMIT, |l| {
@@ -237,7 +235,7 @@ pub fn search_memory(store: &dyn FactStore, req: &SearchMemoryRequest) -> Handle
     });
     let hits = store
         .search(&req.query, limit)
-        .map_err(|e| ToolError::Model(format!("search_memory failed: {e}")))?;
+        .map_err(|e| ToolError::Model(format!("the memory search failed: {e}")))?;
     let mut text = if hits.is_empty() {
         format!("no facts match {:?}", req.query)
     } else {

@@ -2,7 +2,6 @@
 //! payload). Long fields are previewed in history and context and read whole, page by page,
 //! through payload.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::store::{Message, MessageStore, Role, Scope, StoreError};
@@ -23,18 +22,9 @@ pub const PAYLOAD_MAX_CHARS: usize = 50_000;
 /// Characters of a field shown in history/context before it is cut (with a payload hint).
 pub const PREVIEW_CHARS: usize = 400;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MessageReadMode {
-    #[default]
-    History,
-    Context,
-    Payload,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HistoryView {
+/// `message_read`'s `view` (history).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
     /// `role: text` lines.
     #[default]
     Transcript,
@@ -44,75 +34,107 @@ pub enum HistoryView {
     Audit,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PayloadField {
+/// `message_read`'s `field` (payload): which large field of a message to page through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
     Content,
     ToolResult,
     Reasoning,
     ToolCalls,
 }
 
-impl PayloadField {
+impl View {
     pub fn as_str(self) -> &'static str {
         match self {
-            PayloadField::Content => "content",
-            PayloadField::ToolResult => "tool_result",
-            PayloadField::Reasoning => "reasoning",
-            PayloadField::ToolCalls => "tool_calls",
+            View::Transcript => "transcript",
+            View::Turns => "turns",
+            View::Audit => "audit",
+        }
+    }
+}
+
+impl Field {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Content => "content",
+            Field::ToolResult => "tool_result",
+            Field::Reasoning => "reasoning",
+            Field::ToolCalls => "tool_calls",
         }
     }
 
     fn of(self, m: &Message) -> Option<&str> {
         match self {
-            PayloadField::Content => Some(m.content.as_str()),
-            PayloadField::ToolResult => m.tool_result.as_deref(),
-            PayloadField::Reasoning => m.reasoning.as_deref(),
-            PayloadField::ToolCalls => m.tool_calls.as_deref(),
+            Field::Content => Some(m.content.as_str()),
+            Field::ToolResult => m.tool_result.as_deref(),
+            Field::Reasoning => m.reasoning.as_deref(),
+            Field::ToolCalls => m.tool_calls.as_deref(),
         }
     }
 }
 
-/// A `message_read` call. Which fields a mode takes:
-/// - history: exactly one of `session_id` / `channel`; `view?`, `limit?` (newest N messages;
-///   for the turns view newest N turns);
-/// - context: `message_id`; `before?`, `after?` (neighbours in the same session, default 3);
-/// - payload: `message_id`, `field`; `offset?`, `limit?` (characters; default 4000).
-///
-/// Fields of another mode are refused (`mode=history: …`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MessageReadRequest {
-    pub mode: MessageReadMode,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub channel: Option<String>,
-    #[serde(default)]
-    pub view: Option<HistoryView>,
-    #[serde(default)]
-    pub limit: Option<u64>,
-    #[serde(default)]
-    pub message_id: Option<String>,
-    #[serde(default)]
-    pub before: Option<u64>,
-    #[serde(default)]
-    pub after: Option<u64>,
-    #[serde(default)]
-    pub field: Option<PayloadField>,
-    #[serde(default)]
-    pub offset: Option<u64>,
+/// A `message_read` call, one variant per mode. It is the definition's `implements:` type
+/// (tool-defs/tools/message_read.yaml): the generated code builds it from a parsed call, so
+/// which fields a mode takes, which are required and `exactly_one_of: [session_id, channel]`
+/// are the definition's rules, enforced by `Call::parse`, not here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MessageRead {
+    History(History),
+    Context(Context),
+    Payload(Payload),
 }
 
-/// Runs a `message_read` call against `store`. Mistakes the model can fix (unknown ids,
-/// fields of another mode, offsets past the end) are [`ToolError::Model`]; so are store
-/// failures, reported as such.
-pub fn message_read(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult {
-    check_fields(req)?;
-    match req.mode {
-        MessageReadMode::History => history(store, req),
-        MessageReadMode::Context => context(store, req),
-        MessageReadMode::Payload => payload(store, req),
+/// `mode: history`: a whole session or channel, newest `limit` messages (turns view: turns).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    pub session_id: Option<String>,
+    pub channel: Option<String>,
+    pub view: Option<View>,
+    pub limit: Option<u64>,
+}
+
+/// `mode: context`: the messages around one, `before` / `after` of it (default 3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    pub message_id: String,
+    pub before: Option<u64>,
+    pub after: Option<u64>,
+}
+
+/// `mode: payload`: one large field of one message, `limit` characters from `offset`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Payload {
+    pub message_id: String,
+    pub field: Field,
+    pub offset: Option<u64>,
+    pub limit: Option<u64>,
+}
+
+impl From<History> for MessageRead {
+    fn from(h: History) -> Self {
+        MessageRead::History(h)
+    }
+}
+
+impl From<Context> for MessageRead {
+    fn from(c: Context) -> Self {
+        MessageRead::Context(c)
+    }
+}
+
+impl From<Payload> for MessageRead {
+    fn from(p: Payload) -> Self {
+        MessageRead::Payload(p)
+    }
+}
+
+/// Runs a `message_read` call against `store`. What depends on the store (unknown ids,
+/// offsets past the end) is a [`ToolError::Model`]; so are store failures, reported as such.
+pub fn message_read(store: &dyn MessageStore, req: &MessageRead) -> HandlerResult {
+    match req {
+        MessageRead::History(h) => history(store, h),
+        MessageRead::Context(c) => context(store, c),
+        MessageRead::Payload(p) => payload(store, p),
     }
 }
 
@@ -121,68 +143,13 @@ fn model(msg: impl Into<String>) -> ToolError {
 }
 
 fn store_err(e: StoreError) -> ToolError {
-    ToolError::Model(format!("message_read failed: {e}"))
+    ToolError::Model(format!("reading the message store failed: {e}"))
 }
 
 fn clamp(v: Option<u64>, default: usize, max: usize) -> usize {
     v.map_or(default, |v| {
         usize::try_from(v).unwrap_or(usize::MAX).min(max)
     })
-}
-
-fn check_fields(req: &MessageReadRequest) -> Result<(), ToolError> {
-    let mode = match req.mode {
-        MessageReadMode::History => "history",
-        MessageReadMode::Context => "context",
-        MessageReadMode::Payload => "payload",
-    };
-    let present: [(&str, bool, &[MessageReadMode]); 9] = {
-        use MessageReadMode::*;
-        [
-            ("session_id", req.session_id.is_some(), &[History]),
-            ("channel", req.channel.is_some(), &[History]),
-            ("view", req.view.is_some(), &[History]),
-            ("limit", req.limit.is_some(), &[History, Payload]),
-            ("message_id", req.message_id.is_some(), &[Context, Payload]),
-            ("before", req.before.is_some(), &[Context]),
-            ("after", req.after.is_some(), &[Context]),
-            ("field", req.field.is_some(), &[Payload]),
-            ("offset", req.offset.is_some(), &[Payload]),
-        ]
-    };
-    let foreign: Vec<&str> = present
-        .iter()
-        .filter(|(_, set, modes)| *set && !modes.contains(&req.mode))
-        .map(|(name, _, _)| *name)
-        .collect();
-    if !foreign.is_empty() {
-        return Err(model(format!(
-            "mode={mode}: unexpected field{} {}",
-            if foreign.len() == 1 { "" } else { "s" },
-            foreign.join(", ")
-        )));
-    }
-    match req.mode {
-        MessageReadMode::History => match (&req.session_id, &req.channel) {
-            (Some(_), Some(_)) => Err(model(
-                "mode=history: give exactly one of session_id or channel, not both",
-            )),
-            (None, None) => Err(model(
-                "mode=history: give exactly one of session_id or channel",
-            )),
-            _ => Ok(()),
-        },
-        MessageReadMode::Context if req.message_id.is_none() => {
-            Err(model("mode=context: message_id is required"))
-        }
-        MessageReadMode::Payload if req.message_id.is_none() => {
-            Err(model("mode=payload: message_id is required"))
-        }
-        MessageReadMode::Payload if req.field.is_none() => Err(model(
-            "mode=payload: field is required (content | tool_result | reasoning | tool_calls)",
-        )),
-        _ => Ok(()),
-    }
 }
 
 fn unknown(what: &str, needle: &str, known: &[String]) -> ToolError {
@@ -222,7 +189,7 @@ fn preview(s: &str, max: usize) -> (&str, bool) {
 }
 
 /// `s` cut to the preview size, with a pointer to payload mode when cut.
-fn previewed(m: &Message, field: PayloadField, s: &str) -> String {
+fn previewed(m: &Message, field: Field, s: &str) -> String {
     let (head, cut) = preview(s, PREVIEW_CHARS);
     if cut {
         format!(
@@ -263,10 +230,10 @@ fn tool_call_names(m: &Message) -> Vec<String> {
 fn transcript_line(m: &Message) -> String {
     let mut parts = Vec::new();
     if !m.content.is_empty() {
-        parts.push(previewed(m, PayloadField::Content, &m.content));
+        parts.push(previewed(m, Field::Content, &m.content));
     }
     if let Some(r) = &m.tool_result {
-        parts.push(previewed(m, PayloadField::ToolResult, r));
+        parts.push(previewed(m, Field::ToolResult, r));
     }
     let names = tool_call_names(m);
     if !names.is_empty() {
@@ -290,7 +257,7 @@ fn audit_block(m: &Message, marker: &str) -> String {
     if let Some(t) = m.turn {
         s.push_str(&format!(" turn={t}"));
     }
-    let field = |s: &mut String, name: &str, f: PayloadField, v: &str| {
+    let field = |s: &mut String, name: &str, f: Field, v: &str| {
         s.push_str(&format!(
             "\n  {name} ({} chars): {}",
             char_len(v),
@@ -298,16 +265,16 @@ fn audit_block(m: &Message, marker: &str) -> String {
         ));
     };
     if !m.content.is_empty() || (m.tool_result.is_none() && m.tool_calls.is_none()) {
-        field(&mut s, "content", PayloadField::Content, &m.content);
+        field(&mut s, "content", Field::Content, &m.content);
     }
     if let Some(v) = &m.reasoning {
-        field(&mut s, "reasoning", PayloadField::Reasoning, v);
+        field(&mut s, "reasoning", Field::Reasoning, v);
     }
     if let Some(v) = &m.tool_calls {
-        field(&mut s, "tool_calls", PayloadField::ToolCalls, v);
+        field(&mut s, "tool_calls", Field::ToolCalls, v);
     }
     if let Some(v) = &m.tool_result {
-        field(&mut s, "tool_result", PayloadField::ToolResult, v);
+        field(&mut s, "tool_result", Field::ToolResult, v);
     }
     s
 }
@@ -370,13 +337,15 @@ fn group_turns(messages: &[Message]) -> Vec<Turn<'_>> {
     turns
 }
 
-fn history(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult {
+fn history(store: &dyn MessageStore, req: &History) -> HandlerResult {
+    // Call::parse gave exactly one of the two (the definition's exactly_one_of); a host
+    // building the request by hand gets the same rule.
     let (scope, label) = match (&req.session_id, &req.channel) {
         (Some(s), None) => (Scope::Session(s), format!("session {s}")),
         (None, Some(c)) => (Scope::Channel(c), format!("channel {c}")),
         _ => {
-            return Err(model(
-                "mode=history: give exactly one of session_id or channel",
+            return Err(ToolError::Argument(
+                "mode=history: give exactly one of session_id or channel".to_owned(),
             ));
         }
     };
@@ -385,10 +354,10 @@ fn history(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult 
         return Err(unknown_history_scope(store, scope));
     }
     let (text, structured) = match req.view.unwrap_or_default() {
-        view @ (HistoryView::Transcript | HistoryView::Audit) => {
+        view @ (View::Transcript | View::Audit) => {
             history_by_message(store, req, scope, &label, total, view)?
         }
-        HistoryView::Turns => history_by_turn(store, req, scope, &label, total)?,
+        View::Turns => history_by_turn(store, req, scope, &label, total)?,
     };
     Ok(ToolOutput {
         text: text.trim_end().to_string(),
@@ -413,11 +382,11 @@ fn unknown_history_scope(store: &dyn MessageStore, scope: Scope<'_>) -> ToolErro
 /// The transcript and audit views of history: the newest messages, one by one.
 fn history_by_message(
     store: &dyn MessageStore,
-    req: &MessageReadRequest,
+    req: &History,
     scope: Scope<'_>,
     label: &str,
     total: usize,
-    view: HistoryView,
+    view: View,
 ) -> Result<(String, Value), ToolError> {
     let is_channel = matches!(scope, Scope::Channel(_));
     let mut text = String::new();
@@ -435,7 +404,7 @@ fn history_by_message(
     ));
     let mut last_session: Option<&str> = None;
     for m in &msgs {
-        if view == HistoryView::Transcript {
+        if view == View::Transcript {
             if is_channel && last_session != Some(m.session_id.as_str()) {
                 text.push_str(&format!("[session {}]\n", m.session_id));
                 last_session = Some(m.session_id.as_str());
@@ -448,7 +417,7 @@ fn history_by_message(
     }
     let structured = json!({
         "mode": "history",
-        "view": view,
+        "view": view.as_str(),
         "session_id": req.session_id,
         "channel": req.channel,
         "total": total,
@@ -462,7 +431,7 @@ fn history_by_message(
 /// The turns view of history: the newest turns, each with its messages.
 fn history_by_turn(
     store: &dyn MessageStore,
-    req: &MessageReadRequest,
+    req: &History,
     scope: Scope<'_>,
     label: &str,
     total: usize,
@@ -505,7 +474,7 @@ fn history_by_turn(
     }
     let structured = json!({
         "mode": "history",
-        "view": HistoryView::Turns,
+        "view": View::Turns.as_str(),
         "session_id": req.session_id,
         "channel": req.channel,
         "total": total,
@@ -520,10 +489,8 @@ fn history_by_turn(
     Ok((text, structured))
 }
 
-fn context(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult {
-    let Some(id) = &req.message_id else {
-        return Err(model("mode=context: message_id is required"));
-    };
+fn context(store: &dyn MessageStore, req: &Context) -> HandlerResult {
+    let id = &req.message_id;
     let before = clamp(req.before, CONTEXT_DEFAULT, CONTEXT_MAX);
     let after = clamp(req.after, CONTEXT_DEFAULT, CONTEXT_MAX);
     let Some(around) = store.around(id, before, after).map_err(store_err)? else {
@@ -561,23 +528,21 @@ fn context(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult 
     })
 }
 
-fn payload(store: &dyn MessageStore, req: &MessageReadRequest) -> HandlerResult {
-    let (Some(id), Some(field)) = (&req.message_id, req.field) else {
-        return Err(model("mode=payload: message_id and field are required"));
-    };
+fn payload(store: &dyn MessageStore, req: &Payload) -> HandlerResult {
+    let (id, field) = (&req.message_id, req.field);
     let Some(m) = store.get(id).map_err(store_err)? else {
         return Err(unknown_message(store, id));
     };
     let Some(value) = field.of(&m) else {
         let present: Vec<&str> = [
-            PayloadField::Content,
-            PayloadField::ToolResult,
-            PayloadField::Reasoning,
-            PayloadField::ToolCalls,
+            Field::Content,
+            Field::ToolResult,
+            Field::Reasoning,
+            Field::ToolCalls,
         ]
         .into_iter()
         .filter(|f| f.of(&m).is_some())
-        .map(PayloadField::as_str)
+        .map(Field::as_str)
         .collect();
         return Err(model(format!(
             "message {id:?} has no {}; its fields: {}",

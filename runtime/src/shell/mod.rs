@@ -95,10 +95,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::json;
 
-use crate::call::{CallContext, HandlerResult, ToolError, ToolOutput};
+use crate::call::{CallContext, HandlerResult, ToolError, ToolNames, ToolOutput};
 use crate::registry::SessionRegistry;
 
 pub use buffer::{DEFAULT_CAPACITY, OutputBuffer, Segment};
@@ -115,7 +114,7 @@ pub use crate::core::{NoWake, WakeKind, WakeSink, WakeUp};
 // Requests (field names as in the tool definitions)
 
 /// `shell`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShellRequest {
     pub command: String,
     pub workdir: Option<String>,
@@ -126,7 +125,7 @@ pub struct ShellRequest {
 }
 
 /// `exec_command` (Codex-native name).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExecCommandRequest {
     pub cmd: String,
     pub workdir: Option<String>,
@@ -137,7 +136,7 @@ pub struct ExecCommandRequest {
 }
 
 /// `write_stdin`: write `chars` (if any), then collect output for `yield_time_ms`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WriteStdinRequest {
     pub session_id: i64,
     pub chars: Option<String>,
@@ -146,10 +145,12 @@ pub struct WriteStdinRequest {
     pub max_output_tokens: Option<i64>,
 }
 
-/// `shell_session poll`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct PollRequest {
+/// `shell_session poll`. `host_id` (in every action that names a session) chose the host the
+/// call was routed to; the family does not read it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Poll {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// Written first, as is.
     pub chars: Option<String>,
     /// Named keys, written after `chars` (see [`KEY_NAMES`]).
@@ -161,9 +162,10 @@ pub struct PollRequest {
 }
 
 /// `shell_session wait`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct WaitRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Wait {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// 0–300, default 30.
     pub timeout_s: Option<f64>,
     /// A regex matched against output that is new (after the read cursor).
@@ -171,41 +173,48 @@ pub struct WaitRequest {
 }
 
 /// `shell_session kill`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct KillRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kill {
     pub session_id: i64,
+    pub host_id: Option<String>,
 }
 
+/// `shell_session list`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct List {}
+
 /// `shell_session resize`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct ResizeRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resize {
     pub session_id: i64,
+    pub host_id: Option<String>,
     pub cols: i64,
     pub rows: i64,
 }
 
 /// `shell_session unwatch`.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct UnwatchRequest {
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Unwatch {
     pub session_id: i64,
+    pub host_id: Option<String>,
     /// One watcher; all of them (the exit wake-up included) when absent.
     pub watcher_id: Option<i64>,
 }
 
-/// `shell_session`, by `action`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum ShellSessionRequest {
-    Poll(PollRequest),
-    Wait(WaitRequest),
-    Kill(KillRequest),
-    List,
-    Resize(ResizeRequest),
-    Unwatch(UnwatchRequest),
+/// `shell_session`, one variant per action: shell_session.yaml's `implements:` type, built
+/// by the generated code from a parsed call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShellSession {
+    Poll(Poll),
+    Wait(Wait),
+    Kill(Kill),
+    List(List),
+    Resize(Resize),
+    Unwatch(Unwatch),
 }
 
 /// `monitor_start`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MonitorStartRequest {
     pub command: String,
     pub until_output: Option<String>,
@@ -435,7 +444,8 @@ impl ShellHost {
     /// Writes bytes to a session's terminal (or stdin) without reading or waiting: for the
     /// core and for measurements. `poll`/`write_stdin` are the model-facing ways to type.
     pub fn send_input(&self, session_id: i64, bytes: &[u8]) -> Result<(), ToolError> {
-        let s = self.session(session_id)?;
+        // Not a model's call: no tool to point at.
+        let s = self.session(session_id, &ToolNames::NONE)?;
         write_or_err(&s, bytes)
     }
 
@@ -446,11 +456,14 @@ impl ShellHost {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    fn session(&self, id: i64) -> Result<Arc<Session>, ToolError> {
+    fn session(&self, id: i64, names: &ToolNames) -> Result<Arc<Session>, ToolError> {
         let s = self.sessions().get(&id).cloned().ok_or_else(|| {
+            let list = names
+                .of::<ShellSession>()
+                .map(|t| format!(" ({t} list shows the live ones)"))
+                .unwrap_or_default();
             ToolError::Model(format!(
-                "no shell session {id} on host {}; it may have been evicted \
-                 (shell_session list shows the live ones)",
+                "no shell session {id} on host {}; it may have been evicted{list}",
                 self.inner.name
             ))
         })?;
@@ -492,14 +505,20 @@ impl ShellHost {
     /// `write_stdin`: a poll that writes `chars` and then collects output for the window
     /// (ending early if the process exits).
     pub async fn write_stdin(&self, ctx: &CallContext, req: WriteStdinRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+        let s = self.session(req.session_id, ctx.names)?;
         if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
             write_or_err(&s, chars.as_bytes())?;
         }
         let window = clamp_ms(req.yield_time_ms, DEFAULT_WRITE_YIELD_MS, 0, 30_000);
         let started = Instant::now();
         let end = wait_exit_or(&s, ctx, started + window).await;
-        Ok(self.progress_result(&s, started, end, max_bytes(req.max_output_tokens)))
+        Ok(self.progress_result(
+            &s,
+            started,
+            end,
+            max_bytes(req.max_output_tokens),
+            ctx.names,
+        ))
     }
 
     /// `monitor_start`: a background command with an exit watcher and, with
@@ -527,13 +546,7 @@ impl ShellHost {
             id: exit_id,
             kind: WatchKind::Exit,
         });
-        let (s, notes) = self.start(
-            &ctx.call_id,
-            &req.command,
-            req.workdir.as_deref(),
-            false,
-            watchers,
-        )?;
+        let (s, notes) = self.start(ctx, &req.command, req.workdir.as_deref(), false, watchers)?;
         s.lock().announced = true;
         let mut text = format!(
             "Monitoring session {} (pid {}) on host {}: `{}`.\n",
@@ -552,7 +565,11 @@ impl ShellHost {
                 "You will be woken when it exits (watcher {exit_id}).\n"
             ));
         }
-        text.push_str("Read it with shell_session poll/wait; stop it with shell_session kill.");
+        if let Some(t) = ctx.names.of::<ShellSession>() {
+            text.push_str(&format!(
+                "Read it with {t} poll/wait; stop it with {t} kill."
+            ));
+        }
         push_notes(&mut text, &notes);
         Ok(ToolOutput {
             text,
@@ -577,9 +594,9 @@ impl ShellHost {
     ) -> HandlerResult {
         let started = Instant::now();
         // Registered (id allocated, in the table) before the first wait.
-        let (s, notes) = self.start(&ctx.call_id, command, workdir, tty, Vec::new())?;
+        let (s, notes) = self.start(ctx, command, workdir, tty, Vec::new())?;
         let end = wait_exit_or(&s, ctx, started + window).await;
-        let mut out = self.progress_result(&s, started, end, max_bytes);
+        let mut out = self.progress_result(&s, started, end, max_bytes, ctx.names);
         if !notes.is_empty() {
             push_notes(&mut out.text, &notes);
             if let Some(obj) = out.structured.as_mut().and_then(|v| v.as_object_mut()) {
@@ -598,12 +615,21 @@ impl ShellHost {
         started: Instant,
         end: WaitEnd,
         max_bytes: usize,
+        names: &ToolNames,
     ) -> ToolOutput {
         let wall = started.elapsed().as_secs_f64();
         let mut st = s.lock();
         let exit = st.exit;
         let from = st.cursor;
-        let r = render(&st.buf, from, st.buf.total(), max_bytes, exit.is_none());
+        let r = render(
+            &st.buf,
+            from,
+            st.buf.total(),
+            max_bytes,
+            exit.is_none(),
+            names,
+        );
+        let session_tool = names.of::<ShellSession>();
         st.cursor = st.cursor.max(r.next_offset);
         st.last_used = Instant::now();
         let cut = r.truncated > 0 || r.dropped > 0;
@@ -619,9 +645,11 @@ impl ShellHost {
                 }
                 text.push_str(&format!("Wall time: {wall:.2} s\n"));
                 if cut || st.announced {
+                    let hint = session_tool
+                        .map(|t| format!(" ({t} poll offset=…)"))
+                        .unwrap_or_default();
                     text.push_str(&format!(
-                        "The full output stays in session {} (shell_session poll \
-                         offset=…).\n",
+                        "The full output stays in session {}{hint}.\n",
                         s.id
                     ));
                 } else {
@@ -629,29 +657,7 @@ impl ShellHost {
                 }
             }
             None => {
-                st.announced = true;
-                if !st.killed
-                    && !st
-                        .watchers
-                        .iter()
-                        .any(|w| matches!(w.kind, WatchKind::Exit))
-                {
-                    let id = self.watcher_id();
-                    st.watchers.push(Watcher {
-                        id,
-                        kind: WatchKind::Exit,
-                    });
-                }
-                let why = match end {
-                    WaitEnd::Cancelled => "the call was interrupted",
-                    _ => "the window ended",
-                };
-                text.push_str(&format!(
-                    "Process running with session ID {} (pid {}); {why} after {wall:.2} s \
-                     and it keeps running in the background.\nUse shell_session \
-                     poll/wait/kill with session_id {}; you will be woken when it exits.\n",
-                    s.id, s.pid, s.id
-                ));
+                text.push_str(&self.keep_running(s, &mut st, end, wall, session_tool));
             }
         }
         text.push_str("Output:\n");
@@ -682,22 +688,62 @@ impl ShellHost {
         }
     }
 
+    /// The still-running half of [`ShellHost::progress_result`]: the session stays, with an
+    /// exit watcher (unless killed), and the text says how to follow it up.
+    fn keep_running(
+        &self,
+        s: &Session,
+        st: &mut State,
+        end: WaitEnd,
+        wall: f64,
+        session_tool: Option<&str>,
+    ) -> String {
+        st.announced = true;
+        if !st.killed
+            && !st
+                .watchers
+                .iter()
+                .any(|w| matches!(w.kind, WatchKind::Exit))
+        {
+            let id = self.watcher_id();
+            st.watchers.push(Watcher {
+                id,
+                kind: WatchKind::Exit,
+            });
+        }
+        let why = match end {
+            WaitEnd::Cancelled => "the call was interrupted",
+            _ => "the window ended",
+        };
+        let how = match session_tool {
+            Some(t) => format!("Use {t} poll/wait/kill with session_id {}; you", s.id),
+            None => "You".to_owned(),
+        };
+        format!(
+            "Process running with session ID {} (pid {}); {why} after {wall:.2} s \
+             and it keeps running in the background.\n{how} will be woken when it \
+             exits.\n",
+            s.id, s.pid
+        )
+    }
+
     fn watcher_id(&self) -> i64 {
         self.inner.next_watcher.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Reserves a slot (evicting if needed), allocates the id and spawns; remembers that
-    /// `call_id` started it.
+    /// the call `ctx` is started it.
     fn start(
         &self,
-        call_id: &str,
+        ctx: &CallContext,
         command: &str,
         workdir: Option<&str>,
         tty: bool,
         watchers: Vec<Watcher>,
     ) -> Result<(Arc<Session>, Vec<String>), ToolError> {
         if command.trim().is_empty() {
-            return Err(ToolError::Model("command is empty".into()));
+            // The definition asks for a non-empty string; this one is only white space.
+            return Err(ToolError::Argument("command is empty".into()));
         }
         let dir = self.resolve_dir(workdir)?;
         let cap = self.inner.config.max_sessions.max(1);
@@ -721,9 +767,14 @@ impl ShellHost {
                 })
                 .min();
             let Some((unread, _, id)) = victim else {
+                let how = ctx
+                    .names
+                    .of::<ShellSession>()
+                    .map(|t| format!(" ({t} kill)"))
+                    .unwrap_or_default();
                 return Err(ToolError::Model(format!(
-                    "all {cap} shell sessions on host {} are running; kill one \
-                     (shell_session kill) before starting another",
+                    "all {cap} shell sessions on host {} are running; kill one{how} before \
+                     starting another",
                     self.inner.name
                 )));
             };
@@ -762,7 +813,7 @@ impl ShellHost {
             }
         };
         sessions.insert(id, Arc::clone(&s));
-        self.started_by().insert(id, call_id.to_owned());
+        self.started_by().insert(id, ctx.call_id.clone());
         let used = sessions.len();
         if used + WARN_SLOTS_LEFT >= cap {
             notes.push(format!(
@@ -794,26 +845,22 @@ impl ShellHost {
     // shell_session
 
     /// `shell_session`, dispatched on the action.
-    pub async fn shell_session(
-        &self,
-        ctx: &CallContext,
-        req: ShellSessionRequest,
-    ) -> HandlerResult {
+    pub async fn shell_session(&self, ctx: &CallContext, req: ShellSession) -> HandlerResult {
         match req {
-            ShellSessionRequest::Poll(r) => self.poll(ctx, r).await,
-            ShellSessionRequest::Wait(r) => self.wait(ctx, r).await,
-            ShellSessionRequest::Kill(r) => self.kill(ctx, r).await,
-            ShellSessionRequest::List => self.list(ctx).await,
-            ShellSessionRequest::Resize(r) => self.resize(ctx, r).await,
-            ShellSessionRequest::Unwatch(r) => self.unwatch(ctx, r).await,
+            ShellSession::Poll(r) => self.poll(ctx, r).await,
+            ShellSession::Wait(r) => self.wait(ctx, r).await,
+            ShellSession::Kill(r) => self.kill(ctx, r).await,
+            ShellSession::List(_) => self.list(ctx).await,
+            ShellSession::Resize(r) => self.resize(ctx, r).await,
+            ShellSession::Unwatch(r) => self.unwatch(ctx, r).await,
         }
     }
 
     /// `poll`: write `chars` then `keys`; if anything was written, let the output settle
     /// briefly (until 100 ms pass without new output, 2 s at most); then read new output
     /// (from `offset` if given) and move the cursor unless `peek`.
-    pub async fn poll(&self, ctx: &CallContext, req: PollRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+    pub async fn poll(&self, ctx: &CallContext, req: Poll) -> HandlerResult {
+        let s = self.session(req.session_id, ctx.names)?;
         let mut wrote = false;
         if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
             write_or_err(&s, chars.as_bytes())?;
@@ -824,7 +871,8 @@ impl ShellHost {
             match parse_key(name) {
                 Some(b) => sequences.push(b),
                 None => {
-                    return Err(ToolError::Model(format!(
+                    // The key table is the runtime's (keys.rs); the definition says a string.
+                    return Err(ToolError::Argument(format!(
                         "unknown key {name:?}; known keys: {KEY_NAMES}"
                     )));
                 }
@@ -840,7 +888,7 @@ impl ShellHost {
         let peek = req.peek.unwrap_or(false);
         let offset = match req.offset {
             Some(o) if o < 0 => {
-                return Err(ToolError::Model("offset must be ≥ 0".into()));
+                return Err(ToolError::Argument("offset must be ≥ 0".into()));
             }
             Some(o) => Some(o as u64),
             None => None,
@@ -853,6 +901,7 @@ impl ShellHost {
             st.buf.total(),
             max_bytes(None),
             st.exit.is_none(),
+            ctx.names,
         );
         if !peek {
             st.cursor = st.cursor.max(r.next_offset);
@@ -865,11 +914,11 @@ impl ShellHost {
 
     /// `wait`: block until the process exits, `until_output` matches new output, or
     /// `timeout_s` passes; an interrupt returns what arrived so far.
-    pub async fn wait(&self, ctx: &CallContext, req: WaitRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+    pub async fn wait(&self, ctx: &CallContext, req: Wait) -> HandlerResult {
+        let s = self.session(req.session_id, ctx.names)?;
         let timeout = req.timeout_s.unwrap_or(DEFAULT_WAIT_S);
         if !timeout.is_finite() {
-            return Err(ToolError::Model("timeout_s must be a number".into()));
+            return Err(ToolError::Argument("timeout_s must be a number".into()));
         }
         let timeout = Duration::from_secs_f64(timeout.clamp(0.0, 300.0));
         let mut scanner = match req.until_output.as_deref() {
@@ -914,6 +963,7 @@ impl ShellHost {
             st.buf.total(),
             max_bytes(None),
             st.exit.is_none(),
+            ctx.names,
         );
         st.cursor = st.cursor.max(r.next_offset);
         if st.exit.is_some() && st.cursor >= st.buf.total() {
@@ -932,8 +982,8 @@ impl ShellHost {
 
     /// `kill`: SIGTERM to the process group, SIGKILL after the grace period, leader reaped.
     /// Idempotent: a session already gone says so.
-    pub async fn kill(&self, ctx: &CallContext, req: KillRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+    pub async fn kill(&self, ctx: &CallContext, req: Kill) -> HandlerResult {
+        let s = self.session(req.session_id, ctx.names)?;
         let was_killed;
         {
             let mut st = s.lock();
@@ -960,7 +1010,14 @@ impl ShellHost {
         // Once the exit is published its output is complete (see `Session::spawn`).
         let mut st = s.lock();
         let from = st.cursor;
-        let r = render(&st.buf, from, st.buf.total(), max_bytes(None), false);
+        let r = render(
+            &st.buf,
+            from,
+            st.buf.total(),
+            max_bytes(None),
+            false,
+            ctx.names,
+        );
         st.cursor = st.cursor.max(r.next_offset);
         if st.exit.is_some() {
             st.exit_reported = true;
@@ -1035,8 +1092,8 @@ impl ShellHost {
     }
 
     /// `resize`: the terminal size (cols × rows, 1–1000 each); the process gets SIGWINCH.
-    pub async fn resize(&self, _ctx: &CallContext, req: ResizeRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+    pub async fn resize(&self, ctx: &CallContext, req: Resize) -> HandlerResult {
+        let s = self.session(req.session_id, ctx.names)?;
         let dim = |v: i64, name: &str| {
             u16::try_from(v)
                 .ok()
@@ -1052,8 +1109,8 @@ impl ShellHost {
     }
 
     /// `unwatch`: remove one watcher, or all of them (the exit wake-up included).
-    pub async fn unwatch(&self, _ctx: &CallContext, req: UnwatchRequest) -> HandlerResult {
-        let s = self.session(req.session_id)?;
+    pub async fn unwatch(&self, ctx: &CallContext, req: Unwatch) -> HandlerResult {
+        let s = self.session(req.session_id, ctx.names)?;
         let mut st = s.lock();
         let removed: Vec<i64> = match req.watcher_id {
             Some(w) => {
@@ -1249,6 +1306,7 @@ fn render(
     to: u64,
     max_bytes: usize,
     hold_partial: bool,
+    names: &ToolNames,
 ) -> Rendered {
     let to = to.min(buf.total());
     let from = from.min(to);
@@ -1306,9 +1364,12 @@ fn render(
         let tail_start = end - (max - half);
         let mut text = piece(from, head_end, true, false);
         let cut = tail_start - head_end;
+        let how = names
+            .of::<ShellSession>()
+            .map(|t| format!("; read them with {t} poll offset={head_end}"))
+            .unwrap_or_default();
         text.push_str(&format!(
-            "\n[… {cut} bytes (~{} tokens) truncated; read them with shell_session poll \
-             offset={head_end} …]\n",
+            "\n[… {cut} bytes (~{} tokens) truncated{how} …]\n",
             cut.div_ceil(4)
         ));
         text.push_str(&piece(tail_start, end, false, true));
@@ -1416,7 +1477,7 @@ fn compile(re: &str) -> Result<regex::bytes::Regex, ToolError> {
         .multi_line(true)
         .size_limit(1 << 20)
         .build()
-        .map_err(|e| ToolError::Model(format!("until_output is not a valid regex: {e}")))
+        .map_err(|e| ToolError::Argument(format!("until_output is not a valid regex: {e}")))
 }
 
 fn short(cmd: &str) -> String {
@@ -1440,9 +1501,19 @@ mod tests {
     fn middle_truncation_names_the_offset() {
         let mut b = OutputBuffer::new(1 << 20);
         b.push(&[b'x'; 1000]);
-        let r = render(&b, 0, 1000, 200, false);
+        static NAMES: ToolNames = ToolNames::new(&[(
+            std::any::TypeId::of::<ShellSession> as fn() -> std::any::TypeId,
+            "shell_session",
+        )]);
+        let r = render(&b, 0, 1000, 200, false, &NAMES);
         assert_eq!(r.truncated, 800);
-        assert!(r.text.contains("offset=100"), "{}", r.text);
+        assert!(
+            r.text.contains("shell_session poll offset=100"),
+            "{}",
+            r.text
+        );
+        let bare = render(&b, 0, 1000, 200, false, &ToolNames::NONE);
+        assert!(bare.text.contains("truncated …]"), "{}", bare.text);
         assert_eq!(r.next_offset, 1000);
     }
 
@@ -1451,7 +1522,7 @@ mod tests {
         let mut b = OutputBuffer::new(1 << 20);
         b.push("é".as_bytes());
         b.push(&"€".as_bytes()[..2]);
-        let r = render(&b, 0, b.total(), 1000, true);
+        let r = render(&b, 0, b.total(), 1000, true, &ToolNames::NONE);
         assert_eq!(r.text, "é");
         assert_eq!(r.next_offset, 2);
     }

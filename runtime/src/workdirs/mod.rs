@@ -9,7 +9,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::call::{HandlerResult, ToolError, ToolOutput};
+use crate::call::{HandlerResult, Introspect, ToolError, ToolNames, ToolOutput};
 
 /// AGENTS.md beyond this many bytes is cut (with a note).
 pub const AGENTS_MD_MAX_BYTES: usize = 64 * 1024;
@@ -20,9 +20,9 @@ pub const INIT_MAX_FILES: usize = 10_000;
 pub const BASELINE_AUTHOR_NAME: &str = "toolsurface";
 pub const BASELINE_AUTHOR_EMAIL: &str = "toolsurface@localhost";
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkdirsMode {
+/// `set_workdirs`'s `mode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
     /// Replace the declared set (an empty `dirs` clears it).
     #[default]
     Set,
@@ -30,13 +30,11 @@ pub enum WorkdirsMode {
     Remove,
 }
 
-/// A `set_workdirs` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A `set_workdirs` call (set_workdirs.yaml's `implements:` type).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SetWorkdirsRequest {
     pub dirs: Vec<String>,
-    #[serde(default)]
-    pub mode: Option<WorkdirsMode>,
+    pub mode: Option<Mode>,
 }
 
 /// Which sync client owns a folder.
@@ -165,14 +163,14 @@ impl Workdirs {
 
     /// Runs a `set_workdirs` call. All dirs are checked before anything is changed; an
     /// unknown or non-directory path fails the whole call.
-    pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest) -> HandlerResult {
+    pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest, names: &ToolNames) -> HandlerResult {
         let mode = req.mode.unwrap_or_default();
-        if req.dirs.is_empty() && mode != WorkdirsMode::Set {
-            return Err(ToolError::Model(
-                "set_workdirs: dirs is empty (to clear the set use mode=set with dirs: [])".into(),
+        if req.dirs.is_empty() && mode != Mode::Set {
+            return Err(ToolError::Argument(
+                "dirs is empty (to clear the set use mode=set with dirs: [])".into(),
             ));
         }
-        if mode == WorkdirsMode::Remove {
+        if mode == Mode::Remove {
             return self.remove(&req.dirs);
         }
         let mut paths: Vec<PathBuf> = Vec::new();
@@ -182,7 +180,7 @@ impl Workdirs {
                 Ok(c) => c,
                 Err(e) => {
                     return Err(ToolError::Model(format!(
-                        "set_workdirs: {dir:?} (resolved to {}) does not exist or is not \
+                        "{dir:?} (resolved to {}) does not exist or is not \
                          accessible: {e}; nothing was changed",
                         resolved.display()
                     )));
@@ -190,7 +188,7 @@ impl Workdirs {
             };
             if !canonical.is_dir() {
                 return Err(ToolError::Model(format!(
-                    "set_workdirs: {dir:?} ({}) is not a directory; nothing was changed",
+                    "{dir:?} ({}) is not a directory; nothing was changed",
                     canonical.display()
                 )));
             }
@@ -203,7 +201,7 @@ impl Workdirs {
         for p in &paths {
             let existing = self.declared.iter().find(|w| &w.path == p).cloned();
             let w = match existing {
-                Some(w) if mode == WorkdirsMode::Add => {
+                Some(w) if mode == Mode::Add => {
                     notes.push(format!("{} was already declared", p.display()));
                     w
                 }
@@ -212,17 +210,17 @@ impl Workdirs {
             prepared.push(w);
         }
         match mode {
-            WorkdirsMode::Set => self.declared = prepared.clone(),
-            WorkdirsMode::Add => {
+            Mode::Set => self.declared = prepared.clone(),
+            Mode::Add => {
                 for w in &prepared {
                     if !self.declared.iter().any(|d| d.path == w.path) {
                         self.declared.push(w.clone());
                     }
                 }
             }
-            WorkdirsMode::Remove => {}
+            Mode::Remove => {}
         }
-        Ok(self.report(&prepared, &notes))
+        Ok(self.report(&prepared, &notes, names))
     }
 
     fn remove(&mut self, dirs: &[String]) -> HandlerResult {
@@ -250,7 +248,7 @@ impl Workdirs {
                 .map(|w| w.path.display().to_string())
                 .collect();
             return Err(ToolError::Model(format!(
-                "set_workdirs: not declared: {}; declared: {}; nothing was changed",
+                "not declared: {}; declared: {}; nothing was changed",
                 missing.join(", "),
                 if declared.is_empty() {
                     "(none)".to_string()
@@ -274,7 +272,7 @@ impl Workdirs {
         })
     }
 
-    fn report(&self, prepared: &[Workdir], notes: &[String]) -> ToolOutput {
+    fn report(&self, prepared: &[Workdir], notes: &[String], names: &ToolNames) -> ToolOutput {
         let mut text = String::new();
         let mut folders = Vec::new();
         if prepared.is_empty() {
@@ -325,7 +323,11 @@ impl Workdirs {
                 paths.join(", ")
             }
         ));
-        text.push_str("\n(the declared set can be read again with introspect target=workdirs)");
+        if let Some(tool) = names.of::<Introspect>() {
+            text.push_str(&format!(
+                "\n(the declared set can be read again with {tool} target=workdirs)"
+            ));
+        }
         ToolOutput {
             text,
             structured: Some(json!({
@@ -548,7 +550,7 @@ fn init_with_baseline(path: &Path) -> Result<(), String> {
             "--no-verify",
             "--allow-empty",
             "-m",
-            "Baseline (set_workdirs)",
+            "Baseline (declared workdir)",
         ]),
         "git commit (baseline)",
     )

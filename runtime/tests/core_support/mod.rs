@@ -66,6 +66,10 @@ impl FakeCall {
 }
 
 impl CallInfo for FakeCall {
+    fn tool_names(&self) -> &'static toolsurface_runtime::call::ToolNames {
+        &toolsurface_runtime::call::ToolNames::NONE
+    }
+
     fn tool_name(&self) -> &'static str {
         match self {
             FakeCall::Grep { .. } => "grep_files",

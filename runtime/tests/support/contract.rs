@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 use toolsurface_runtime::call::{CallContext, HandlerResult, ToolError, ToolOutput};
 use toolsurface_runtime::files::{
-    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile, WritePrecondition,
+    ApplyPatch, FileEdit, FileHost, FileHostConfig, ReadFile, WriteFile,
 };
 
 use super::sshd::TestSshd;
@@ -27,6 +27,7 @@ pub fn ctx() -> CallContext {
         cancel: CancellationToken::new(),
         host: "test".into(),
         rehearsal: false,
+        names: &super::names_support::NAMES,
     }
 }
 
@@ -226,6 +227,15 @@ pub fn model_err(r: HandlerResult) -> String {
     }
 }
 
+/// The text of a refusal about the arguments alone (a request `Call::parse` would refuse).
+pub fn argument_err(r: HandlerResult) -> String {
+    match r {
+        Err(ToolError::Argument(m)) => m,
+        Err(other) => panic!("expected an argument error, got {other:?}"),
+        Ok(o) => panic!("expected an error, got {}", o.text),
+    }
+}
+
 pub fn field(o: &ToolOutput, name: &str) -> Value {
     o.structured.as_ref().expect("structured")[name].clone()
 }
@@ -314,17 +324,17 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
     let wrong = sha("something else");
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Expected(wrong.clone()),
+            expected_sha256: Some(wrong.clone()),
             ..s.write_req("f.txt", "two\n")
         })
         .await,
     );
     assert!(err.contains(&wrong) && err.contains(&sha(v1)), "{err}");
     assert_eq!(s.get("f.txt").as_deref(), Some(v1));
-    // a prefix that is too short is refused, saying why
-    let err = model_err(
+    // a prefix that is too short is refused, saying why (Call::parse refuses it first)
+    let err = argument_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Expected(sha(v1)[..7].to_string()),
+            expected_sha256: Some(sha(v1)[..7].to_string()),
             ..s.write_req("f.txt", "two\n")
         })
         .await,
@@ -333,7 +343,7 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
     assert_eq!(s.get("f.txt").as_deref(), Some(v1));
     // an 8-digit prefix (upper case is fine) is accepted
     ok(s.write(WriteFile {
-        precondition: WritePrecondition::Expected(sha(v1)[..8].to_uppercase()),
+        expected_sha256: Some(sha(v1)[..8].to_uppercase()),
         ..s.write_req("f.txt", "two\n")
     })
     .await);
@@ -370,7 +380,7 @@ pub async fn a_concurrent_change_aborts_the_write(s: &Side) {
     // explicit precondition: refused
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Expected(seen.clone()),
+            expected_sha256: Some(seen.clone()),
             ..s.write_req("cas.txt", "mine\n")
         })
         .await,
@@ -428,7 +438,7 @@ pub async fn an_unread_file_is_staged_and_overwrite_writes(s: &Side) {
     // overwrite: true writes
     let out = ok(s
         .write(WriteFile {
-            precondition: WritePrecondition::Overwrite,
+            overwrite: Some(true),
             ..s.write_req("keep.txt", "replacement\n")
         })
         .await);
@@ -496,7 +506,7 @@ pub async fn writes_are_atomic_and_keep_the_mode(s: &Side) {
     fs::create_dir_all(s.view.join("adir")).unwrap();
     let err = model_err(
         s.write(WriteFile {
-            precondition: WritePrecondition::Overwrite,
+            overwrite: Some(true),
             ..s.write_req("adir", "x")
         })
         .await,
@@ -600,7 +610,7 @@ pub async fn a_symlink_is_written_through(s: &Side) {
     let meta = fs::symlink_metadata(s.view.join("link.txt")).unwrap();
     assert!(meta.file_type().is_symlink(), "the link is still a link");
     ok(s.write(WriteFile {
-        precondition: WritePrecondition::Overwrite,
+        overwrite: Some(true),
         ..s.write_req("link.txt", "v3\n")
     })
     .await);

@@ -4,5 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod contract;
+#[path = "names.rs"]
+pub mod names_support;
 pub mod outputs;
 pub mod sshd;
