@@ -37,6 +37,9 @@ pub mod runtime {
         Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
         TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
     };
+    // The runtime's typed scope: role, family and skills as the generated enums
+    // (`Scope<standard::Names>`), and the traits those enums implement.
+    pub use toolsurface_runtime::core::{Scope, SurfaceName, SurfaceNames, UnknownSurfaceName};
     // Skill activation: what it did and the dialect's reply to it.
     pub use toolsurface_runtime::core::{
         Activation, ActivationReply, SkillDelivery, SkillTool, ToolResultBlock, ToolSearchOutput,
@@ -69,5 +72,7 @@ pub mod __private {
         ToolOutput,
     };
     pub use toolsurface_runtime::core::SkillDelivery;
+    pub use toolsurface_runtime::core::SurfaceName;
+    pub use toolsurface_runtime::core::SurfaceNames;
     pub use toolsurface_runtime::core::TurnKind;
 }

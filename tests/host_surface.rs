@@ -295,3 +295,46 @@ async fn skill_arrays_come_from_the_generated_statics() {
         }
     }
 }
+
+#[test]
+fn an_unknown_role_or_family_in_the_config_is_refused_once_at_startup_with_a_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = toolsurface_runtime::core::RuntimeConfig::single_host(
+        "local",
+        dir.path(),
+        "mian",
+        "responsse",
+    );
+    let config = toolsurface::host::HostConfig::new(runtime).with_state_dir(dir.path());
+    let err = toolsurface::host::StandardHost::new(config).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, toolsurface::host::HostError::Config(_)),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown role \"mian\" (did you mean main?); known: side_chat, main"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown family \"responsse\" (did you mean responses?)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("unknown role").count(), 1, "{text}");
+}
+
+#[test]
+fn the_runtime_scope_holds_the_generated_enums() {
+    use toolsurface::runtime::Scope;
+    let fx = Fixture::new(Role::Main, Family::Chat);
+    // Compiles only because the runtime's scope is `Scope<standard::Names>`.
+    let expected: Scope<standard::Names> = Scope::new(standard::Role::Main, standard::Family::Chat);
+    assert_eq!(fx.host.runtime().scope(), expected);
+    let skill = Role::Main.skills()[0];
+    fx.host
+        .runtime()
+        .activate("call_1", skill.as_str())
+        .unwrap();
+    assert_eq!(fx.host.runtime().scope().skills, [skill]);
+    assert_eq!(fx.host.active_skills(), [skill]);
+}

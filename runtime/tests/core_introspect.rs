@@ -10,7 +10,6 @@ use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::call::ToolOutput;
 use toolsurface_runtime::core::INTROSPECT_TARGETS;
 use toolsurface_runtime::core::LlmProviderConfig;
-use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
 use toolsurface_runtime::core::Secret;
 use toolsurface_runtime::core::Turn;

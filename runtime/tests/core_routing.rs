@@ -13,7 +13,6 @@ use toolsurface_runtime::call::ToolOutput;
 use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::LOCAL_HOST;
 use toolsurface_runtime::core::Outcome;
-use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::ToolResult;
 use toolsurface_runtime::core::Turn;
 use toolsurface_runtime::registry::SessionRegistry;

@@ -11,7 +11,6 @@ use core_support::*;
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::core::ActivationReply;
 use toolsurface_runtime::core::MAX_KEPT_ACTIVATIONS;
-use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
 use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::ToolResultBlock;
@@ -248,4 +247,30 @@ fn activations_are_taken_once_by_call_id_and_kept_within_a_cap() {
         .unwrap();
     assert!(last.already_active);
     assert!(last.new_tools.is_empty());
+}
+
+#[test]
+fn an_unknown_role_or_family_is_refused_at_construction_with_a_did_you_mean() {
+    let config = RuntimeConfig::single_host("alpha", "/x", "mian", "chta");
+    let err = Runtime::new(config, Arc::new(FakeCatalog::default())).unwrap_err();
+    assert_eq!(
+        err.problems,
+        [
+            "unknown role \"mian\" (did you mean main?); known: main, steward",
+            "unknown family \"chta\" (did you mean chat?); known: chat",
+        ]
+    );
+}
+
+#[test]
+fn the_scope_holds_the_surface_names_not_strings() {
+    let rt = runtime_with(FakeCatalog::default());
+    rt.activate("call_1", "ops").unwrap();
+    let expected: toolsurface_runtime::core::Scope<FakeNames> = toolsurface_runtime::core::Scope {
+        role: FakeRole::Main,
+        family: FakeFamily::Chat,
+        skills: vec![FakeSkill::Ops],
+    };
+    assert_eq!(rt.scope(), expected);
+    assert_eq!((rt.role(), rt.family()), (FakeRole::Main, FakeFamily::Chat));
 }

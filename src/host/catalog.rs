@@ -10,6 +10,9 @@
 //! [`standard::published_with_skills`]: the resident bytes up to their closing `]`,
 //! unchanged, then each active skill's tools (the emitter's own JSON, generated as statics)
 //! in activation order.
+//!
+//! The scope arrives typed ([`Scope<Names>`]: the generated enums), so nothing here parses a
+//! role, family or skill name; the config's strings were parsed once, by `Runtime::new`.
 
 use std::borrow::Cow;
 
@@ -23,6 +26,7 @@ use toolsurface_runtime::core::ToolSummary;
 
 use crate::standard;
 use crate::standard::Family;
+use crate::standard::Names;
 use crate::standard::Role;
 use crate::standard::Skill;
 use crate::standard::Tool;
@@ -68,34 +72,13 @@ impl StandardCatalog {
         self.rendering
     }
 
-    /// Role and family of a runtime scope, as the generated enums.
-    pub fn parse_scope(scope: &Scope) -> Result<(Role, Family), CatalogError> {
-        let role = scope
-            .role
-            .parse::<Role>()
-            .map_err(|e| CatalogError(e.to_string()))?;
-        let family = scope
-            .family
-            .parse::<Family>()
-            .map_err(|e| CatalogError(e.to_string()))?;
-        Ok((role, family))
-    }
-
-    /// The skills of a scope, as the generated enum, each checked against the role.
-    pub fn parse_skills(role: Role, skills: &[String]) -> Result<Vec<Skill>, CatalogError> {
-        skills
-            .iter()
-            .map(|name| {
-                let skill = name
-                    .parse::<Skill>()
-                    .map_err(|e| CatalogError(e.to_string()))?;
-                if role.skills().contains(&skill) {
-                    Ok(skill)
-                } else {
-                    Err(CatalogError(format!("role {role} offers no skill {skill}")))
-                }
-            })
-            .collect()
+    /// The skills of a scope, each checked against the role (a scope is typed, yet its
+    /// skills may still be ones the role does not offer).
+    fn offered_skills(role: Role, skills: &[Skill]) -> Result<&[Skill], CatalogError> {
+        match skills.iter().find(|skill| !role.skills().contains(skill)) {
+            Some(skill) => Err(CatalogError(format!("role {role} offers no skill {skill}"))),
+            None => Ok(skills),
+        }
     }
 }
 
@@ -111,10 +94,13 @@ fn skill_tools(role: Role, skill: Skill) -> Vec<Tool> {
         .collect()
 }
 
-impl SurfaceCatalog for StandardCatalog {
-    fn tool_array(&self, scope: &Scope) -> Result<Cow<'static, str>, CatalogError> {
-        let (role, family) = Self::parse_scope(scope)?;
-        let skills = Self::parse_skills(role, &scope.skills)?;
+/// The runtime's scope over the generated names.
+pub type StandardScope = Scope<Names>;
+
+impl SurfaceCatalog<Names> for StandardCatalog {
+    fn tool_array(&self, scope: &StandardScope) -> Result<Cow<'static, str>, CatalogError> {
+        let (role, family) = (scope.role, scope.family);
+        let skills = Self::offered_skills(role, &scope.skills)?;
         if self.rendering == Rendering::Mcp {
             return Ok(Cow::Borrowed(standard::published_mcp(role, family)));
         }
@@ -122,22 +108,19 @@ impl SurfaceCatalog for StandardCatalog {
             // Deferred or allow-listed skill tools are in the resident bytes already.
             return Ok(Cow::Borrowed(standard::published(role, family)));
         }
-        Ok(standard::published_with_skills(role, family, &skills))
+        Ok(standard::published_with_skills(role, family, skills))
     }
 
-    fn tools(&self, scope: &Scope) -> Result<Vec<ToolSummary>, CatalogError> {
+    fn tools(&self, scope: &StandardScope) -> Result<Vec<ToolSummary>, CatalogError> {
         let bytes = self.tool_array(scope)?;
         tool_summaries(&bytes)
     }
 
-    fn skills(&self, role: &str) -> Vec<SkillSummary> {
-        let Ok(role) = role.parse::<Role>() else {
-            return Vec::new();
-        };
+    fn skills(&self, role: Role) -> Vec<SkillSummary<Names>> {
         role.skills()
             .iter()
             .map(|skill| SkillSummary {
-                name: skill.as_str().to_owned(),
+                skill: *skill,
                 description: skill.description().to_owned(),
                 tools: skill_tools(role, *skill)
                     .iter()
@@ -147,17 +130,17 @@ impl SurfaceCatalog for StandardCatalog {
             .collect()
     }
 
-    fn skill_delivery(&self, scope: &Scope) -> Result<SkillDelivery, CatalogError> {
-        let (_, family) = Self::parse_scope(scope)?;
-        Ok(self.rendering.skill_delivery(family))
+    fn skill_delivery(&self, scope: &StandardScope) -> Result<SkillDelivery, CatalogError> {
+        Ok(self.rendering.skill_delivery(scope.family))
     }
 
-    fn skill_tools(&self, scope: &Scope, skill: &str) -> Result<Vec<SkillTool>, CatalogError> {
-        let (role, family) = Self::parse_scope(scope)?;
-        let skill = Self::parse_skills(role, &[skill.to_owned()])?
-            .into_iter()
-            .next()
-            .ok_or_else(|| CatalogError(format!("unknown skill {skill}")))?;
+    fn skill_tools(
+        &self,
+        scope: &StandardScope,
+        skill: Skill,
+    ) -> Result<Vec<SkillTool>, CatalogError> {
+        let (role, family) = (scope.role, scope.family);
+        Self::offered_skills(role, &[skill])?;
         let tools = standard::skill_tools(role, family, skill);
         let definitions = match self.rendering {
             Rendering::Native => standard::skill_json(role, family, skill),

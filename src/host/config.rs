@@ -140,10 +140,9 @@ impl HostConfig {
 /// Why a [`super::StandardHost`] could not be built.
 #[derive(Debug)]
 pub enum HostError {
-    /// The runtime refused the config (every problem listed).
+    /// The runtime refused the config (every problem listed, a role or family the
+    /// standard surface does not have included).
     Config(ConfigError),
-    /// The config names a role or family the standard surface does not have.
-    Surface(String),
     /// A store or folder could not be opened or created.
     Store { what: &'static str, message: String },
     /// The file family of a host could not be set up.
@@ -156,7 +155,6 @@ impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostError::Config(e) => write!(f, "{e}"),
-            HostError::Surface(m) => write!(f, "standard surface: {m}"),
             HostError::Store { what, message } => write!(f, "{what}: {message}"),
             HostError::Files { host, message } => write!(f, "host {host}: {message}"),
             HostError::Workdirs(m) => write!(f, "configured workdirs: {m}"),

@@ -68,7 +68,7 @@ impl Machine {
 
 /// Every standard tool, executed for real by the runtime's families.
 pub struct StandardHandlers {
-    pub(super) runtime: Arc<Runtime>,
+    pub(super) runtime: Arc<Runtime<standard::Names>>,
     pub(super) machines: BTreeMap<String, Machine>,
     pub(super) messages: Arc<dyn MessageStore>,
     pub(super) facts: Arc<dyn FactStore>,

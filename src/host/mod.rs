@@ -78,6 +78,7 @@ use crate::CallError;
 use crate::standard;
 use crate::standard::Call;
 use crate::standard::Family;
+use crate::standard::Names;
 use crate::standard::Role;
 use crate::standard::Skill;
 
@@ -159,7 +160,7 @@ impl std::fmt::Debug for StandardHost {
 /// it read.
 pub struct Conversation {
     id: String,
-    runtime: Arc<Runtime>,
+    runtime: Arc<Runtime<Names>>,
     handlers: Arc<StandardHandlers>,
     shared: Arc<Shared>,
     /// Every turn made with [`Conversation::new_turn`] shares this one's lock.
@@ -210,17 +211,9 @@ impl StandardHost {
 
     /// [`StandardHost::new`] with the host's own stores.
     pub fn with_stores(config: HostConfig, stores: Stores) -> Result<StandardHost, HostError> {
-        config.runtime.validate()?;
-        let role = config
-            .runtime
-            .role
-            .parse::<Role>()
-            .map_err(|e| HostError::Surface(e.to_string()))?;
-        let family = config
-            .runtime
-            .family
-            .parse::<Family>()
-            .map_err(|e| HostError::Surface(e.to_string()))?;
+        // The config's role and family strings become the generated enums here, once for
+        // the host (an unknown name is refused with a did-you-mean).
+        let (role, family) = config.runtime.validate_names::<Names>()?;
         let staging = config.staging_path();
         let mut files = BTreeMap::new();
         for (name, host) in &config.runtime.hosts {
@@ -296,7 +289,7 @@ impl Conversation {
         rendering: Rendering,
     ) -> Result<Conversation, HostError> {
         let config = &shared.config;
-        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = match rendering {
+        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog<Names>> = match rendering {
             Rendering::Native => shared.catalog.clone(),
             Rendering::Mcp => shared.mcp_catalog.clone(),
         };
@@ -353,7 +346,7 @@ impl Conversation {
         &self.id
     }
 
-    pub fn runtime(&self) -> &Arc<Runtime> {
+    pub fn runtime(&self) -> &Arc<Runtime<Names>> {
         &self.runtime
     }
 
@@ -373,11 +366,7 @@ impl Conversation {
 
     /// The skills activated so far, in activation order.
     pub fn active_skills(&self) -> Vec<Skill> {
-        self.runtime
-            .active_skills()
-            .iter()
-            .filter_map(|s| s.parse::<Skill>().ok())
-            .collect()
+        self.runtime.active_skills()
     }
 
     /// How an activated skill's tools reach the model in this conversation (its family's,
@@ -434,7 +423,7 @@ impl Conversation {
     }
 
     /// The tool array to send with `turn`'s request (the same bytes for every turn kind).
-    pub fn surface(&self, turn: &Turn) -> Result<Surface, CatalogError> {
+    pub fn surface(&self, turn: &Turn) -> Result<Surface<Names>, CatalogError> {
         self.runtime.surface(turn)
     }
 

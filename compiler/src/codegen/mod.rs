@@ -85,7 +85,7 @@ struct Gen<'a> {
 }
 
 const TOP_LEVEL: &[&str] = &[
-    "Role", "Family", "Skill", "Tool", "Call", "Scope", "Handlers", "Route",
+    "Role", "Family", "Skill", "Tool", "Call", "Scope", "Handlers", "Route", "Names",
 ];
 
 impl<'a> Gen<'a> {
@@ -175,7 +175,20 @@ impl<'a> Gen<'a> {
         );
         let tool_impl = self.tool_impl();
         let family_impl = self.family_skill_strategy();
-        quote! { #roles #families #family_impl #skills #tools #tool_impl }
+        let rt = rt();
+        // The runtime is generic over these three types (`Runtime<Names>`, `Scope<Names>`).
+        let names = quote! {
+            /// The surface's name types, as the runtime takes them: `Runtime<Names>` holds
+            /// its role, family and active skills as [`Role`], [`Family`] and [`Skill`].
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+            pub struct Names;
+            impl #rt::SurfaceNames for Names {
+                type Role = Role;
+                type Family = Family;
+                type Skill = Skill;
+            }
+        };
+        quote! { #roles #families #family_impl #skills #tools #tool_impl #names }
     }
 
     /// `impl Tool`: which families each tool is declared for, its freeform field per family,
@@ -895,6 +908,16 @@ fn name_enum(ty: &str, what: &str, doc: &str, idents: &[Ident], strs: Vec<&str>)
         impl ::core::fmt::Display for #ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl #rt::SurfaceName for #ty {
+            const WHAT: &'static str = #what;
+            fn all() -> &'static [Self] {
+                &#ty::ALL
+            }
+            fn name(self) -> &'static str {
+                self.as_str()
             }
         }
     }

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::surface::SurfaceName;
+use super::surface::SurfaceNames;
+
 /// The text every secret is replaced with in any output.
 pub const REDACTED: &str = "[redacted]";
 
@@ -229,8 +232,31 @@ impl RuntimeConfig {
         }
     }
 
-    /// Every problem with this config, not just the first.
+    /// [`RuntimeConfig::validate`], and `role` and `family` parsed as the surface's names:
+    /// the one place these config strings become the generated enums (an unknown name is a
+    /// problem with a did-you-mean). Every problem is listed, not just the first.
+    pub fn validate_names<N: SurfaceNames>(&self) -> Result<(N::Role, N::Family), ConfigError> {
+        let mut problems = self.problems();
+        let role = N::Role::parse(&self.role).map_err(|e| problems.push(e.to_string()));
+        let family = N::Family::parse(&self.family).map_err(|e| problems.push(e.to_string()));
+        match (role, family) {
+            (Ok(role), Ok(family)) if problems.is_empty() => Ok((role, family)),
+            _ => Err(ConfigError { problems }),
+        }
+    }
+
+    /// Every problem with this config, not just the first (role and family are checked
+    /// against a surface by [`RuntimeConfig::validate_names`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let problems = self.problems();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+
+    fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         if self.hosts.is_empty() {
             problems.push("no hosts configured".to_owned());
@@ -267,11 +293,7 @@ impl RuntimeConfig {
                 ));
             }
         }
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(ConfigError { problems })
-        }
+        problems
     }
 }
 

@@ -16,6 +16,7 @@ use tokio::sync::SemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
 use super::Runtime;
+use super::SurfaceNames;
 use super::batch::Batch;
 use super::batch::BatchItem;
 use super::batch::Outcome;
@@ -91,7 +92,7 @@ async fn acquire<'a>(
     Some((guard, permit))
 }
 
-impl Runtime {
+impl<N: SurfaceNames> Runtime<N> {
     /// Execute `batch` in `turn`, dispatching each call with `dispatch`. Returns one result
     /// per batch item, in batch order, or the fault that ended the turn.
     ///

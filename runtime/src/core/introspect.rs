@@ -5,6 +5,8 @@
 use serde_json::json;
 
 use super::Runtime;
+use super::SurfaceName;
+use super::SurfaceNames;
 use super::config::REDACTED;
 use super::suggest;
 use crate::call::ToolError;
@@ -26,7 +28,7 @@ const PROVIDER_PREFIX: &str = "llm:";
 /// Longest description line `introspect tools`/`skills` prints in its text.
 const SUMMARY_CHARS: usize = 160;
 
-impl Runtime {
+impl<N: SurfaceNames> Runtime<N> {
     /// Answer `introspect(target)`. Unknown targets and providers are model errors listing
     /// the valid ones, with a did-you-mean.
     pub fn introspect(&self, target: &str) -> Result<ToolOutput, ToolError> {
@@ -71,9 +73,9 @@ impl Runtime {
         let scope = self.scope();
         let inactive: Vec<String> = self
             .catalog()
-            .skills(&scope.role)
+            .skills(scope.role)
             .into_iter()
-            .filter(|s| !scope.skills.contains(&s.name))
+            .filter(|s| !scope.skills.contains(&s.skill))
             .flat_map(|s| s.tools)
             .collect();
         let tools: Vec<_> = self
@@ -98,9 +100,9 @@ impl Runtime {
             ));
         }
         let structured = json!({
-            "role": scope.role,
-            "family": scope.family,
-            "skills": scope.skills,
+            "role": scope.role.name(),
+            "family": scope.family.name(),
+            "skills": scope.skills.iter().map(|s| s.name()).collect::<Vec<_>>(),
             "tools": tools
                 .iter()
                 .map(|t| json!({"name": t.name, "description": t.description}))
@@ -110,8 +112,8 @@ impl Runtime {
     }
 
     fn introspect_skills(&self) -> ToolOutput {
-        let role = &self.config().role;
-        let skills = self.catalog().skills(role);
+        let role = self.role().name();
+        let skills = self.catalog().skills(self.role());
         let active = self.active_skills();
         if skills.is_empty() {
             return output(
@@ -122,16 +124,16 @@ impl Runtime {
         let mut text = format!("skills for role {role}:");
         let mut listed = Vec::new();
         for skill in &skills {
-            let is_active = active.contains(&skill.name);
+            let is_active = active.contains(&skill.skill);
             text.push_str(&format!(
                 "\n- {} ({}): {} Tools: {}.",
-                skill.name,
+                skill.skill,
                 if is_active { "active" } else { "available" },
                 summary(&skill.description),
                 skill.tools.join(", ")
             ));
             listed.push(json!({
-                "name": skill.name,
+                "name": skill.skill.name(),
                 "description": skill.description,
                 "tools": skill.tools,
                 "active": is_active,
@@ -296,11 +298,12 @@ fn output(text: String, structured: serde_json::Value) -> ToolOutput {
     }
 }
 
-fn skills_suffix(skills: &[String]) -> String {
+fn skills_suffix<S: SurfaceName>(skills: &[S]) -> String {
     if skills.is_empty() {
         String::new()
     } else {
-        format!(", skills {}", skills.join(", "))
+        let names: Vec<&str> = skills.iter().map(|s| s.name()).collect();
+        format!(", skills {}", names.join(", "))
     }
 }
 

@@ -81,7 +81,10 @@ pub use surface::SkillStrategy;
 pub use surface::SkillSummary;
 pub use surface::Surface;
 pub use surface::SurfaceCatalog;
+pub use surface::SurfaceName;
+pub use surface::SurfaceNames;
 pub use surface::ToolSummary;
+pub use surface::UnknownSurfaceName;
 pub use surface::divergence_offset;
 pub use surface::sha256_hex;
 pub use turn::Turn;
@@ -101,20 +104,24 @@ use crate::registry::SessionRegistry;
 
 /// What belongs to the conversation thread and changes during it.
 #[derive(Debug)]
-struct ThreadState {
+struct ThreadState<S> {
     bound_host: String,
     /// Activated skills, in activation order.
-    skills: Vec<String>,
+    skills: Vec<S>,
     workdirs: Vec<PathBuf>,
 }
 
 /// The runtime of one conversation thread. Share it behind an `Arc`; every method takes
-/// `&self`.
-pub struct Runtime {
+/// `&self`. Generic over the surface's names ([`SurfaceNames`]: the generated `Names`), so
+/// its role, family and active skills are the generated enums, parsed once from the config
+/// in [`Runtime::new`].
+pub struct Runtime<N: SurfaceNames> {
     config: RuntimeConfig,
-    catalog: Arc<dyn SurfaceCatalog>,
+    role: N::Role,
+    family: N::Family,
+    catalog: Arc<dyn SurfaceCatalog<N>>,
     registry: Arc<SessionRegistry>,
-    thread: Mutex<ThreadState>,
+    thread: Mutex<ThreadState<N::Skill>>,
     wake_sender: WakeSender,
     wake_receiver: Mutex<Option<WakeReceiver>>,
     /// Activations by call id, until the host takes them (oldest dropped beyond the cap).
@@ -125,7 +132,7 @@ pub struct Runtime {
 /// them costs this many entries at most.
 pub const MAX_KEPT_ACTIVATIONS: usize = 32;
 
-impl std::fmt::Debug for Runtime {
+impl<N: SurfaceNames> std::fmt::Debug for Runtime<N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
             .field("config", &self.config)
@@ -134,14 +141,14 @@ impl std::fmt::Debug for Runtime {
     }
 }
 
-impl Runtime {
-    /// A runtime for one thread, with its own session registry. Refuses an invalid config,
-    /// listing every problem.
+impl<N: SurfaceNames> Runtime<N> {
+    /// A runtime for one thread, with its own session registry. Refuses an invalid config
+    /// (a role or family the surface does not have included), listing every problem.
     pub fn new(
         config: RuntimeConfig,
-        catalog: Arc<dyn SurfaceCatalog>,
-    ) -> Result<Runtime, ConfigError> {
-        config.validate()?;
+        catalog: Arc<dyn SurfaceCatalog<N>>,
+    ) -> Result<Runtime<N>, ConfigError> {
+        let (role, family) = config.validate_names::<N>()?;
         let (wake_sender, wake_receiver) = wake_channel();
         let thread = ThreadState {
             bound_host: config.bound_host.clone(),
@@ -150,6 +157,8 @@ impl Runtime {
         };
         Ok(Runtime {
             config,
+            role,
+            family,
             catalog,
             registry: Arc::new(SessionRegistry::new()),
             thread: Mutex::new(thread),
@@ -160,7 +169,7 @@ impl Runtime {
     }
 
     /// Share a session registry with other threads' runtimes (ids stay unique across all).
-    pub fn with_registry(mut self, registry: Arc<SessionRegistry>) -> Runtime {
+    pub fn with_registry(mut self, registry: Arc<SessionRegistry>) -> Runtime<N> {
         self.registry = registry;
         self
     }
@@ -169,8 +178,18 @@ impl Runtime {
         &self.config
     }
 
-    pub fn catalog(&self) -> &Arc<dyn SurfaceCatalog> {
+    pub fn catalog(&self) -> &Arc<dyn SurfaceCatalog<N>> {
         &self.catalog
+    }
+
+    /// The role whose tool array this thread publishes.
+    pub fn role(&self) -> N::Role {
+        self.role
+    }
+
+    /// The provider family (dialect) of that array.
+    pub fn family(&self) -> N::Family {
+        self.family
     }
 
     /// Session ids and their owning hosts; the shell family allocates from it.
@@ -230,10 +249,10 @@ impl Runtime {
     // ---- surface and skills ------------------------------------------------------------
 
     /// The key of the thread's tool array: role, family and active skills.
-    pub fn scope(&self) -> Scope {
+    pub fn scope(&self) -> Scope<N> {
         Scope {
-            role: self.config.role.clone(),
-            family: self.config.family.clone(),
+            role: self.role,
+            family: self.family,
             skills: self.thread().skills.clone(),
         }
     }
@@ -241,19 +260,19 @@ impl Runtime {
     /// The key of the array to publish for `turn`. The turn is accepted only to make the
     /// point: [`Scope`] has no field it could influence, so every turn kind gets the same
     /// array.
-    pub fn scope_for(&self, _turn: &Turn) -> Scope {
+    pub fn scope_for(&self, _turn: &Turn) -> Scope<N> {
         self.scope()
     }
 
     /// The tool array to send with `turn`'s model request.
-    pub fn surface(&self, turn: &Turn) -> Result<Surface, CatalogError> {
+    pub fn surface(&self, turn: &Turn) -> Result<Surface<N>, CatalogError> {
         let scope = self.scope_for(turn);
         let bytes = self.catalog.tool_array(&scope)?;
         Ok(Surface::new(scope, bytes))
     }
 
     /// The thread's active skills, in activation order.
-    pub fn active_skills(&self) -> Vec<String> {
+    pub fn active_skills(&self) -> Vec<N::Skill> {
         self.thread().skills.clone()
     }
 
@@ -264,26 +283,31 @@ impl Runtime {
     /// cache); under `append` the skill's tools follow the old array, everything before its
     /// closing bracket byte-identical. Unknown skills are a model error (with did-you-mean);
     /// a catalog that cannot answer for a skill it lists is a fault. The activation is kept
-    /// under `call_id` for [`Runtime::take_activation`].
+    /// under `call_id` for [`Runtime::take_activation`]. `skill` is the model's text (the
+    /// edge), parsed here once against the role's skills.
     pub fn activate(&self, call_id: &str, skill: &str) -> Result<Activation, ToolError> {
-        let available = self.catalog.skills(&self.config.role);
-        if !available.iter().any(|s| s.name == skill) {
+        let available = self.catalog.skills(self.role);
+        let Some(skill) = available
+            .iter()
+            .map(|s| s.skill)
+            .find(|s| s.name() == skill)
+        else {
             return Err(ToolError::Model(self.unknown_skill(skill, &available)));
-        }
+        };
         let fault = |e: CatalogError| ToolError::Fatal(format!("surface catalog: {e}"));
         let mut thread = self.thread();
         let old_scope = Scope {
-            role: self.config.role.clone(),
-            family: self.config.family.clone(),
+            role: self.role,
+            family: self.family,
             skills: thread.skills.clone(),
         };
         let delivery = self.catalog.skill_delivery(&old_scope).map_err(fault)?;
         let old_bytes = self.catalog.tool_array(&old_scope).map_err(fault)?;
         let previous_sha256 = sha256_hex(old_bytes.as_bytes());
-        let already_active = thread.skills.iter().any(|s| s == skill);
+        let already_active = thread.skills.contains(&skill);
         let mut new_scope = old_scope.clone();
         if !already_active {
-            new_scope.skills.push(skill.to_owned());
+            new_scope.skills.push(skill);
         }
         let new_bytes = self.catalog.tool_array(&new_scope).map_err(fault)?;
         if delivery.keeps_tools_stable() && new_bytes != old_bytes {
@@ -300,7 +324,7 @@ impl Runtime {
         thread.skills = new_scope.skills;
         drop(thread);
         let activation = Activation {
-            skill: skill.to_owned(),
+            skill: skill.name().to_owned(),
             delivery,
             new_tools,
             surface_sha256: sha256_hex(new_bytes.as_bytes()),
@@ -329,13 +353,10 @@ impl Runtime {
         kept.push_back((call_id.to_owned(), activation.clone()));
     }
 
-    fn unknown_skill(&self, skill: &str, available: &[SkillSummary]) -> String {
-        let names = available.iter().map(|s| s.name.as_str());
+    fn unknown_skill(&self, skill: &str, available: &[SkillSummary<N>]) -> String {
+        let names = available.iter().map(|s| s.skill.name());
         if available.is_empty() {
-            format!(
-                "unknown skill {skill}: role {} has no skills",
-                self.config.role
-            )
+            format!("unknown skill {skill}: role {} has no skills", self.role)
         } else {
             format!(
                 "unknown skill {skill}{}; available skills: {}",
@@ -360,7 +381,7 @@ impl Runtime {
             .take()
     }
 
-    fn thread(&self) -> MutexGuard<'_, ThreadState> {
+    fn thread(&self) -> MutexGuard<'_, ThreadState<N::Skill>> {
         // Every mutation is a single assignment, so a poisoned state is still consistent.
         self.thread.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -12,13 +12,13 @@ use toolsurface_runtime::call::Route;
 use toolsurface_runtime::call::SessionTarget;
 use toolsurface_runtime::core::CatalogError;
 use toolsurface_runtime::core::HostConfig;
-use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
-use toolsurface_runtime::core::Scope;
 use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::SkillSummary;
 use toolsurface_runtime::core::SkillTool;
 use toolsurface_runtime::core::SurfaceCatalog;
+use toolsurface_runtime::core::SurfaceName;
+use toolsurface_runtime::core::SurfaceNames;
 use toolsurface_runtime::core::ToolSummary;
 
 /// A typed call, as generated code would produce it.
@@ -204,6 +204,52 @@ impl Log {
     }
 }
 
+/// Implements [`SurfaceName`] for a hand-written name enum, as codegen does for its own.
+macro_rules! fake_names {
+    ($ty:ident, $what:literal, $($variant:ident => $name:literal),*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $ty { $($variant),* }
+        impl SurfaceName for $ty {
+            const WHAT: &'static str = $what;
+            fn all() -> &'static [Self] {
+                &[$($ty::$variant),*]
+            }
+            fn name(self) -> &'static str {
+                match self { $($ty::$variant => $name),* }
+            }
+        }
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+        impl PartialEq<&str> for $ty {
+            fn eq(&self, other: &&str) -> bool {
+                self.name() == *other
+            }
+        }
+    };
+}
+
+fake_names!(FakeRole, "role", Main => "main", Steward => "steward");
+fake_names!(FakeFamily, "family", Chat => "chat");
+fake_names!(FakeSkill, "skill", Ops => "ops", Browser => "browser");
+
+/// The fake surface's names: roles `main` (with skills) and `steward` (without), family
+/// `chat`, skills `ops` and `browser`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FakeNames;
+
+impl SurfaceNames for FakeNames {
+    type Role = FakeRole;
+    type Family = FakeFamily;
+    type Skill = FakeSkill;
+}
+
+/// The runtime over the fake surface.
+pub type Runtime = toolsurface_runtime::core::Runtime<FakeNames>;
+type Scope = toolsurface_runtime::core::Scope<FakeNames>;
+
 /// Resident tools of role "main", and two skills.
 pub const RESIDENT: [(&str, &str); 3] = [
     ("shell", "Run a command on the thread's host."),
@@ -214,19 +260,18 @@ pub const RESIDENT: [(&str, &str); 3] = [
     ("introspect", "Describe the framework."),
 ];
 
-pub fn skill_tools(skill: &str) -> Vec<(&'static str, &'static str)> {
+pub fn skill_tools(skill: FakeSkill) -> Vec<(&'static str, &'static str)> {
     match skill {
-        "ops" => vec![
+        FakeSkill::Ops => vec![
             ("fleet_status", "Fleet status."),
             ("deploy", "Deploy a build."),
         ],
-        "browser" => vec![("browse", "Open a page.")],
-        _ => Vec::new(),
+        FakeSkill::Browser => vec![("browse", "Open a page.")],
     }
 }
 
 /// The skills of role "main", in declaration order.
-pub const SKILLS: [&str; 2] = ["ops", "browser"];
+pub const SKILLS: [FakeSkill; 2] = [FakeSkill::Ops, FakeSkill::Browser];
 
 /// A catalog like the facade's. Under `Append`, resident tools then each active skill's tools
 /// appended; under a stable delivery (`Defer`-like or `AllowList`), resident tools then every
@@ -257,21 +302,18 @@ impl FakeCatalog {
     }
 
     fn entries(&self, scope: &Scope) -> Result<Vec<(&'static str, &'static str)>, CatalogError> {
-        if scope.role != "main" {
-            return Err(CatalogError(format!("unknown role {}", scope.role)));
+        if scope.role != FakeRole::Main {
+            return Err(CatalogError(format!("role {} has no tools", scope.role)));
         }
         let mut skill_entries = Vec::new();
         for skill in &scope.skills {
-            let tools = skill_tools(skill);
-            if tools.is_empty() {
-                return Err(CatalogError(format!("unknown skill {skill}")));
-            }
+            let tools = skill_tools(*skill);
             if !self.delivery.keeps_tools_stable() || self.appends_anyway {
                 skill_entries.extend(tools);
             }
         }
         if self.delivery.keeps_tools_stable() && !self.appends_anyway {
-            skill_entries = SKILLS.iter().flat_map(|s| skill_tools(s)).collect();
+            skill_entries = SKILLS.iter().flat_map(|s| skill_tools(*s)).collect();
         }
         let mut all: Vec<_> = RESIDENT.to_vec();
         if self.reorder {
@@ -289,7 +331,7 @@ pub fn fake_definition(name: &str, description: &str) -> String {
     serde_json::json!({"name": name, "description": description}).to_string()
 }
 
-impl SurfaceCatalog for FakeCatalog {
+impl SurfaceCatalog<FakeNames> for FakeCatalog {
     fn tool_array(&self, scope: &Scope) -> Result<Cow<'static, str>, CatalogError> {
         let items: Vec<String> = self
             .entries(scope)?
@@ -310,16 +352,16 @@ impl SurfaceCatalog for FakeCatalog {
             .collect())
     }
 
-    fn skills(&self, role: &str) -> Vec<SkillSummary> {
-        if role != "main" {
+    fn skills(&self, role: FakeRole) -> Vec<SkillSummary<FakeNames>> {
+        if role != FakeRole::Main {
             return Vec::new();
         }
         SKILLS
             .into_iter()
-            .map(|name| SkillSummary {
-                name: name.to_owned(),
-                description: format!("The {name} skill."),
-                tools: skill_tools(name)
+            .map(|skill| SkillSummary {
+                skill,
+                description: format!("The {skill} skill."),
+                tools: skill_tools(skill)
                     .iter()
                     .map(|(t, _)| (*t).to_owned())
                     .collect(),
@@ -331,8 +373,8 @@ impl SurfaceCatalog for FakeCatalog {
         Ok(self.delivery)
     }
 
-    fn skill_tools(&self, scope: &Scope, skill: &str) -> Result<Vec<SkillTool>, CatalogError> {
-        if scope.role != "main" || !SKILLS.contains(&skill) {
+    fn skill_tools(&self, scope: &Scope, skill: FakeSkill) -> Result<Vec<SkillTool>, CatalogError> {
+        if scope.role != FakeRole::Main {
             return Err(CatalogError(format!("unknown skill {skill}")));
         }
         Ok(skill_tools(skill)
