@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use core_support::*;
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::call::ToolOutput;
-use toolsurface_runtime::core::INTROSPECT_TARGETS;
+use toolsurface_runtime::core::IntrospectTarget;
 use toolsurface_runtime::core::LlmProviderConfig;
 use toolsurface_runtime::core::RuntimeConfig;
 use toolsurface_runtime::core::Secret;
@@ -244,8 +244,8 @@ fn an_unknown_target_lists_the_valid_ones_with_a_suggestion() {
          tools, skills, hosts, workdirs, llm, llm:<provider>, models"
     );
     let text = model_error(rt.introspect("get_current_time"));
-    for target in INTROSPECT_TARGETS {
-        assert!(text.contains(target), "{text}");
+    for target in IntrospectTarget::ALL {
+        assert!(text.contains(target.spelling()), "{text}");
     }
     assert!(!text.contains("did you mean"), "{text}");
 }

@@ -12,18 +12,64 @@ use super::suggest;
 use crate::call::ToolError;
 use crate::call::ToolOutput;
 
-/// Every valid `target`, as the model should spell it.
-pub const INTROSPECT_TARGETS: [&str; 7] = [
-    "tools",
-    "skills",
-    "hosts",
-    "workdirs",
-    "llm",
-    "llm:<provider>",
-    "models",
-];
+/// What `introspect` answers. introspect.yaml's `target` (its `pattern`, which `Call::parse`
+/// enforces, and its description) is what the model is told; this enum is the runtime's one
+/// spelling of the same words, in the definition's order, and
+/// `tests/introspect_targets_agree.rs` holds the two equal, so a target added to the YAML
+/// without an answer here (or the reverse) fails the suite, not a model's call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntrospectTarget {
+    Tools,
+    Skills,
+    Hosts,
+    Workdirs,
+    Llm,
+    /// `llm:<provider>`: one provider.
+    LlmProvider,
+    Models,
+}
 
-const PROVIDER_PREFIX: &str = "llm:";
+impl IntrospectTarget {
+    /// Declaration order (introspect.yaml's).
+    pub const ALL: [IntrospectTarget; 7] = [
+        IntrospectTarget::Tools,
+        IntrospectTarget::Skills,
+        IntrospectTarget::Hosts,
+        IntrospectTarget::Workdirs,
+        IntrospectTarget::Llm,
+        IntrospectTarget::LlmProvider,
+        IntrospectTarget::Models,
+    ];
+
+    /// The target as the model spells it (`llm:<provider>` with the placeholder).
+    pub const fn spelling(self) -> &'static str {
+        match self {
+            IntrospectTarget::Tools => "tools",
+            IntrospectTarget::Skills => "skills",
+            IntrospectTarget::Hosts => "hosts",
+            IntrospectTarget::Workdirs => "workdirs",
+            IntrospectTarget::Llm => "llm",
+            IntrospectTarget::LlmProvider => "llm:<provider>",
+            IntrospectTarget::Models => "models",
+        }
+    }
+
+    /// `text` as a target, with the provider name of `llm:<provider>` (trimmed); `None` when
+    /// it names no target.
+    pub fn parse(text: &str) -> Option<(IntrospectTarget, &str)> {
+        let text = text.trim();
+        IntrospectTarget::ALL.into_iter().find_map(|target| {
+            match target.spelling().split_once(PROVIDER_PLACEHOLDER) {
+                Some((prefix, _)) => text
+                    .strip_prefix(prefix)
+                    .map(|provider| (target, provider.trim())),
+                None => (target.spelling() == text).then_some((target, "")),
+            }
+        })
+    }
+}
+
+const PROVIDER_PLACEHOLDER: &str = "<provider>";
 
 /// Longest description line `introspect tools`/`skills` prints in its text.
 const SUMMARY_CHARS: usize = 160;
@@ -32,36 +78,40 @@ impl<N: SurfaceNames> Runtime<N> {
     /// Answer `introspect(target)`. Unknown targets and providers are model errors listing
     /// the valid ones, with a did-you-mean.
     pub fn introspect(&self, target: &str) -> Result<ToolOutput, ToolError> {
-        let target = target.trim();
-        if let Some(provider) = target.strip_prefix(PROVIDER_PREFIX) {
-            return self.introspect_provider(provider.trim());
-        }
-        match target {
-            "tools" => self.introspect_tools(),
-            "skills" => Ok(self.introspect_skills()),
-            "hosts" => Ok(self.introspect_hosts()),
-            "workdirs" => Ok(self.introspect_workdirs()),
-            "llm" => Ok(self.introspect_llm()),
-            "models" => Ok(self.introspect_models()),
-            other => Err(ToolError::Model(format!(
+        let Some((parsed, provider)) = IntrospectTarget::parse(target) else {
+            let other = target.trim();
+            let spellings = IntrospectTarget::ALL.map(IntrospectTarget::spelling);
+            return Err(ToolError::Model(format!(
                 "unknown target {other:?}{}; valid targets: {}",
                 suggest::hint(other, self.target_names().iter().map(String::as_str)),
-                INTROSPECT_TARGETS.join(", ")
-            ))),
+                spellings.join(", ")
+            )));
+        };
+        match parsed {
+            IntrospectTarget::Tools => self.introspect_tools(),
+            IntrospectTarget::Skills => Ok(self.introspect_skills()),
+            IntrospectTarget::Hosts => Ok(self.introspect_hosts()),
+            IntrospectTarget::Workdirs => Ok(self.introspect_workdirs()),
+            IntrospectTarget::Llm => Ok(self.introspect_llm()),
+            IntrospectTarget::LlmProvider => self.introspect_provider(provider),
+            IntrospectTarget::Models => Ok(self.introspect_models()),
         }
     }
 
     /// Plain targets plus `llm:<name>` for every configured provider (did-you-mean pool).
     fn target_names(&self) -> Vec<String> {
-        INTROSPECT_TARGETS
-            .iter()
-            .filter(|t| !t.contains('<'))
-            .map(|t| (*t).to_owned())
-            .chain(
-                self.config()
-                    .llm
-                    .iter()
-                    .map(|p| format!("{PROVIDER_PREFIX}{}", p.name)),
+        IntrospectTarget::ALL
+            .into_iter()
+            .flat_map(
+                |target| match target.spelling().split_once(PROVIDER_PLACEHOLDER) {
+                    Some((prefix, _)) => self
+                        .config()
+                        .llm
+                        .iter()
+                        .map(|p| format!("{prefix}{}", p.name))
+                        .collect(),
+                    None => vec![target.spelling().to_owned()],
+                },
             )
             .collect()
     }

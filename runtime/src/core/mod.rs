@@ -71,7 +71,7 @@ pub use config::redact_value;
 pub use execute::interrupted_text;
 pub use execute::not_started_text;
 pub use execute::rehearsal_refusal;
-pub use introspect::INTROSPECT_TARGETS;
+pub use introspect::IntrospectTarget;
 pub use route::LOCAL_HOST;
 pub use suggest::did_you_mean;
 pub use surface::CatalogError;
