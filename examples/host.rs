@@ -5,12 +5,17 @@
 //! ```text
 //! cargo run --example host -- [role] [family]            # built-in sample calls
 //! cargo run --example host -- main chat --stdin          # JSON lines {"id","name","arguments"}
+//! cargo run --example host -- --replies                  # each family's activation reply, JSON lines
 //! ```
 //!
 //! Every tool runs on the real families: shell sessions on this machine, files under the
 //! checkout, the SQLite message and facts stores (in a temp state folder, with the sample
-//! transcript imported), ripgrep, workdirs, introspection and skills. The last step opens a
-//! second conversation over the same host, as a host serving several threads does.
+//! transcript imported), ripgrep, workdirs, introspection and skills. The skills step is the
+//! full loop of a skill on the family's strategy: a normal turn, the activation (answered in
+//! the family's shape: Anthropic `tool_reference` blocks, a Responses `tool_search_output`,
+//! or text), a turn using the skill, a rehearsal turn — printing each request's tool bytes
+//! and the activation reply. The last step opens a second conversation over the same host,
+//! as a host serving several threads does.
 
 use std::io::BufRead;
 use std::sync::Arc;
@@ -24,6 +29,7 @@ use toolsurface::runtime::Turn;
 use toolsurface::runtime::TurnKind;
 use toolsurface::standard::Family;
 use toolsurface::standard::Role;
+use toolsurface::standard::Skill;
 
 /// What a model might send in one response (id, tool name, arguments JSON).
 const SAMPLE: &[(&str, &str, &str)] = &[
@@ -109,6 +115,9 @@ fn print_results(calls: &[ModelToolCall], results: &[toolsurface::runtime::ToolR
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--replies") {
+        return print_replies().await;
+    }
     let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let role: Role = positional.first().map_or(Ok(Role::Main), |r| r.parse())?;
     let family: Family = positional.get(1).map_or(Ok(Family::Chat), |f| f.parse())?;
@@ -192,7 +201,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("[{}] {}", result.call_id, result.text);
     }
 
-    // 6. A second thread over the same host: its own sessions, reads, skills and wake-ups
+    // 6. Skills on this family's strategy: normal turn, activation, a turn using the skill,
+    //    a rehearsal turn.
+    skills_loop(&host, &state).await?;
+
+    // 7. A second thread over the same host: its own sessions, reads, skills and wake-ups
     //    (the stores and config are shared); ending it kills its background processes.
     let other = host.open_conversation()?;
     let turn = other.new_turn(TurnKind::Normal);
@@ -212,6 +225,134 @@ conversation {} (its own sessions):",
     drop(host);
     let _ = std::fs::remove_dir_all(&state);
     Ok(())
+}
+
+/// What the host sends with a request of `turn`: the request fragment (`tools` — the same
+/// bytes for every turn kind and, under `defer` / `allow_list`, for every activation — and
+/// the turn's allowed-tools restriction and flags where the dialect has them), printed with
+/// the tools as their size and hash.
+fn print_request(
+    label: &str,
+    host: &StandardHost,
+    turn: &Turn,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let fragment: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&host.request_fragment(turn))?;
+    let surface = host.surface(turn)?;
+    println!(
+        "\n[request] {label}: tools {} bytes, sha256 {}",
+        surface.bytes.len(),
+        surface.sha256
+    );
+    for (key, value) in fragment.iter().filter(|(k, _)| *k != "tools") {
+        println!("  {key}: {value}");
+    }
+    Ok(())
+}
+
+/// The model's activation call for `skill`: a client `tool_search_call` on a family that
+/// defers behind tool search (mapped to the activation tool by the host), else a plain call.
+fn activation_call(host: &StandardHost, skill: Skill) -> ModelToolCall {
+    let arguments = serde_json::json!({ "name": skill.as_str() }).to_string();
+    host.tool_search_call("ts_skill", arguments.clone())
+        .unwrap_or_else(|| ModelToolCall::new("call_skill", "activate_skill", arguments))
+}
+
+/// Step 6: one skill's whole loop, printing each request's tools and the activation reply.
+async fn skills_loop(
+    host: &StandardHost,
+    state: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let Some(&skill) = host.role().skills().first() else {
+        println!("\nrole {} offers no skills", host.role());
+        return Ok(());
+    };
+    println!(
+        "\nskill {skill} on {} (delivery {:?})",
+        host.family(),
+        host.skill_delivery()
+    );
+    let turn = Turn::new(TurnKind::Normal);
+    print_request("normal turn", host, &turn)?;
+    let before = host.surface(&turn)?.sha256;
+
+    let calls = vec![activation_call(host, skill)];
+    let results = host.handle_batch(calls.clone(), &turn).await?;
+    print_results(&calls, &results);
+    for result in &results {
+        if let Some(activation) = host.take_activation(&result.call_id) {
+            let reply = activation.reply(&result.call_id)?;
+            println!("[reply] {}", serde_json::to_string(&reply)?);
+        }
+    }
+
+    let turn = Turn::new(TurnKind::Normal);
+    print_request("turn using the skill", host, &turn)?;
+    let facts = state.join(toolsurface::host::FACTS_DB);
+    let calls = vec![ModelToolCall::new(
+        "call_sql",
+        "sql_query",
+        serde_json::json!({"database": facts, "sql": "select count(*) from sqlite_master"})
+            .to_string(),
+    )];
+    let results = host.handle_batch(calls.clone(), &turn).await?;
+    print_results(&calls, &results);
+
+    let rehearsal = Turn::new(TurnKind::Rehearsal);
+    print_request("rehearsal turn", host, &rehearsal)?;
+    let after = host.surface(&rehearsal)?.sha256;
+    println!(
+        "tools bytes {} by the activation",
+        if after == before {
+            "unchanged"
+        } else {
+            "changed"
+        }
+    );
+    Ok(())
+}
+
+/// `--replies`: for every family, role main activating each of its skills in a fresh host:
+/// one JSON line `{"family","delivery","call_id","reply"}` (what tests/python validates
+/// with the providers' SDK types).
+async fn print_replies() -> Result<(), Box<dyn std::error::Error>> {
+    let role = Role::Main;
+    for family in Family::ALL {
+        for &skill in role.skills() {
+            let dir = tempfile_dir(&format!("replies-{family}-{skill}"))?;
+            let config =
+                HostConfig::single_host("checkout", std::env::current_dir()?, role, family)
+                    .with_state_dir(&dir);
+            let host = StandardHost::new(config)?;
+            let calls = vec![activation_call(&host, skill)];
+            let results = host.handle_batch(calls, &Turn::normal()).await?;
+            for result in &results {
+                let activation = host.take_activation(&result.call_id).ok_or_else(|| {
+                    format!(
+                        "{family}: no activation for {}: {}",
+                        result.call_id, result.text
+                    )
+                })?;
+                let line = serde_json::json!({
+                    "family": family.as_str(),
+                    "delivery": format!("{:?}", activation.delivery),
+                    "call_id": result.call_id,
+                    "reply": activation.reply(&result.call_id)?,
+                });
+                println!("{line}");
+            }
+            drop(host);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    Ok(())
+}
+
+fn tempfile_dir(name: &str) -> std::io::Result<std::path::PathBuf> {
+    let dir =
+        std::env::temp_dir().join(format!("toolsurface-example-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 fn indent(text: &str) -> String {

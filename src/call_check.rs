@@ -259,11 +259,22 @@ impl<'ir> CallChecker<'ir> {
                 .zip(&self.skills)
                 .find(|(_, sk)| sk.offered_by_role && sk.tools[tool_ix])
                 .map(|(s, _)| s.name.as_str());
+            let activation_tool = self
+                .ir
+                .tools
+                .iter()
+                .position(|t| t.name == ir::ACTIVATE_SKILL_TOOL)
+                .filter(|ix| self.resident[*ix])
+                .map(|ix| self.ir.tools[ix].name.as_str());
+            let gate = skill.map(|skill| rt::SkillGate {
+                skill,
+                activation_tool,
+            });
             return Err(rt::not_offered(
                 name,
                 &self.role.name,
                 &self.family.name,
-                skill,
+                gate,
             ));
         }
         let freeform_field = tool

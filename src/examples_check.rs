@@ -59,35 +59,14 @@ pub fn check_examples(ir: &Ir) -> Vec<Diagnostic> {
             );
         }
     }
-    for tool in &ir.tools {
-        for (i, action) in tool.actions.iter().enumerate() {
-            if action.examples.is_empty() {
-                d.push(
-                    Diagnostic::warning(
-                        "no-example",
-                        Some(action.span),
-                        format!("{} has no example", what(tool, i)),
-                    )
-                    .with_hint(match &action.name {
-                        Some(_) => {
-                            "add `examples: [ { ... } ]` to the action: one call a model could send"
-                        }
-                        None => {
-                            "add `examples: [ { ... } ]` to the tool: one call a model could send"
-                        }
-                    }),
-                );
-            }
-        }
-    }
+    d.extend(toolsurface_compiler::load::examples::missing_examples(
+        &ir.tools,
+    ));
     d
 }
 
 fn what(tool: &Tool, action_ix: usize) -> String {
-    match (&tool.selector, &tool.actions[action_ix].name) {
-        (Some(sel), Some(a)) => format!("tool `{}` {}={a}", tool.name, sel.name),
-        _ => format!("tool `{}`", tool.name),
-    }
+    toolsurface_compiler::load::examples::action_subject(tool, action_ix)
 }
 
 /// At most three scopes, then how many more.

@@ -32,8 +32,12 @@ pub mod transcript;
 pub mod runtime {
     pub use toolsurface_runtime::call::{CallContext, CallInfo, Route, ToolError, ToolOutput};
     pub use toolsurface_runtime::core::{
-        Batch, LlmProviderConfig, Outcome, Secret, ToolResult, Turn, TurnFault, TurnKind, WakeKind,
-        WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+        Batch, LlmProviderConfig, Outcome, Secret, SkillStrategy, ToolResult, Turn, TurnFault,
+        TurnKind, WakeKind, WakeReceiver, WakeUp, rehearsal_refusal, sha256_hex,
+    };
+    // Skill activation: what it did and the dialect's reply to it.
+    pub use toolsurface_runtime::core::{
+        Activation, ActivationReply, SkillDelivery, SkillTool, ToolResultBlock, ToolSearchOutput,
     };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
@@ -57,7 +61,10 @@ pub mod __private {
     pub use regex;
     pub use serde;
     pub use serde_json;
+    pub use toolsurface_runtime::SkillStrategy;
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolOutput,
     };
+    pub use toolsurface_runtime::core::SkillDelivery;
+    pub use toolsurface_runtime::core::TurnKind;
 }

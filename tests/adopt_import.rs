@@ -11,7 +11,7 @@ mod cli_support;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use cli_support::{code, repo, run, stderr, stdout};
+use cli_support::{code, edit, repo, run, stderr, stdout, temp_copy};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_toolsurface")
@@ -33,22 +33,16 @@ fn emit_to(dir: &str, role: &str, family: &str, dialect: Option<&str>, file: &Pa
     o.stdout
 }
 
-/// The tool keys issue 16 added to the published arrays that `import` does not map back yet
-/// (it reports each as dropped, with its pointer): per-action examples (Anthropic
-/// `input_examples`), declared outputs (`outputSchema`, `output_schema`,
-/// `responseJsonSchema`), MCP `_meta` (lock hash and traits) and `icons`.
-const NOT_IMPORTED_YET: [&str; 6] = [
-    "input_examples",
-    "outputSchema",
-    "output_schema",
-    "responseJsonSchema",
-    "_meta",
-    "icons",
-];
-
-/// A published array with the [`NOT_IMPORTED_YET`] keys removed from every tool (key order
-/// kept), as canonical text.
-fn without_unimported_keys(bytes: &[u8]) -> String {
+/// A published array without toolsurface's own MCP `_meta` keys (key order kept), as
+/// canonical text. `_meta` is the one key a round trip cannot reproduce, by design: its
+/// `io.toolsurface/sha256` names the bytes of the family the array was rendered for (an
+/// import is a surface of its own, with its own bytes) and `io.toolsurface/traits` the
+/// vocabulary of those definitions. `import` recognizes the keys and drops them; `emit`
+/// derives them again for the imported surface. Issue 15's skill keys are not imported
+/// either (`defer_loading`, Anthropic `cache_control`, and the Responses `tool_search` tool
+/// whole: an import has no skills; `import` reports each). Everything else — `input_examples`,
+/// `outputSchema`, `output_schema`, `responseJsonSchema`, `icons` — is compared whole.
+fn without_own_meta(bytes: &[u8]) -> String {
     let mut doc: serde_json::Value = serde_json::from_slice(bytes).expect("a JSON tool array");
     let tools = match &mut doc {
         serde_json::Value::Array(tools) => tools,
@@ -58,32 +52,43 @@ fn without_unimported_keys(bytes: &[u8]) -> String {
         },
         _ => return doc.to_string(),
     };
+    tools.retain(|t| t.get("type").and_then(|v| v.as_str()) != Some("tool_search"));
     for tool in tools.iter_mut() {
-        if let Some(o) = tool.as_object_mut() {
-            for key in NOT_IMPORTED_YET {
-                o.shift_remove(key);
+        let Some(o) = tool.as_object_mut() else {
+            continue;
+        };
+        o.shift_remove("defer_loading");
+        o.shift_remove("cache_control");
+        if let Some(serde_json::Value::Object(meta)) = o.get_mut("_meta") {
+            meta.retain(|k, _| !k.starts_with(toolsurface_compiler::emit::META_PREFIX));
+            if meta.is_empty() {
+                o.shift_remove("_meta");
             }
         }
     }
     doc.to_string()
 }
 
-/// Each [`NOT_IMPORTED_YET`] key present in `bytes` is reported by `import` as dropped.
-fn assert_unimported_keys_reported(bytes: &[u8], import_output: &str) {
-    let text = String::from_utf8_lossy(bytes);
-    for key in NOT_IMPORTED_YET {
-        if text.contains(&format!("\"{key}\"")) {
-            assert!(
-                import_output.contains(&format!("`{key}` has no equivalent")),
-                "import did not report `{key}` as dropped:\n{import_output}"
-            );
-        }
+/// `import` dropped none of the keys it maps (examples, outputs, icons): nothing reported.
+fn assert_extras_mapped(import_output: &str) {
+    for key in [
+        "input_examples",
+        "outputSchema",
+        "output_schema",
+        "responseJsonSchema",
+        "icons",
+        "_meta",
+    ] {
+        assert!(
+            !import_output.contains(&format!("`{key}` has no equivalent"))
+                && !import_output.contains(&format!("`{key}` is not imported")),
+            "import reported `{key}` as dropped:\n{import_output}"
+        );
     }
 }
 
 /// Import `input`, then: exit 0, the round trip reported equal, `check` clean, `emit` of the
-/// imported folder byte-identical to the input but for the keys import does not map yet
-/// (each reported as dropped).
+/// imported folder byte-identical to the input but for toolsurface's own `_meta`.
 fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: &Path) {
     let o = run(&[
         "import",
@@ -112,9 +117,9 @@ fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: 
     );
     let again = run(&["emit", &s(out), "--role", role, "--family", family]);
     assert_eq!(code(&again), 0, "{}", stderr(&again));
-    assert_unimported_keys_reported(bytes, &format!("{}{}", stdout(&o), stderr(&o)));
+    assert_extras_mapped(&format!("{}{}", stdout(&o), stderr(&o)));
     assert!(
-        without_unimported_keys(&again.stdout) == without_unimported_keys(bytes),
+        without_own_meta(&again.stdout) == without_own_meta(bytes),
         "{}: emit of the imported folder differs from the input",
         s(input)
     );
@@ -174,6 +179,126 @@ fn the_case_study_before_surface_round_trips_in_every_role_and_family() {
     round_trip_every_surface("examples/consolidation/before");
 }
 
+/// With every publishing switch on (Responses `output_schema`, Gemini `responseJsonSchema`, an
+/// icon), the Responses, Gemini and MCP arrays still come back whole: outputs, examples and
+/// the icon are mapped, and the imported surface.yaml turns the output switch on.
+#[test]
+fn outputs_and_icons_round_trip_with_every_switch_on() {
+    let (_tmp, dir) = temp_copy("tool-defs", "on");
+    edit(
+        &dir,
+        "surface.yaml",
+        "responses:   { dialect: openai-responses }",
+        "responses:   { dialect: openai-responses, output_schema: true }",
+    );
+    edit(
+        &dir,
+        "surface.yaml",
+        "gemini:      { dialect: gemini }",
+        "gemini:      { dialect: gemini, output_schema: true }",
+    );
+    let session = dir.join("tools/shell_session.yaml");
+    let mut text = std::fs::read_to_string(&session).unwrap();
+    text.push_str("icon: { src: 'data:image/svg+xml;base64,PHN2Zy8+', mime_type: image/svg+xml, sizes: [any], theme: dark }\n");
+    std::fs::write(&session, text).unwrap();
+    let roles = std::fs::read_to_string(dir.join("roles.yaml")).unwrap();
+    let lifted: String = roles
+        .lines()
+        .map(|l| match l.split_once("token_budget:") {
+            Some((head, _)) => format!("{head}token_budget: 40000\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(dir.join("roles.yaml"), lifted).unwrap();
+    std::fs::remove_file(dir.join("surface.lock")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let d = s(&dir);
+    for (i, (family, dialect, key)) in [
+        ("responses", None, "\"output_schema\""),
+        ("gemini", None, "\"responseJsonSchema\""),
+        ("anthropic", Some("mcp"), "\"icons\""),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let input = tmp.path().join(format!("{i}.json"));
+        let bytes = emit_to(&d, "main", family, dialect, &input);
+        assert!(
+            String::from_utf8_lossy(&bytes).contains(key),
+            "{family}: no {key}"
+        );
+        let imported = dialect.unwrap_or(family);
+        let out = tmp.path().join(format!("out{i}"));
+        assert_round_trip(&input, "main", imported, &bytes, &out);
+    }
+}
+
+const OUTPUT_UNMAPPABLE: &str = r##"{"tools": [
+  {"name": "stats", "description": "Stats.", "inputSchema": {"type": "object", "properties": {}},
+   "outputSchema": {"type": "object", "properties": {
+     "count": {"type": "integer", "minimum": 0, "description": "Rows."},
+     "byName": {"type": "object", "description": "Counts per name."}
+   }, "required": ["count"], "additionalProperties": false},
+   "icons": [{"src": "https://example.com/a.svg"}, {"src": "https://example.com/b.svg"}],
+   "_meta": {"io.toolsurface/sha256": "00", "vendor/x": 1}},
+  {"name": "kinds", "description": "Kinds.", "inputSchema": {"type": "object", "properties": {}},
+   "outputSchema": {"type": "object", "properties": {
+     "kind": {"type": ["string", "null"], "enum": ["a", "b", null], "description": "The kind."},
+     "rows": {"type": "array", "description": "Any cells."}
+   }, "required": ["kind", "rows"], "additionalProperties": false}}
+]}"##;
+
+/// An output `output:` cannot say as written is reported by pointer and left out whole (never
+/// published differently); one it can say becomes `output:`; foreign `_meta` keys and extra
+/// icons are reported, toolsurface's own `_meta` keys are not.
+#[test]
+fn an_output_the_language_cannot_express_is_reported_and_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("tools.json");
+    std::fs::write(&input, OUTPUT_UNMAPPABLE).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+    for want in [
+        "stats: `minimum` has no equivalent in `output:` [/tools/0/outputSchema/properties/count/minimum]",
+        "stats: property name `byName` does not match ^[a-z][a-z0-9_]{0,63}$ (a result cannot be renamed) [/tools/0/outputSchema/properties/byName]",
+        "stats: `outputSchema` is not imported: `output:` cannot say it as written (see above) [/tools/0/outputSchema]",
+        "stats: a second icon: dropped (`icon:` holds one) [/tools/0/icons/1]",
+        "stats: `_meta` key `vendor/x` has no equivalent in the definition language: dropped [/tools/0/_meta/vendor~1x]",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(!text.contains("io.toolsurface/sha256"), "{text}");
+    assert!(
+        text.contains("`outputSchema` is not published (not imported)"),
+        "{text}"
+    );
+    let stats = std::fs::read_to_string(out.join("tools/stats.yaml")).unwrap();
+    assert!(!stats.contains("output:"), "{stats}");
+    assert!(
+        stats.contains("icon:\n  src: \"https://example.com/a.svg\""),
+        "{stats}"
+    );
+    let kinds = std::fs::read_to_string(out.join("tools/kinds.yaml")).unwrap();
+    assert!(
+        kinds.contains("output:\n  type: object\n  properties:\n    kind:\n      type: enum\n      description: \"The kind.\"\n      nullable: true\n      values: [\"a\", \"b\"]"),
+        "{kinds}"
+    );
+    let emitted = stdout(&run(&[
+        "emit",
+        &s(&out),
+        "--role",
+        "main",
+        "--family",
+        "mcp",
+    ]));
+    assert!(
+        emitted.contains(r#""outputSchema":{"type":"object","properties":{"kind":{"type":["string","null"],"description":"The kind.","enum":["a","b",null]},"rows":{"type":"array","description":"Any cells."}},"required":["kind","rows"],"additionalProperties":false}"#),
+        "{emitted}"
+    );
+}
+
 /// An MCP server's tools/list through the real client, imported, equals `emit --dialect mcp`.
 fn assert_mcp_import(args: &[&str], role: &str, family: &str) {
     let tmp = tempfile::tempdir().unwrap();
@@ -192,9 +317,9 @@ fn assert_mcp_import(args: &[&str], role: &str, family: &str) {
         &tmp.path().join("want.json"),
     );
     let got = run(&["emit", &outs, "--role", role, "--family", "mcp"]);
-    assert_unimported_keys_reported(&want, &format!("{}{}", stdout(&o), stderr(&o)));
+    assert_extras_mapped(&format!("{}{}", stdout(&o), stderr(&o)));
     assert!(
-        without_unimported_keys(&got.stdout) == without_unimported_keys(&want),
+        without_own_meta(&got.stdout) == without_own_meta(&want),
         "imported tools/list differs from emit --dialect mcp"
     );
     assert_eq!(code(&run(&["check", &outs])), 0);

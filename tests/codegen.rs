@@ -25,8 +25,10 @@ fn standard_ir() -> toolsurface_compiler::Ir {
 /// text, so the count stays visible).
 fn elide_published(code: &str) -> String {
     let string = r#""(?:[^"\\]|\\.)*""#;
-    let surface =
-        regex::Regex::new(&format!(r#"(pub const SURFACE_\w+: &str =\s*){string};"#)).unwrap();
+    let surface = regex::Regex::new(&format!(
+        r#"(pub const (?:SURFACE|REQUEST)_\w+: &str =\s*){string};"#
+    ))
+    .unwrap();
     let code = surface.replace_all(code, r#"$1"…";"#);
     let skill = regex::Regex::new(&format!(
         r#"(pub const SKILL_\w+: &\[&str\] = )&\[((?:\s*{string},?)*)\s*\];"#

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use toolsurface_compiler::emit;
-use toolsurface_compiler::ir::Dialect;
+use toolsurface_compiler::emit::request::TurnKind;
+use toolsurface_compiler::ir::{Dialect, SkillStrategy};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolsurface");
 
@@ -175,7 +176,7 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-fn skill_activation_appends_after_the_resident_bytes() {
+fn skill_activation_prints_the_strategys_bytes() {
     let ir = library_ir();
     let Some(s) = ir.surfaces.iter().find(|s| !s.skills.is_empty()) else {
         panic!("no role in tool-defs offers a skill");
@@ -196,7 +197,29 @@ fn skill_activation_appends_after_the_resident_bytes() {
     let out = String::from_utf8(out).unwrap();
     assert_eq!(out, lib.with_skills(&[&skill.name]).unwrap());
     assert!(out.starts_with(&lib.bytes[..lib.bytes.len() - 1]));
-    assert!(out.len() > lib.bytes.len());
+    match lib.skill_strategy {
+        // The skill's tools are published from the start: activation changes no byte.
+        SkillStrategy::Defer | SkillStrategy::AllowList => assert_eq!(out, lib.bytes),
+        SkillStrategy::Append => assert!(out.len() > lib.bytes.len()),
+    }
+    // The request fragment of every turn kind, in every way of starting the process.
+    for turn in TurnKind::ALL {
+        let expected = lib.request(turn, &[&skill.name]).unwrap();
+        for variant in 0..3 {
+            let args = [
+                "--role",
+                &s.role,
+                "--family",
+                &s.family,
+                "--request",
+                "--turn",
+                turn.as_str(),
+                "--with-skill",
+                &skill.name,
+            ];
+            assert_eq!(String::from_utf8(run(&args, variant)).unwrap(), expected);
+        }
+    }
     // A skill's tool can be printed alone too.
     let tool = &skill.tools[0];
     let one = run(

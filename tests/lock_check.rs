@@ -242,7 +242,7 @@ fn a_token_budget_exceeded_is_invalid_with_the_numbers() {
     assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
     let err = stderr(&o);
     assert!(
-        err.contains("role side_chat: the responses array costs"),
+        err.contains("role side_chat: the anthropic array costs"),
         "{err}"
     );
     assert!(err.contains("over its token_budget of 1000"), "{err}");

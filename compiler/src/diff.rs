@@ -7,8 +7,10 @@
 //! Works from lock data alone, so `diff` can compare two locks; a [`Locator`] built from the
 //! "to" definitions adds the YAML line responsible to each finding.
 
+pub mod activation;
 mod compat;
 mod ledger;
+mod outputs;
 pub mod render;
 
 use std::collections::BTreeMap;
@@ -18,6 +20,7 @@ use crate::ir::Ir;
 use crate::lock::{Lock, LockedSurface};
 
 pub use ledger::{Ledger, Merge};
+pub use outputs::{OutputChange, OutputSide};
 
 /// Does every call an old transcript could hold still parse?
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -170,6 +173,11 @@ pub struct Diff {
     pub findings: Vec<Finding>,
     pub surfaces: Vec<SurfaceChange>,
     pub ledgers: Vec<Ledger>,
+    /// Tools whose published output schema changes (bytes and tokens before → after).
+    pub outputs: Vec<OutputChange>,
+    /// Per surface of the "to" side: does each turn kind and skill activation keep the
+    /// cached prefix (see [`activation`])?
+    pub prefixes: Vec<activation::SurfacePrefixes>,
 }
 
 impl Diff {
@@ -208,6 +216,7 @@ pub fn diff(
             continue;
         };
         compat::surface(a, b, sa, sb, loc, &mut out);
+        outputs::surface(a, b, sa, sb, loc, &mut out);
     }
     let surfaces = pair.cache_effects();
     let mut findings = out.finish();
@@ -220,12 +229,21 @@ pub fn diff(
         .filter(|r| pair.keep_role(r) && roles_b.contains(r))
         .filter_map(|r| ledger::ledger(a, b, r, &keep_family))
         .collect();
+    let outputs = outputs::output_changes(a, b, &pair.offered_tools());
+    let prefixes = b
+        .surfaces
+        .iter()
+        .filter(|s| pair.keeps(s) && !s.requests.is_empty())
+        .map(activation::prefixes)
+        .collect();
     Diff {
         from: from.to_owned(),
         to: to.to_owned(),
         findings,
         surfaces,
         ledgers,
+        outputs,
+        prefixes,
     }
 }
 
@@ -336,6 +354,21 @@ impl LockPair<'_> {
         }
     }
 
+    /// Every tool a kept surface of either side offers, first-seen order (`b` first).
+    fn offered_tools(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for s in self.b.surfaces.iter().chain(&self.a.surfaces) {
+            if self.keeps(s) {
+                for t in s.offered() {
+                    if !names.contains(&t.name.as_str()) {
+                        names.push(&t.name);
+                    }
+                }
+            }
+        }
+        names
+    }
+
     /// The prompt-cache effect on every role × family of either side (`b`'s order first).
     fn cache_effects(&self) -> Vec<SurfaceChange> {
         let (a, b) = (self.a, self.b);
@@ -388,7 +421,7 @@ impl LockPair<'_> {
 fn side(s: &LockedSurface) -> Side {
     Side {
         sha256: s.sha256.clone(),
-        tools: s.tools.len(),
+        tools: s.published().len(),
         bytes: s.bytes,
         tokens: s.tokens,
     }
@@ -403,10 +436,11 @@ fn cache_effect(
     let (status, first_tool, first_byte) = match (a, b) {
         (Some(a), Some(b)) if a.sha256 == b.sha256 => (SurfaceStatus::Unchanged, None, None),
         (Some(a), Some(b)) => {
-            let n = a.tools.len().max(b.tools.len());
+            let (ta, tb) = (a.published(), b.published());
+            let n = ta.len().max(tb.len());
             let tool = (0..n).find(|&i| {
-                a.tools.get(i).map(|t| &t.sha256) != b.tools.get(i).map(|t| &t.sha256)
-                    || a.tools.get(i).map(|t| &t.name) != b.tools.get(i).map(|t| &t.name)
+                ta.get(i).map(|t| &t.sha256) != tb.get(i).map(|t| &t.sha256)
+                    || ta.get(i).map(|t| &t.name) != tb.get(i).map(|t| &t.name)
             });
             let (x, y) = (a.array(), b.array());
             let byte = x

@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+mod extras;
+
 /// The shape of the input array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -237,6 +239,8 @@ struct DefAction {
     description: String,
     required: Vec<String>,
     optional: Vec<String>,
+    /// The input's examples that call this action.
+    examples: Vec<Value>,
 }
 
 struct DefTool {
@@ -247,6 +251,9 @@ struct DefTool {
     selector: Option<(String, Vec<DefAction>)>,
     freeform: Option<(String, String)>,
     traits: Vec<(&'static str, bool)>,
+    /// Examples, output and icon (`extras.examples` are a plain tool's; a tool with actions
+    /// hands each to its action).
+    extras: extras::Extras,
 }
 
 /// The walk over one tool's schema, collecting notes.
@@ -719,6 +726,21 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             .iter()
             .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
     for (ptr, t) in &tools {
+        // A Responses client tool search has no name and no definition of its own (the
+        // compiler publishes `activate_skill` as one under `skills: defer`).
+        if shape == Shape::OpenaiResponses
+            && t.get("type").and_then(Value::as_str) == Some("tool_search")
+        {
+            notes.push(Note {
+                tool: String::new(),
+                pointer: ptr.clone(),
+                message: "the `tool_search` tool has no equivalent in the definition language: \
+                          dropped (declare `activate_skill` and the skills by hand; a \
+                          `skills: defer` family publishes it as its tool_search)"
+                    .into(),
+            });
+            continue;
+        }
         let def = import_tool(shape, strict, ptr, t, &mut notes)?;
         if defs.iter().any(|d| d.name == def.name) {
             return Err(ImportError::Tool {
@@ -737,6 +759,7 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             strict,
             opts,
             defs.iter().any(|d| !d.traits.is_empty()),
+            defs.iter().any(|d| d.extras.output.is_some()),
         ),
     });
     files.push(File {
@@ -826,13 +849,7 @@ fn import_tool(
         ),
         Shape::Anthropic => (
             "input_schema",
-            &[
-                "name",
-                "description",
-                "input_schema",
-                "type",
-                "cache_control",
-            ],
+            &["name", "description", "input_schema", "type"],
         ),
         Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
         Shape::Mcp => (
@@ -842,7 +859,7 @@ fn import_tool(
     };
     if let Some(o) = body.as_object() {
         for k in o.keys() {
-            if !known.contains(&k.as_str()) {
+            if !known.contains(&k.as_str()) && !extras::keys(shape).contains(&k.as_str()) {
                 local.push(Note {
                     tool: name.clone(),
                     pointer: format!("{body_ptr}/{}", escape(k)),
@@ -882,11 +899,13 @@ fn import_tool(
             selector: None,
             freeform: grammar,
             traits: Vec::new(),
+            extras: extras::Extras::default(),
         });
     }
     let empty = Value::Object(Map::new());
     let schema = body.get(schema_key).unwrap_or(&empty);
     let schema_ptr = format!("{body_ptr}/{schema_key}");
+    let tool_extras = extras::read(shape, &name, body, &body_ptr, notes);
     let mut m = Mapper {
         tool: name.clone(),
         notes,
@@ -901,6 +920,7 @@ fn import_tool(
         selector: None,
         freeform: None,
         traits: Vec::new(),
+        extras: extras::Extras::default(),
     };
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
         tool.fields = fields;
@@ -962,7 +982,28 @@ fn import_tool(
             ("open_world", hint("openWorldHint", true)),
         ];
     }
+    tool.extras = tool_extras;
+    examples_to_actions(&mut tool, notes);
     Ok(tool)
+}
+
+/// A tool with actions: each example goes to the action its selector names (one that names
+/// none, or an unknown one, is reported and dropped).
+fn examples_to_actions(tool: &mut DefTool, notes: &mut Vec<Note>) {
+    let Some((sel, actions)) = &mut tool.selector else {
+        return;
+    };
+    for (ptr, ex) in std::mem::take(&mut tool.extras.examples) {
+        let named = ex.get(sel.as_str()).and_then(Value::as_str);
+        match actions.iter_mut().find(|a| Some(a.name.as_str()) == named) {
+            Some(a) => a.examples.push(ex),
+            None => notes.push(Note {
+                tool: tool.name.clone(),
+                pointer: ptr,
+                message: format!("an example that names no action through `{sel}`: dropped"),
+            }),
+        }
+    }
 }
 
 /// A root `oneOf` / `anyOf` whose branches each pin one property to a constant: the selector,
@@ -1061,6 +1102,7 @@ fn selector_of(
                 .to_owned(),
             required,
             optional,
+            examples: Vec::new(),
         });
     }
     Some((sel, actions, fields))
@@ -1090,7 +1132,13 @@ fn key(s: &str) -> String {
     }
 }
 
-fn surface_yaml(shape: Shape, strict: bool, opts: &Options, mcp_traits: bool) -> String {
+fn surface_yaml(
+    shape: Shape,
+    strict: bool,
+    opts: &Options,
+    mcp_traits: bool,
+    outputs: bool,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -1103,10 +1151,19 @@ fn surface_yaml(shape: Shape, strict: bool, opts: &Options, mcp_traits: bool) ->
         "# Review the tools (each `object:` is left for you), then `toolsurface check` this folder."
     );
     let _ = writeln!(s, "families:");
+    // Responses and Gemini publish outputs only when the family says so.
+    let publish_outputs = outputs && matches!(shape, Shape::OpenaiResponses | Shape::Gemini);
     if strict {
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {}, strict: true }}",
+            shape.family(),
+            shape.dialect()
+        );
+    } else if publish_outputs {
+        let _ = writeln!(
+            s,
+            "  {}: {{ dialect: {}, output_schema: true }}",
             shape.family(),
             shape.dialect()
         );
@@ -1215,6 +1272,8 @@ fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
                 "required: [{}]",
                 req.iter().map(|r| key(r)).collect::<Vec<_>>().join(", ")
             );
+            let examples: Vec<&Value> = d.extras.examples.iter().map(|(_, v)| v).collect();
+            extras::write_examples(&mut s, &examples, 0);
         }
         Some((_, actions)) => {
             let _ = writeln!(s, "actions:");
@@ -1239,8 +1298,15 @@ fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
                         .collect::<Vec<_>>()
                         .join(", ")
                 );
+                extras::write_examples(&mut s, &a.examples.iter().collect::<Vec<_>>(), 2);
             }
         }
+    }
+    if let Some(out) = &d.extras.output {
+        extras::write_output(&mut s, out);
+    }
+    if let Some(icon) = &d.extras.icon {
+        extras::write_icon(&mut s, icon);
     }
     s
 }
@@ -1398,6 +1464,18 @@ pub fn compare(shape: Shape, strict: bool, ptr: &str, input: &Value, emitted: &V
             push(
                 format!("{base}/annotations"),
                 "annotations added (all four hints, from the traits)".into(),
+            );
+        }
+    }
+    for k in extras::keys(shape).iter().filter(|k| **k != "_meta") {
+        if a.get(*k) != b.get(*k) {
+            push(
+                format!("{base}/{k}"),
+                match (a.get(*k), b.get(*k)) {
+                    (Some(_), None) => format!("`{k}` is not published (not imported)"),
+                    (None, Some(_)) => format!("`{k}` is published but not in the input"),
+                    _ => format!("`{k}` differs from the input"),
+                },
             );
         }
     }

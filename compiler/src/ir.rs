@@ -116,7 +116,106 @@ pub struct Family {
     pub like: Option<String>,
     /// Which optional tool keys this family publishes (examples, output schemas).
     pub publish: Publish,
+    /// How the role's skills are published and activated (`skills:`; default by dialect).
+    pub skills: SkillStrategy,
+    /// Anthropic only (`cache_control: 5m | 1h`): a prompt-cache breakpoint on the last
+    /// resident tool. `None`: no breakpoint (the default).
+    pub cache_control: Option<CacheTtl>,
     pub span: Span,
+}
+
+/// An Anthropic cache breakpoint's lifetime (`{"type":"ephemeral","ttl":…}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CacheTtl {
+    FiveMinutes,
+    OneHour,
+}
+
+impl CacheTtl {
+    pub const ALL: [CacheTtl; 2] = [CacheTtl::FiveMinutes, CacheTtl::OneHour];
+
+    /// The word surface.yaml and the Anthropic API use (`5m`, `1h`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheTtl::FiveMinutes => "5m",
+            CacheTtl::OneHour => "1h",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CacheTtl> {
+        CacheTtl::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// How a family publishes the tools of the skills a role offers, and what activating one
+/// changes (`docs/published-bytes.md`, "Skills"). The first two keep the `tools` bytes — the
+/// start of every provider's prompt-cache prefix — identical before and after activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkillStrategy {
+    /// Skill tools are in `tools` from the start, marked `defer_loading: true`; activation
+    /// loads them through the conversation (Anthropic `tool_reference` blocks, Responses
+    /// `tool_search_output`).
+    Defer,
+    /// Every offered skill tool is in `tools` from the start; each request restricts the
+    /// callable ones (Chat/Responses `allowed_tools`, Gemini `allowedFunctionNames`; MCP:
+    /// listed from the start, refused by the runtime until activated).
+    AllowList,
+    /// Activation appends the skill's tools to `tools` (changes the cached prefix).
+    Append,
+}
+
+impl SkillStrategy {
+    pub const ALL: [SkillStrategy; 3] = [
+        SkillStrategy::Defer,
+        SkillStrategy::AllowList,
+        SkillStrategy::Append,
+    ];
+
+    /// The word `surface.yaml` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkillStrategy::Defer => "defer",
+            SkillStrategy::AllowList => "allow_list",
+            SkillStrategy::Append => "append",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SkillStrategy> {
+        SkillStrategy::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// The strategy a family of `dialect` gets when it writes no `skills:`.
+    pub fn default_for(dialect: Dialect) -> SkillStrategy {
+        match dialect {
+            Dialect::Anthropic | Dialect::OpenaiResponses => SkillStrategy::Defer,
+            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => SkillStrategy::AllowList,
+        }
+    }
+
+    /// The strategies `dialect` can carry out: `defer` needs provider-side deferred loading
+    /// (Anthropic, Responses); `allow_list` needs a per-request restriction of the callable
+    /// tools (Chat and Responses `allowed_tools`, Gemini `allowedFunctionNames`) or, for MCP,
+    /// the runtime's gate; Anthropic has no allowed-tools mechanism. `append` works anywhere.
+    pub fn supported_by(dialect: Dialect) -> &'static [SkillStrategy] {
+        match dialect {
+            Dialect::Anthropic => &[SkillStrategy::Defer, SkillStrategy::Append],
+            Dialect::OpenaiResponses => &SkillStrategy::ALL,
+            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => {
+                &[SkillStrategy::AllowList, SkillStrategy::Append]
+            }
+        }
+    }
+
+    /// The strategy of `family` when its tools are rendered in `dialect` (the MCP server
+    /// renders every family in `mcp`): the family's own when the dialect is its own, else the
+    /// default of `dialect`.
+    pub fn of(family: &Family, dialect: Dialect) -> SkillStrategy {
+        if dialect == family.dialect {
+            family.skills
+        } else {
+            SkillStrategy::default_for(dialect)
+        }
+    }
 }
 
 /// A family's switches for the optional keys of `docs/published-bytes.md` ("Examples and
@@ -142,6 +241,12 @@ impl Publish {
         }
     }
 }
+
+/// The tool that activates skills. The language fixes its name: `check` warns about a role
+/// that offers skills without it (or lists it without skills), and the generated
+/// `Call::parse_in` names it (through the generated `Tool`) when it refuses a skill tool
+/// whose skill is not active.
+pub const ACTIVATE_SKILL_TOOL: &str = "activate_skill";
 
 /// The bool traits the runtime reads through `CallInfo` (`is_parallel_safe`, `is_follow_up`,
 /// `is_poll`, `is_read_only`, `result_on_interrupt`). Declared once, here: codegen implements
@@ -371,6 +476,8 @@ pub enum OutputKind {
     Array(Option<Box<OutputType>>),
     /// Closed (no other keys) when properties are declared; any object when none are.
     Object(Vec<OutputProperty>),
+    /// Only at the root of an `output:`: one of these distinct shapes (none a union).
+    AnyOf(Vec<OutputType>),
 }
 
 #[derive(Clone, Debug, PartialEq)]

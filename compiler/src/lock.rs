@@ -23,6 +23,8 @@
 //! alias shell_poll {"tool":"shell_session","set":{"action":"poll"},"rename":{}}
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
 //! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
+//! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
+//!   action poll {"type":"object",...}
 //! ```
 //!
 //! Each distinct tool JSON is stored once (roles sharing a family usually publish the same
@@ -35,8 +37,14 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::emit::{Emitted, sha256_hex};
-use crate::ir::{self, Ir, TraitValue};
+use crate::ir::{self, Ir, SkillStrategy, TraitValue};
 use crate::tokens;
+
+mod outputs;
+pub use outputs::{LockedActionOutput, LockedOutput};
+pub mod requests;
+
+pub use requests::LockedRequest;
 
 /// The lock format this build writes and reads.
 pub const FORMAT: u32 = 1;
@@ -59,6 +67,8 @@ pub struct Lock {
     pub retired: Vec<LockedRetired>,
     /// Breaking changes accepted with `lock --accept-breaking`, oldest first.
     pub accepted: Vec<Accepted>,
+    /// Declared outputs, sorted by tool name (see `lock/outputs.rs`).
+    pub outputs: Vec<LockedOutput>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +82,10 @@ pub struct LockedSurface {
     /// Resident tools, published order.
     pub tools: Vec<LockedTool>,
     pub skills: Vec<LockedSkill>,
+    /// How the skills are published (`append` in a lock written before strategies).
+    pub strategy: SkillStrategy,
+    /// The request fragments per turn kind and activation (see [`requests`]).
+    pub requests: Vec<LockedRequest>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,11 +104,12 @@ pub struct LockedSkill {
 }
 
 impl LockedSurface {
-    /// The published array, rebuilt from the tools (`[` + JSON joined by `,` + `]`).
+    /// The published array, rebuilt from the tools (`[` + JSON joined by `,` + `]`): the
+    /// resident ones, then under `defer` / `allow_list` each skill's (a shared tool once).
     pub fn array(&self) -> String {
         let mut out = String::with_capacity(self.bytes);
         out.push('[');
-        for (i, t) in self.tools.iter().enumerate() {
+        for (i, t) in self.published().iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
@@ -102,6 +117,38 @@ impl LockedSurface {
         }
         out.push(']');
         out
+    }
+
+    /// The tools of [`LockedSurface::array`], in order.
+    pub fn published(&self) -> Vec<&LockedTool> {
+        let mut tools: Vec<&LockedTool> = self.tools.iter().collect();
+        if self.strategy != SkillStrategy::Append {
+            for t in self.skills.iter().flat_map(|s| &s.tools) {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        tools
+    }
+
+    /// The array after activating `skills` (activation order): [`LockedSurface::array`]
+    /// under `defer` / `allow_list`, the resident array with the skills' tools appended
+    /// under `append`. `None` names a skill the surface does not offer.
+    pub fn array_with(&self, skills: &[&str]) -> Option<String> {
+        let mut tools: Vec<&LockedTool> = self.tools.iter().collect();
+        for name in skills {
+            for t in &self.skills.iter().find(|s| s.name == *name)?.tools {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        if self.strategy != SkillStrategy::Append {
+            return Some(self.array());
+        }
+        let body: Vec<&str> = tools.iter().map(|t| t.json.as_str()).collect();
+        Some(format!("[{}]", body.join(",")))
     }
 
     /// Every tool a call may name here: resident, then each skill's.
@@ -306,6 +353,8 @@ impl Lock {
                         tools: s.tools.iter().map(locked).collect(),
                     })
                     .collect(),
+                strategy: e.skill_strategy,
+                requests: requests::requests_of(e),
             })
             .collect();
         Lock {
@@ -333,6 +382,7 @@ impl Lock {
                 })
                 .collect(),
             accepted: prior.map(|p| p.accepted.clone()).unwrap_or_default(),
+            outputs: outputs::outputs_of(ir),
         }
     }
 
@@ -403,9 +453,17 @@ impl Lock {
                 .collect()
         }
         key(self) == key(other)
+            && requests::same_requests(self, other)
             && self.shapes == other.shapes
             && self.aliases == other.aliases
             && self.retired == other.retired
+            && self.outputs == other.outputs
+    }
+
+    /// The declared outputs of `tool`.
+    pub fn output(&self, tool: &str) -> Option<&LockedOutput> {
+        let i = self.outputs.binary_search_by(|o| o.tool.as_str().cmp(tool));
+        i.ok().and_then(|i| self.outputs.get(i))
     }
 
     /// The lock file text.
@@ -436,6 +494,7 @@ impl Lock {
                     let _ = writeln!(out, "  skill {} {} {}", k.name, t.name, key(&t.sha256));
                 }
             }
+            requests::render(s, &mut out);
             for t in s.offered() {
                 if seen.insert((t.name.as_str(), t.sha256.as_str())) {
                     blobs.push((&t.name, &t.sha256, &t.json));
@@ -474,6 +533,8 @@ impl Lock {
         for r in &self.retired {
             let _ = writeln!(out, "retired {} {}", r.name, to_json(r));
         }
+        outputs::render_outputs(&self.outputs, &mut out);
+        // History last: the surface records above are what a fresh `lock` writes.
         if !self.accepted.is_empty() {
             out.push('\n');
         }
@@ -597,6 +658,7 @@ struct Parser {
     aliases: Vec<LockedAlias>,
     retired: Vec<LockedRetired>,
     accepted: Vec<Accepted>,
+    outputs: Vec<LockedOutput>,
     block: Block,
 }
 
@@ -606,6 +668,7 @@ enum Block {
     None,
     Surface,
     Shape,
+    Output,
 }
 
 fn err(line: usize, message: impl Into<String>) -> LockError {
@@ -703,6 +766,7 @@ impl Parser {
         self.shapes.sort_by(|a, b| a.name.cmp(&b.name));
         self.aliases.sort_by(|a, b| a.name.cmp(&b.name));
         self.retired.sort_by(|a, b| a.name.cmp(&b.name));
+        outputs::finish_outputs(&mut self.outputs);
         Ok(Lock {
             format,
             encoding,
@@ -711,6 +775,7 @@ impl Parser {
             aliases: self.aliases,
             retired: self.retired,
             accepted: self.accepted,
+            outputs: self.outputs,
         })
     }
 
@@ -748,6 +813,8 @@ impl Parser {
                     tokens: 0,
                     tools: Vec::new(),
                     skills: Vec::new(),
+                    strategy: SkillStrategy::Append,
+                    requests: Vec::new(),
                 });
                 self.block = Block::Surface;
             }
@@ -780,6 +847,10 @@ impl Parser {
                 let mut a: Accepted = from_json(rest, line, "accepted")?;
                 a.date = w[1].to_owned();
                 self.accepted.push(a);
+            }
+            "output" => {
+                self.outputs.push(outputs::parse_output(raw, line)?);
+                self.block = Block::Output;
             }
             other => return Err(err(line, format!("unknown entry `{other}`"))),
         }
@@ -817,6 +888,11 @@ impl Parser {
                             line,
                         ));
                     }
+                    "strategy" => {
+                        let word = split(inner, 2).ok_or_else(bad)?.0[1];
+                        s.strategy = requests::parse_strategy(word, line)?;
+                    }
+                    "request" => s.requests.push(requests::parse_request(inner, line)?),
                     other => return Err(err(line, format!("unknown surface entry `{other}`"))),
                 }
             }
@@ -837,6 +913,12 @@ impl Parser {
                     }
                     other => return Err(err(line, format!("unknown shape entry `{other}`"))),
                 }
+            }
+            Block::Output => {
+                let Some(o) = self.outputs.last_mut() else {
+                    return Err(bad());
+                };
+                outputs::parse_output_action(o, inner, line)?;
             }
             Block::None => return Err(err(line, "indented line outside a surface or shape")),
         }
@@ -869,6 +951,22 @@ mod tests {
             let (_, rest) = split(l, 3).unwrap();
             let _: serde_json::Value = serde_json::from_str(rest).unwrap();
         }
+    }
+
+    #[test]
+    fn outputs_are_recorded_and_a_broken_output_line_is_refused() {
+        let lock = standard();
+        let text = lock.render();
+        // Plain tools: one line; tools with actions: the published schema and each action's.
+        assert!(text.contains("\noutput read_file {\"type\":\"object\",\"anyOf\":["));
+        assert!(text.contains("\noutput shell_session {"));
+        assert!(text.contains("\n  action poll {\"type\":\"object\""));
+        let session = lock.output("shell_session").unwrap();
+        assert_eq!(session.actions.len(), 6);
+        assert!(lock.output("read_file").unwrap().action(None).is_some());
+        let broken = text.replacen("\noutput read_file {", "\noutput read_file {{", 1);
+        let e = Lock::parse(&broken).unwrap_err();
+        assert!(e.message.starts_with("output: "), "{e}");
     }
 
     #[test]

@@ -9,14 +9,17 @@ use toolsurface_compiler::emit::{self, Emitted};
 use toolsurface_compiler::ir::{Dialect, Ir};
 use toolsurface_compiler::{SourceFile, Sources};
 
+// `skills: append` everywhere: these tests are about the tool shapes and the published order
+// (skill tools after the resident ones only on activation); the strategies have their own
+// tests (tests/emit_skills*.rs in the facade).
 const SURFACE: &str = r#"
 families:
-  chat:        { dialect: openai-chat }
-  chat_strict: { dialect: openai-chat, strict: true, like: chat }
-  responses:   { dialect: openai-responses }
-  responses_b: { dialect: openai-responses, like: responses }
-  anthropic:   { dialect: anthropic }
-  gemini:      { dialect: gemini }
+  chat:        { dialect: openai-chat, skills: append }
+  chat_strict: { dialect: openai-chat, strict: true, like: chat, skills: append }
+  responses:   { dialect: openai-responses, skills: append }
+  responses_b: { dialect: openai-responses, like: responses, skills: append }
+  anthropic:   { dialect: anthropic, skills: append }
+  gemini:      { dialect: gemini, skills: append }
 traits:
   parallel_safe: { type: bool, default: false, doc: "may overlap" }
   follow_up: { type: bool, default: false, doc: "targets a session" }

@@ -11,3 +11,5 @@ pub mod messages;
 pub mod registry;
 pub mod shell;
 pub mod workdirs;
+
+pub use core::SkillStrategy;

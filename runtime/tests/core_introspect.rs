@@ -13,6 +13,7 @@ use toolsurface_runtime::core::LlmProviderConfig;
 use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
 use toolsurface_runtime::core::Secret;
+use toolsurface_runtime::core::Turn;
 
 const API_KEY: &str = "sk-live-DO-NOT-LEAK-4f9a";
 const HEADER_TOKEN: &str = "Bearer hdr-DO-NOT-LEAK-77";
@@ -71,7 +72,7 @@ fn tools_come_from_the_catalog_in_published_order() {
         structured["tools"][1]["description"],
         "Read a file.\nSecond line is not shown in summaries."
     );
-    rt.activate("browser").unwrap();
+    rt.activate("call_1", "browser").unwrap();
     let out = ok(&rt, "tools");
     assert!(
         out.text
@@ -81,9 +82,41 @@ fn tools_come_from_the_catalog_in_published_order() {
 }
 
 #[test]
+fn tools_lists_only_what_a_call_may_use_when_skill_tools_are_published_from_the_start() {
+    let config = RuntimeConfig::single_host("alpha", "/x", "main", "chat");
+    let catalog = FakeCatalog::with_delivery(toolsurface_runtime::core::SkillDelivery::AllowList);
+    let rt = Runtime::new(config, std::sync::Arc::new(catalog)).unwrap();
+    // The array holds all six; a call may use the three resident ones.
+    assert_eq!(
+        rt.surface(&Turn::normal())
+            .unwrap()
+            .bytes
+            .matches("\"name\"")
+            .count(),
+        6
+    );
+    let out = ok(&rt, "tools");
+    assert!(
+        out.text.starts_with("3 tools (role main, family chat):"),
+        "{}",
+        out.text
+    );
+    rt.activate("call_1", "browser").unwrap();
+    let out = ok(&rt, "tools");
+    assert!(
+        out.text
+            .starts_with("4 tools (role main, family chat, skills browser):"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.ends_with("- browse: Open a page."));
+    assert!(!out.text.contains("deploy"));
+}
+
+#[test]
 fn skills_show_which_are_active() {
     let rt = rt();
-    rt.activate("ops").unwrap();
+    rt.activate("call_1", "ops").unwrap();
     let out = ok(&rt, "skills");
     assert_eq!(
         out.text,
@@ -140,7 +173,7 @@ fn llm_lists_providers_with_secrets_redacted() {
 fn one_provider_in_full_redacted() {
     let rt = rt();
     let out = ok(&rt, "llm:openai");
-    let structured = out.structured.unwrap();
+    let structured = &out.structured.unwrap()["provider"];
     assert_eq!(structured["api_key"], "[redacted]");
     assert_eq!(structured["headers"]["Authorization"], "[redacted]");
     assert_eq!(structured["headers"]["X-Team"], "agents");

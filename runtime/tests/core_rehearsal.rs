@@ -125,7 +125,7 @@ fn every_turn_kind_gets_the_same_scope_and_the_same_bytes() {
         assert_eq!(surface.sha256, reference.sha256, "{kind:?}");
     }
     // With a skill active, the key changes for every kind alike.
-    rt.activate("ops").unwrap();
+    rt.activate("call_1", "ops").unwrap();
     let with_skill = rt.surface(&Turn::normal()).unwrap();
     assert_ne!(with_skill.sha256, reference.sha256);
     for kind in TurnKind::ALL {

@@ -1,5 +1,6 @@
-//! Skills: activation appends tools after the resident ones, so the old array's bytes stay a
-//! prefix of the new one (the provider's prompt cache keeps matching).
+//! Skills: under a stable delivery (defer, allow_list) activation changes no byte of the tool
+//! array and hands the host the dialect's reply; under append it adds tools after the
+//! resident ones, so the old array's bytes stay a prefix of the new one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod core_support;
@@ -8,8 +9,12 @@ use std::sync::Arc;
 
 use core_support::*;
 use toolsurface_runtime::call::ToolError;
+use toolsurface_runtime::core::ActivationReply;
+use toolsurface_runtime::core::MAX_KEPT_ACTIVATIONS;
 use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
+use toolsurface_runtime::core::SkillDelivery;
+use toolsurface_runtime::core::ToolResultBlock;
 use toolsurface_runtime::core::Turn;
 use toolsurface_runtime::core::sha256_hex;
 
@@ -17,11 +22,13 @@ use toolsurface_runtime::core::sha256_hex;
 fn activation_appends_and_keeps_the_resident_prefix() {
     let rt = runtime();
     let before = rt.surface(&Turn::normal()).unwrap();
-    let activation = rt.activate("ops").unwrap();
+    let activation = rt.activate("call_1", "ops").unwrap();
     let after = rt.surface(&Turn::normal()).unwrap();
 
     assert_eq!(activation.skill, "ops");
-    assert_eq!(activation.new_tools, ["fleet_status", "deploy"]);
+    assert_eq!(activation.new_tool_names(), ["fleet_status", "deploy"]);
+    assert_eq!(activation.delivery, SkillDelivery::Append);
+    assert!(!activation.tools_unchanged());
     assert_eq!(activation.previous_sha256, before.sha256);
     assert_eq!(activation.surface_sha256, after.sha256);
     assert_eq!(
@@ -50,11 +57,11 @@ fn activation_appends_and_keeps_the_resident_prefix() {
 #[test]
 fn a_second_skill_appends_after_the_first() {
     let rt = runtime();
-    rt.activate("ops").unwrap();
+    rt.activate("call_1", "ops").unwrap();
     let with_ops = rt.surface(&Turn::normal()).unwrap();
-    let activation = rt.activate("browser").unwrap();
+    let activation = rt.activate("call_1", "browser").unwrap();
     let with_both = rt.surface(&Turn::normal()).unwrap();
-    assert_eq!(activation.new_tools, ["browse"]);
+    assert_eq!(activation.new_tool_names(), ["browse"]);
     assert_eq!(activation.diverges_at, with_ops.bytes.len() - 1);
     assert!(
         with_both
@@ -67,8 +74,8 @@ fn a_second_skill_appends_after_the_first() {
 #[test]
 fn activating_an_active_skill_changes_nothing() {
     let rt = runtime();
-    let first = rt.activate("ops").unwrap();
-    let again = rt.activate("ops").unwrap();
+    let first = rt.activate("call_1", "ops").unwrap();
+    let again = rt.activate("call_1", "ops").unwrap();
     assert!(again.already_active);
     assert!(again.new_tools.is_empty());
     assert_eq!(again.surface_sha256, first.surface_sha256);
@@ -83,7 +90,7 @@ fn activating_an_active_skill_changes_nothing() {
 #[test]
 fn an_unknown_skill_is_a_model_error_with_a_suggestion() {
     let rt = runtime();
-    let err = rt.activate("opps").unwrap_err();
+    let err = rt.activate("call_1", "opps").unwrap_err();
     assert_eq!(
         err,
         ToolError::Model(
@@ -98,7 +105,7 @@ fn a_role_without_skills_says_so() {
     let config = RuntimeConfig::single_host("alpha", "/x", "steward", "chat");
     let rt = Runtime::new(config, Arc::new(FakeCatalog::default())).unwrap();
     assert_eq!(
-        rt.activate("ops").unwrap_err(),
+        rt.activate("call_1", "ops").unwrap_err(),
         ToolError::Model("unknown skill ops: role steward has no skills".into())
     );
 }
@@ -106,9 +113,139 @@ fn a_role_without_skills_says_so() {
 #[test]
 fn a_catalog_that_reorders_the_array_is_reported() {
     let config = RuntimeConfig::single_host("alpha", "/x", "main", "chat");
-    let rt = Runtime::new(config, Arc::new(FakeCatalog { reorder: true })).unwrap();
-    let activation = rt.activate("ops").unwrap();
+    let rt = Runtime::new(
+        config,
+        Arc::new(FakeCatalog {
+            reorder: true,
+            ..FakeCatalog::default()
+        }),
+    )
+    .unwrap();
+    let activation = rt.activate("call_1", "ops").unwrap();
     assert!(!activation.prefix_intact);
     // `[{"name":"` is shared; the first tool's name is where they part.
     assert_eq!(activation.diverges_at, r#"[{"name":""#.len());
+}
+
+fn runtime_with(catalog: FakeCatalog) -> Runtime {
+    let config = RuntimeConfig::single_host("alpha", "/x", "main", "chat");
+    Runtime::new(config, Arc::new(catalog)).unwrap()
+}
+
+const STABLE: [SkillDelivery; 3] = [
+    SkillDelivery::ToolReference,
+    SkillDelivery::ToolSearchOutput,
+    SkillDelivery::AllowList,
+];
+
+#[test]
+fn under_a_stable_delivery_activation_changes_no_byte_of_the_array() {
+    for delivery in STABLE {
+        let rt = runtime_with(FakeCatalog::with_delivery(delivery));
+        let before = rt.surface(&Turn::normal()).unwrap();
+        let ops = rt.activate("call_1", "ops").unwrap();
+        let middle = rt.surface(&Turn::normal()).unwrap();
+        let browser = rt.activate("call_2", "browser").unwrap();
+        let after = rt.surface(&Turn::normal()).unwrap();
+        assert_eq!(before.bytes, middle.bytes, "{delivery:?}");
+        assert_eq!(before.bytes, after.bytes, "{delivery:?}");
+        for a in [&ops, &browser] {
+            assert_eq!(a.delivery, delivery);
+            assert!(a.tools_unchanged());
+            assert!(a.prefix_intact);
+            assert_eq!(a.diverges_at, before.bytes.len());
+            assert_eq!(a.surface_sha256, before.sha256);
+        }
+        assert_eq!(ops.new_tool_names(), ["fleet_status", "deploy"]);
+        assert_eq!(browser.new_tool_names(), ["browse"]);
+        assert_eq!(rt.active_skills(), ["ops", "browser"]);
+        // The skill tools were published all along.
+        assert!(before.bytes.contains(r#""name":"browse""#));
+    }
+}
+
+#[test]
+fn each_delivery_has_its_reply_shape() {
+    let rt = runtime_with(FakeCatalog::with_delivery(SkillDelivery::ToolReference));
+    let reply = rt
+        .activate("toolu_1", "ops")
+        .unwrap()
+        .reply("toolu_1")
+        .unwrap();
+    let ActivationReply::ToolResultContent(blocks) = reply else {
+        panic!("{reply:?}")
+    };
+    assert!(
+        matches!(&blocks[0], ToolResultBlock::Text { text } if text.contains("2 tools loaded"))
+    );
+    assert_eq!(
+        blocks[1..],
+        [
+            ToolResultBlock::ToolReference {
+                tool_name: "fleet_status".into()
+            },
+            ToolResultBlock::ToolReference {
+                tool_name: "deploy".into()
+            },
+        ]
+    );
+
+    let rt = runtime_with(FakeCatalog::with_delivery(SkillDelivery::ToolSearchOutput));
+    let reply = rt
+        .activate("ts_1", "browser")
+        .unwrap()
+        .reply("ts_1")
+        .unwrap();
+    assert_eq!(
+        serde_json::to_string(&reply).unwrap(),
+        format!(
+            r#"{{"type":"tool_search_output","call_id":"ts_1","execution":"client","tools":[{}]}}"#,
+            fake_definition("browse", "Open a page.")
+        )
+    );
+
+    for delivery in [SkillDelivery::AllowList, SkillDelivery::Append] {
+        let rt = runtime_with(FakeCatalog::with_delivery(delivery));
+        let activation = rt.activate("c", "browser").unwrap();
+        assert_eq!(
+            activation.reply("c").unwrap(),
+            ActivationReply::Text(activation.text())
+        );
+    }
+}
+
+#[test]
+fn a_catalog_that_changes_the_array_under_a_stable_delivery_is_a_fault() {
+    let rt = runtime_with(FakeCatalog {
+        appends_anyway: true,
+        ..FakeCatalog::with_delivery(SkillDelivery::AllowList)
+    });
+    let err = rt.activate("call_1", "ops").unwrap_err();
+    assert!(
+        matches!(&err, ToolError::Fatal(m) if m.contains("must keep it byte-identical")),
+        "{err:?}"
+    );
+    assert!(rt.active_skills().is_empty());
+}
+
+#[test]
+fn activations_are_taken_once_by_call_id_and_kept_within_a_cap() {
+    let rt = runtime_with(FakeCatalog::with_delivery(SkillDelivery::AllowList));
+    rt.activate("call_a", "ops").unwrap();
+    assert!(rt.take_activation("call_b").is_none());
+    let taken = rt.take_activation("call_a").unwrap();
+    assert_eq!(taken.skill, "ops");
+    assert!(rt.take_activation("call_a").is_none());
+    for i in 0..MAX_KEPT_ACTIVATIONS + 1 {
+        rt.activate(&format!("again_{i}"), "ops").unwrap();
+    }
+    assert!(
+        rt.take_activation("again_0").is_none(),
+        "the oldest is dropped"
+    );
+    let last = rt
+        .take_activation(&format!("again_{MAX_KEPT_ACTIVATIONS}"))
+        .unwrap();
+    assert!(last.already_active);
+    assert!(last.new_tools.is_empty());
 }

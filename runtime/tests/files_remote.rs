@@ -453,6 +453,17 @@ async fn permission_failures_stage_the_content_remotely() {
     // one ssh exec per write, two for the edit (read, then compare-and-swap): nothing was
     // retried with other credentials, sudo or a new login
     assert_eq!(s.host.ssh_spawn_count(), 3 + 2);
+    // apply_patch too: its staged result is the same shape.
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-owned by root\n+patched\n*** End Patch",
+        s.path("open/root.txt")
+    );
+    let out = ok(s.patch(&patch).await);
+    assert_eq!(field_str(&out, "status"), "staged", "{}", out.text);
+    let staged = field(&out, "staged_paths")[0].as_str().unwrap().to_string();
+    fs::remove_dir_all(s.staged_view(&staged).parent().unwrap()).unwrap();
+    // Every staged result above was validated against the locked output schemas.
+    assert!(support::outputs::COUNT.load(std::sync::atomic::Ordering::Relaxed) >= 5);
     // nothing changed: contents, modes, owners; no temp or lock left
     for dir in [&locked, &open] {
         let f = dir.join("root.txt");

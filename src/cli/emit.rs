@@ -1,10 +1,12 @@
 //! `toolsurface emit`: print the published tool array of a role × family exactly as a host
-//! sends it (or one tool of it), or list every role × family for scripts.
+//! sends it (or one tool of it), the whole request fragment of a turn (`--request`), or list
+//! every role × family for scripts.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use toolsurface_compiler::emit;
+use toolsurface_compiler::emit::request::TurnKind;
 use toolsurface_compiler::ir::Dialect;
 
 use super::Status;
@@ -13,7 +15,15 @@ use super::Status;
 #[command(
     after_help = "The output is the published bytes: no trailing newline unless stdout is a \
                         terminal. `sha256sum` of it equals the lock's hash. --pretty is for \
-                        reading only."
+                        reading only.\n\n\
+                        --request prints one JSON object with every request field the surface \
+                        owns: `tools`, and where the dialect has them the turn's allowed-tools \
+                        restriction (`tool_choice` / Gemini `toolConfig`) and \
+                        `parallel_tool_calls`. Merge it into the provider request as is.\n\n\
+                        Examples:\n  \
+                        toolsurface emit --role main --family responses\n  \
+                        toolsurface emit --role main --family chat --request --turn rehearsal\n  \
+                        toolsurface emit --role main --family gemini --request --with-skill sqlite"
 )]
 pub struct Args {
     /// Role to emit (see `--list`).
@@ -31,11 +41,18 @@ pub struct Args {
     /// Print the array after activating this skill (repeatable; activation order).
     #[arg(long, value_name = "SKILL")]
     pub with_skill: Vec<String>,
+    /// Print the request fragment (`tools` plus the turn's restriction and flags) instead of
+    /// the bare array.
+    #[arg(long, conflicts_with = "tool")]
+    pub request: bool,
+    /// The turn kind of the request fragment (`normal` or `rehearsal`; needs --request).
+    #[arg(long, value_parser = parse_turn, requires = "request", default_value = "normal")]
+    pub turn: TurnKind,
     /// Indent for reading (not the published bytes).
     #[arg(long)]
     pub pretty: bool,
     /// Print every surface as `role family` lines, in lock order, and exit.
-    #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "with_skill", "pretty"])]
+    #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "with_skill", "pretty", "request"])]
     pub list: bool,
     /// Definitions folder.
     #[arg(default_value = "tool-defs")]
@@ -46,6 +63,16 @@ fn parse_dialect(s: &str) -> Result<Dialect, String> {
     Dialect::parse(s).ok_or_else(|| {
         let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
         format!("unknown dialect `{s}` (expected one of {})", all.join(", "))
+    })
+}
+
+fn parse_turn(s: &str) -> Result<TurnKind, String> {
+    TurnKind::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = TurnKind::ALL.iter().map(|t| t.as_str()).collect();
+        format!(
+            "unknown turn kind `{s}` (expected one of {})",
+            all.join(", ")
+        )
     })
 }
 
@@ -78,6 +105,19 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     let activated;
     let bytes = match args.tool.as_deref() {
+        None if args.request => {
+            let skills: Vec<&str> = args.with_skill.iter().map(String::as_str).collect();
+            match emitted.request(args.turn, &skills) {
+                Ok(b) => {
+                    activated = b;
+                    activated.as_str()
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(Status::Usage);
+                }
+            }
+        }
         None if args.with_skill.is_empty() => emitted.bytes.as_str(),
         None => {
             let skills: Vec<&str> = args.with_skill.iter().map(String::as_str).collect();

@@ -8,7 +8,9 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use toolsurface_compiler::diag::did_you_mean;
-use toolsurface_compiler::ir::{Action, Ir, RenderedTool, Tool, TraitValue, Type};
+use toolsurface_compiler::ir::{
+    Action, Ir, OutputKind, OutputType, RenderedTool, Tool, TraitValue, Type,
+};
 
 use super::Status;
 use super::check::compile_dir;
@@ -371,12 +373,73 @@ fn describe_action(
     if action.examples.is_empty() {
         let _ = writeln!(out, "{pad}example: (none)");
     }
-    let schema = toolsurface_compiler::emit::action_output_schema(tool, action.name.as_deref());
-    let _ = writeln!(
-        out,
-        "{pad}output: {}",
-        schema.as_deref().unwrap_or("(not declared)")
-    );
+    match &action.output {
+        None => {
+            let _ = writeln!(out, "{pad}output: (not declared)");
+        }
+        Some(o) => output_text(o, pad, out),
+    }
+}
+
+/// An action's declared output as an outline: one line per property (`name (required): type
+/// — description`), nested objects indented; a union lists each shape.
+fn output_text(o: &OutputType, pad: &str, out: &mut String) {
+    match &o.kind {
+        OutputKind::AnyOf(shapes) => {
+            let _ = writeln!(out, "{pad}output: one of {} shapes", shapes.len());
+            for shape in shapes {
+                let _ = writeln!(out, "{pad}  - {}", output_head(shape));
+                output_properties(shape, &format!("{pad}      "), out);
+            }
+        }
+        _ => {
+            let _ = writeln!(out, "{pad}output: {}", output_head(o));
+            output_properties(o, &format!("{pad}    "), out);
+        }
+    }
+}
+
+/// `object — description`.
+fn output_head(o: &OutputType) -> String {
+    if o.description.is_empty() {
+        output_type_text(o)
+    } else {
+        format!("{} — {}", output_type_text(o), o.description)
+    }
+}
+
+fn output_type_text(o: &OutputType) -> String {
+    let base = match &o.kind {
+        OutputKind::String => "string".to_owned(),
+        OutputKind::Integer => "integer".to_owned(),
+        OutputKind::Number => "number".to_owned(),
+        OutputKind::Boolean => "boolean".to_owned(),
+        OutputKind::Enum(values) => format!("enum {}", values.join("|")),
+        OutputKind::Array(None) => "array of any".to_owned(),
+        OutputKind::Array(Some(items)) => format!("array of {}", output_type_text(items)),
+        OutputKind::Object(props) if props.is_empty() => "any object".to_owned(),
+        OutputKind::Object(_) => "object".to_owned(),
+        OutputKind::AnyOf(shapes) => format!("one of {} shapes", shapes.len()),
+    };
+    if o.nullable {
+        format!("{base} | null")
+    } else {
+        base
+    }
+}
+
+/// The properties of an object (or of an array's object items), recursively.
+fn output_properties(o: &OutputType, pad: &str, out: &mut String) {
+    let props = match &o.kind {
+        OutputKind::Object(props) => props,
+        OutputKind::Array(Some(items)) => return output_properties(items, pad, out),
+        _ => return,
+    };
+    for p in props {
+        let req = if p.required { "required" } else { "optional" };
+        let _ = writeln!(out, "{pad}{} ({req}): {}", p.name, output_head(&p.ty));
+        output_properties(&p.ty, &format!("{pad}  "), out);
+    }
 }
 
 fn nested_text(
@@ -503,11 +566,23 @@ mod tests {
         );
         assert!(
             text.contains(
-                "    output: {\"type\":\"object\",\"description\":\"The new terminal size.\""
+                "    output: object — The new terminal size.\n        session_id (required): integer — The session\n"
             ),
             "{text}"
         );
+        // A union output lists its shapes; nested objects and nullable types are spelt out.
         let text = explain(&ir, &args("read_file", None, None)).unwrap();
+        assert!(
+            text.contains("  output: one of 2 shapes\n    - object — A text file's window of lines.\n        path (required): string — The path as given\n        device (required): string | null — "),
+            "{text}"
+        );
+        let text = explain(&ir, &args("apply_patch", None, None)).unwrap();
+        assert!(
+            text.contains("        files (required): array of object — Each file changed, in patch order (a move is a deletion and a write)\n          path (required): string — The file\n"),
+            "{text}"
+        );
+        // The good fixture declares no outputs: said so.
+        let text = explain(&self::tests::ir(), &args("read_file", None, None)).unwrap();
         assert!(text.contains("  output: (not declared)\n"), "{text}");
         // The good fixture has no examples: said so.
         let text = explain(&self::tests::ir(), &args("shell_session", None, None)).unwrap();

@@ -43,7 +43,10 @@ impl InputFormat {
     long_about = "Import a tool surface as a definitions folder: one YAML file per tool, roles.yaml \
                   in the input's order, surface.yaml with the matching family. Types, bounds, enums, \
                   nested objects and arrays map onto the language; a root oneOf/anyOf whose branches \
-                  each pin a discriminator becomes a selector with actions. What the language cannot \
+                  each pin a discriminator becomes a selector with actions. Anthropic input_examples \
+                  become examples:, MCP outputSchema / Responses output_schema / Gemini \
+                  responseJsonSchema become output:, MCP icons become icon: (toolsurface's own \
+                  _meta keys are derived again and dropped). What the language cannot \
                   express ($ref, unions without a discriminator, patternProperties, …) is reported \
                   with its JSON pointer and the mapping chosen. Then the folder is compiled and \
                   emitted, and every difference from the input is printed.",

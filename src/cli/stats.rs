@@ -1,5 +1,7 @@
 //! `toolsurface stats`: the per-request token tax of every role × family — tools, bytes,
-//! o200k tokens of the published array, the role's budget, and the five costliest tools.
+//! o200k tokens of the published array, the role's budget, the skill strategy with what the
+//! skills cost and whether activating them keeps the prompt cache, and the five costliest
+//! tools.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -10,7 +12,16 @@ use toolsurface_compiler::{emit, tokens};
 use super::Status;
 
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Exit codes: 0 ok, 1 invalid definitions, 2 usage error.")]
+#[command(
+    after_help = "Columns: tools, bytes and tokens of the `tools` array every request \
+                        sends; the role's budget; the family's `skills:` strategy; `resident`, the \
+                        tokens of the resident tools alone; `skill tools`, the tokens the skills' \
+                        tools add (paid on every request under allow_list, loaded on activation \
+                        under defer, appended on activation under append); whether every skill \
+                        activation leaves the `tools` bytes identical (the cached prefix).\n\n\
+                        Example: toolsurface stats --role main --family anthropic\n\n\
+                        Exit codes: 0 ok, 1 invalid definitions, 2 usage error."
+)]
 pub struct Args {
     /// Definitions folder.
     #[arg(default_value = "tool-defs")]
@@ -51,17 +62,22 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             .role(&e.role)
             .and_then(|r| r.token_budget)
             .map_or_else(|| "-".to_owned(), |b| b.to_string());
+        let skills = SkillCost::of(e, total)?;
         rows.push([
             e.role.clone(),
             e.family.clone(),
-            e.tools.len().to_string(),
+            e.published_tools().len().to_string(),
             e.bytes.len().to_string(),
             total.to_string(),
             budget,
+            e.skill_strategy.as_str().to_owned(),
+            skills.resident.to_string(),
+            skills.skill_tools.to_string(),
+            if skills.keeps_cache { "yes" } else { "no" }.to_owned(),
         ]);
         let mut costs: Vec<(usize, &str, usize)> = e
-            .tools
-            .iter()
+            .published_tools()
+            .into_iter()
             .map(|t| (tokens::count(&t.json), t.name.as_str(), t.json.len()))
             .collect();
         costs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
@@ -79,8 +95,20 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             );
         }
     }
-    let head = ["role", "family", "tools", "bytes", "tokens", "budget"].map(str::to_owned);
-    let mut w = [0usize; 6];
+    let head = [
+        "role",
+        "family",
+        "tools",
+        "bytes",
+        "tokens",
+        "budget",
+        "skills",
+        "resident",
+        "skill tools",
+        "activation keeps the cache",
+    ]
+    .map(str::to_owned);
+    let mut w = [0usize; 10];
     for r in std::iter::once(&head).chain(&rows) {
         for (i, c) in r.iter().enumerate() {
             w[i] = w[i].max(c.len());
@@ -91,7 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         let mut line = String::new();
         for (i, c) in r.iter().enumerate() {
             let wi = w[i];
-            if i < 2 {
+            if i < 2 || i == 6 {
                 let _ = write!(line, "{c:<wi$}  ");
             } else {
                 let _ = write!(line, "{c:>wi$}  ");
@@ -110,4 +138,41 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     so.write_all(out.as_bytes())?;
     so.flush()?;
     Ok(Status::Clean)
+}
+
+/// What a surface's skills cost and whether activating them keeps the cached prefix.
+struct SkillCost {
+    /// o200k tokens of the resident tools alone (`[` + resident tools + `]`).
+    resident: usize,
+    /// Tokens the skills' tools add: to every request (`allow_list`; `defer` sends them
+    /// too, but the provider loads them on activation), or on activation (`append`).
+    skill_tools: usize,
+    /// Every skill's activation leaves the `tools` bytes identical.
+    keeps_cache: bool,
+}
+
+impl SkillCost {
+    fn of(e: &emit::Emitted, total: usize) -> anyhow::Result<SkillCost> {
+        let resident_array = format!(
+            "[{}]",
+            e.tools
+                .iter()
+                .map(|t| t.json.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let resident = tokens::count(&resident_array);
+        let mut keeps_cache = true;
+        for skill in &e.skills {
+            keeps_cache &= e.with_skills(&[skill.name.as_str()])? == e.bytes;
+        }
+        let names: Vec<&str> = e.skills.iter().map(|s| s.name.as_str()).collect();
+        let with_all = tokens::count(&e.with_skills(&names)?);
+        let skill_tools = with_all.max(total).saturating_sub(resident);
+        Ok(SkillCost {
+            resident,
+            skill_tools,
+            keeps_cache,
+        })
+    }
 }

@@ -166,10 +166,12 @@ impl StandardHandlers {
 impl standard::Handlers for StandardHandlers {
     async fn activate_skill(
         &self,
-        _ctx: &CallContext,
+        ctx: &CallContext,
         call: standard::activate_skill::Call,
     ) -> HandlerResult {
-        self.runtime.activate(&call.name).map(|a| a.to_output())
+        self.runtime
+            .activate(&ctx.call_id, &call.name)
+            .map(|a| a.to_output())
     }
 
     async fn apply_patch(

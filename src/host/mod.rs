@@ -38,9 +38,11 @@ use std::sync::atomic::Ordering;
 use serde::Deserialize;
 use serde::Serialize;
 use toolsurface_runtime::call::ToolError;
+use toolsurface_runtime::core::Activation;
 use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::CatalogError;
 use toolsurface_runtime::core::Runtime;
+use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::Surface;
 use toolsurface_runtime::core::ToolResult;
 use toolsurface_runtime::core::Turn;
@@ -59,6 +61,7 @@ use toolsurface_runtime::workdirs::SetWorkdirsRequest;
 use toolsurface_runtime::workdirs::Workdirs;
 use toolsurface_runtime::workdirs::WorkdirsMode;
 
+pub use catalog::Rendering;
 pub use catalog::StandardCatalog;
 pub use catalog::tool_summaries;
 pub use config::DEFAULT_CONVERSATION;
@@ -115,6 +118,8 @@ pub struct Stores {
 struct Shared {
     config: HostConfig,
     catalog: Arc<StandardCatalog>,
+    /// The catalog of conversations served over MCP ([`Rendering::Mcp`]).
+    mcp_catalog: Arc<StandardCatalog>,
     stores: Stores,
     files: BTreeMap<String, Arc<FileHost>>,
     /// Every conversation's registry is made from this one, so ids never repeat.
@@ -159,6 +164,7 @@ pub struct Conversation {
     shared: Arc<Shared>,
     /// Every turn made with [`Conversation::new_turn`] shares this one's lock.
     schedule: Turn,
+    rendering: Rendering,
     ended: AtomicBool,
 }
 
@@ -230,6 +236,7 @@ impl StandardHost {
         }
         let shared = Arc::new(Shared {
             catalog: Arc::new(StandardCatalog::new()),
+            mcp_catalog: Arc::new(StandardCatalog::rendered(Rendering::Mcp)),
             stores,
             files,
             ids: SessionRegistry::new(),
@@ -238,7 +245,11 @@ impl StandardHost {
             family,
             config,
         });
-        let default = Conversation::open(&shared, shared.config.conversation.clone())?;
+        let default = Conversation::open(
+            &shared,
+            shared.config.conversation.clone(),
+            Rendering::Native,
+        )?;
         Ok(StandardHost { shared, default })
     }
 
@@ -246,12 +257,22 @@ impl StandardHost {
     /// of the process has (`<HostConfig::conversation>-<n>`). Its workdirs start as
     /// configured, its bound host as configured, no skill active, no session.
     pub fn open_conversation(&self) -> Result<Conversation, HostError> {
+        self.open_conversation_rendered(Rendering::Native)
+    }
+
+    /// [`StandardHost::open_conversation`] for a conversation served in `rendering` (the MCP
+    /// server opens its sessions' conversations with [`Rendering::Mcp`]: skill tools are
+    /// listed from the start, activation keeps the list).
+    pub fn open_conversation_rendered(
+        &self,
+        rendering: Rendering,
+    ) -> Result<Conversation, HostError> {
         let n = self
             .shared
             .next_conversation
             .fetch_add(1, Ordering::Relaxed);
         let id = format!("{}-{n}", self.shared.config.conversation);
-        Conversation::open(&self.shared, id)
+        Conversation::open(&self.shared, id, rendering)
     }
 
     /// The default conversation (what the host dereferences to).
@@ -269,9 +290,16 @@ impl StandardHost {
 }
 
 impl Conversation {
-    fn open(shared: &Arc<Shared>, id: String) -> Result<Conversation, HostError> {
+    fn open(
+        shared: &Arc<Shared>,
+        id: String,
+        rendering: Rendering,
+    ) -> Result<Conversation, HostError> {
         let config = &shared.config;
-        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = shared.catalog.clone();
+        let catalog: Arc<dyn toolsurface_runtime::core::SurfaceCatalog> = match rendering {
+            Rendering::Native => shared.catalog.clone(),
+            Rendering::Mcp => shared.mcp_catalog.clone(),
+        };
         let runtime = Arc::new(
             Runtime::new(config.runtime.clone(), catalog)?
                 .with_registry(Arc::new(shared.ids.sharing_ids())),
@@ -314,6 +342,7 @@ impl Conversation {
             handlers: Arc::new(handlers),
             shared: shared.clone(),
             schedule: Turn::normal(),
+            rendering,
             ended: AtomicBool::new(false),
         })
     }
@@ -349,6 +378,59 @@ impl Conversation {
             .iter()
             .filter_map(|s| s.parse::<Skill>().ok())
             .collect()
+    }
+
+    /// How an activated skill's tools reach the model in this conversation (its family's,
+    /// or `AllowList` for a conversation served over MCP).
+    pub fn skill_delivery(&self) -> SkillDelivery {
+        self.rendering.skill_delivery(self.family())
+    }
+
+    /// Which published bytes the conversation is served.
+    pub fn rendering(&self) -> Rendering {
+        self.rendering
+    }
+
+    /// What the activation call `call_id` of a finished batch did, once (later calls answer
+    /// `None`). [`Activation::reply`] turns it into what the host sends back to the model
+    /// instead of the plain text result: on Anthropic `defer` the `tool_result` content
+    /// with one `tool_reference` block per tool, on Responses `defer` the
+    /// `tool_search_output` item, elsewhere the text.
+    pub fn take_activation(&self, call_id: &str) -> Option<Activation> {
+        self.runtime.take_activation(call_id)
+    }
+
+    /// The model call a Responses client `tool_search_call` stands for: on a family whose
+    /// skills are deferred behind the client-executed `tool_search` tool (the activation
+    /// tool, published under that type), the search's `arguments` are the activation tool's.
+    /// Run the returned call with the batch, then answer the search with
+    /// [`Conversation::take_activation`] → [`Activation::reply`] (a `tool_search_output`
+    /// item with the same `call_id`). `None` when this conversation does not search that way.
+    pub fn tool_search_call(
+        &self,
+        call_id: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Option<ModelToolCall> {
+        if self.skill_delivery() != SkillDelivery::ToolSearchOutput {
+            return None;
+        }
+        let activate = standard::Scope::new(self.role(), self.family()).activation_tool()?;
+        Some(ModelToolCall::new(call_id, activate.as_str(), arguments))
+    }
+
+    /// Every request field the surface owns for `turn` with this conversation's active
+    /// skills, as one JSON object to merge into the provider request
+    /// ([`standard::request_fragment`]): `tools` (the same bytes for every turn kind and,
+    /// under `defer` / `allow_list`, for every activation), and where the dialect has them
+    /// the turn's allowed-tools restriction and `parallel_tool_calls`. Borrowed static bytes
+    /// whenever the active skills change nothing.
+    pub fn request_fragment(&self, turn: &Turn) -> std::borrow::Cow<'static, str> {
+        standard::request_fragment(
+            self.role(),
+            self.family(),
+            turn.kind(),
+            &self.active_skills(),
+        )
     }
 
     /// The tool array to send with `turn`'s request (the same bytes for every turn kind).

@@ -9,14 +9,16 @@
 //! HTTP session (`Mcp-Session-Id`) — is an [`McpSession`] over a conversation of its own
 //! ([`crate::host::Conversation`]): its own schedule (a call that must run alone waits only
 //! for calls of the same session), background sessions (another session's id answers as an
-//! unknown id), read memory, staged writes and confirm tokens, activated skills (its
-//! `tools/list` and `list_changed`), wake-ups, progress and log level. Ending the MCP
+//! unknown id), read memory, staged writes and confirm tokens, activated skills (which skill
+//! tools its calls may use), wake-ups, progress and log level. Ending the MCP
 //! session (stdio close, HTTP `DELETE`, idle timeout, see [`http`]) ends the conversation:
 //! its background process groups are SIGKILLed and reaped.
 //!
-//! - `tools/list`: the role's tools in manifest order, exactly the `mcp` dialect's published
-//!   bytes (`toolsurface emit --role R --family F --dialect mcp`) parsed into rmcp `Tool`s
-//!   unaltered (see [`tools`]); the session's activated skills' tools are appended.
+//! - `tools/list`: the role's tools in manifest order, the `mcp` dialect's published bytes
+//!   (`toolsurface emit --role R --family F --dialect mcp`) parsed into rmcp `Tool`s
+//!   unaltered, then every skill tool the role offers marked `_meta."io.toolsurface/skill"`
+//!   (see [`tools`]). The list is the same for the session's whole life, whatever it
+//!   activates (MCP 2026-07-28: no variance as a side effect of other requests).
 //! - `tools/call`: the name and the arguments (as the client's JSON value, parsed once) go
 //!   through `Call::parse` and the conversation's runtime (one call per batch, on a turn of
 //!   the conversation's schedule: the runtime is the only scheduler). Everything meant for
@@ -31,8 +33,10 @@
 //! - Progress: a call whose request carries a `progressToken` gets `notifications/progress`
 //!   at once (progress 0) and then every [`PROGRESS_EVERY`] until it finishes; `progress` is
 //!   the elapsed seconds, `message` says what runs.
-//! - Skills: a call that activates a skill is followed by `notifications/tools/list_changed`
-//!   to that session (sent before the call's result).
+//! - Skills: a skill tool called before its skill is active in the session is refused
+//!   (`isError`) with the message naming `activate_skill` and the skill; after the
+//!   `activate_skill` call it runs. No `list_changed` is ever sent (the capability is not
+//!   declared): nothing to re-list, so clients that never re-list still reach the tools.
 //! - Wake-ups (a watched session of this conversation exited or its output matched) are
 //!   sent to the session as `notifications/message` with level `notice`, logger
 //!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]). Before the client has
@@ -191,15 +195,18 @@ impl McpServer {
         self.inner.live_sessions.load(Ordering::SeqCst)
     }
 
-    /// The tools `tools/list` answers with before any skill is activated.
+    /// The tools `tools/list` answers with (the same in every session, all along).
     pub fn tools(&self) -> Result<Vec<Tool>, String> {
-        self.inner.surface.tools(&[])
+        self.inner.surface.tools()
     }
 
     /// The handler of one new MCP session, over a conversation of its own. Inside a tokio
     /// runtime (its wake-up forwarder is spawned here).
     pub fn open_session(&self) -> Result<McpSession, HostError> {
-        let conversation = self.inner.host.open_conversation()?;
+        let conversation = self
+            .inner
+            .host
+            .open_conversation_rendered(crate::host::Rendering::Mcp)?;
         self.inner.live_sessions.fetch_add(1, Ordering::SeqCst);
         let state = Arc::new(SessionState {
             server: self.clone(),
@@ -363,11 +370,10 @@ impl McpSession {
         &self.state.conversation
     }
 
-    /// The tools `tools/list` answers with now (resident, then this session's active
-    /// skills').
+    /// The tools `tools/list` answers with: resident, then every offered skill's, whatever
+    /// this session has activated.
     pub fn tools(&self) -> Result<Vec<Tool>, String> {
-        let skills = self.state.conversation.active_skills();
-        self.state.server.inner.surface.tools(&skills)
+        self.state.server.inner.surface.tools()
     }
 
     /// End the conversation now: kill its background processes, forget its reads. The
@@ -393,13 +399,6 @@ impl McpSession {
     /// A handle that does not keep the session open.
     pub fn downgrade(&self) -> WeakMcpSession {
         WeakMcpSession(Arc::downgrade(&self.state))
-    }
-
-    async fn tools_changed(&self) {
-        if let Some(peer) = self.state.peer() {
-            // A client that went away needs no list; its session ends with it.
-            let _ = peer.notify_tool_list_changed().await;
-        }
     }
 
     /// Run one tools/call: parse once, schedule on the conversation's runtime, report
@@ -434,7 +433,6 @@ impl McpSession {
             .as_ref()
             .and_then(|m| m.get_progress_token())
             .or_else(|| context.meta.get_progress_token());
-        let skills_before = conversation.active_skills().len();
         let mut batch = Batch::new();
         batch.push_parsed(call_id.clone(), parsed);
 
@@ -478,9 +476,6 @@ impl McpSession {
             }
         }
         let results = results.map_err(|fault| McpError::internal_error(fault.to_string(), None))?;
-        if conversation.active_skills().len() != skills_before {
-            self.tools_changed().await;
-        }
         let result = results.into_iter().next().ok_or_else(|| {
             McpError::internal_error("the runtime returned no result for the call", None)
         })?;
@@ -594,7 +589,6 @@ impl ServerHandler for McpSession {
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
-            .enable_tool_list_changed()
             .build();
         let conversation = &self.state.conversation;
         let mut info = InitializeResult::new(capabilities).with_instructions(format!(
@@ -811,7 +805,12 @@ mod tests {
         let init: serde_json::Value =
             serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
         assert_eq!(init["result"]["serverInfo"]["name"], "toolsurface");
-        assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+        assert!(
+            init["result"]["capabilities"]["tools"]
+                .get("listChanged")
+                .is_none_or(|v| v == false),
+            "{init}"
+        );
         send(serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
         send(serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"})).await;
         let list: serde_json::Value =

@@ -1,20 +1,19 @@
 //! The tool list an MCP client sees: the `mcp` dialect's published bytes for the served
-//! role × family (exactly what `toolsurface emit --dialect mcp` prints), parsed into rmcp's
-//! [`Tool`]s without touching a value, plus the tools of activated skills appended after them.
-//!
-//! Everything comes from the generated statics: the resident array is
-//! [`standard::published_mcp`], borrowed; with skills active it is
-//! [`standard::published_mcp_with_skills`] (the resident bytes up to their closing `]`,
-//! unchanged, then the skills' tools in activation order). Nothing is compiled at run time.
-
-use std::borrow::Cow;
+//! role × family, exactly what `toolsurface emit --dialect mcp` prints, parsed into rmcp's
+//! [`Tool`]s without touching a value ([`standard::published_mcp`], borrowed; nothing is
+//! compiled at run time). The mcp dialect publishes every skill tool the role offers from the
+//! start (`allow_list`), each marked `_meta."io.toolsurface/skill"` with its skill, and the
+//! list is the same for the whole session: MCP 2026-07-28 forbids `tools/list` changing as a
+//! side effect of another request, and clients that never re-list after `list_changed`
+//! (Codex #33266) must still reach a skill's tools. Activation is what `Call::parse_in`
+//! reads: before it a skill tool is refused with the message naming `activate_skill` and the
+//! skill.
 
 use rmcp::model::Tool;
 
 use crate::standard;
 use crate::standard::Family;
 use crate::standard::Role;
-use crate::standard::Skill;
 
 /// Parse a published mcp-dialect array into rmcp tools, in array order. Every key of every
 /// tool must survive the round trip into [`Tool`] (a key rmcp does not model is an error,
@@ -40,6 +39,11 @@ pub fn parse_tools(bytes: &str) -> Result<Vec<Tool>, String> {
         .collect()
 }
 
+/// The `_meta` key naming the skill a listed tool belongs to.
+pub fn skill_meta_key() -> String {
+    format!("{}skill", toolsurface_compiler::emit::META_PREFIX)
+}
+
 /// The served role × family in the mcp dialect.
 #[derive(Clone, Copy, Debug)]
 pub struct McpSurface {
@@ -52,15 +56,23 @@ impl McpSurface {
         McpSurface { role, family }
     }
 
-    /// The published mcp array with `skills` (in activation order) appended; borrowed when no
-    /// skill is active.
-    pub fn bytes(&self, skills: &[Skill]) -> Cow<'static, str> {
-        standard::published_mcp_with_skills(self.role, self.family, skills)
+    /// The published mcp array, borrowed from the generated statics.
+    pub fn bytes(&self) -> &'static str {
+        standard::published_mcp(self.role, self.family)
     }
 
-    /// [`McpSurface::bytes`], parsed.
-    pub fn tools(&self, skills: &[Skill]) -> Result<Vec<Tool>, String> {
-        parse_tools(&self.bytes(skills))
+    /// What `tools/list` answers, whatever is active: the published mcp array (resident
+    /// tools, then every offered skill's, marked with their skill).
+    pub fn tools(&self) -> Result<Vec<Tool>, String> {
+        parse_tools(self.bytes())
+    }
+
+    /// The skill a listed tool belongs to, if any.
+    pub fn skill_of(tool: &Tool) -> Option<&str> {
+        tool.meta
+            .as_ref()
+            .and_then(|m| m.0.get(&skill_meta_key()))
+            .and_then(serde_json::Value::as_str)
     }
 }
 
@@ -97,33 +109,38 @@ mod tests {
     }
 
     #[test]
-    fn skill_tools_are_appended_after_the_resident_ones() {
-        let surface = McpSurface::new(Role::Main, Family::Chat);
-        let resident = surface.tools(&[]).unwrap();
-        assert!(matches!(surface.bytes(&[]), Cow::Borrowed(_)));
-        let with = surface.tools(&[Skill::Sqlite]).unwrap();
-        assert_eq!(with.len(), resident.len() + 1);
-        assert_eq!(&with[..resident.len()], &resident[..]);
-        assert_eq!(with[resident.len()].name, "sql_query");
-        let bytes = surface.bytes(&[Skill::Sqlite]);
-        let resident_bytes = surface.bytes(&[]);
-        let body = resident_bytes.strip_suffix(']').unwrap();
-        assert!(bytes.starts_with(body));
-        assert_eq!(
-            &bytes[body.len()..],
-            format!(
-                ",{}]",
-                standard::skill_json_mcp(Role::Main, Family::Chat, Skill::Sqlite)[0]
-            )
-        );
+    fn every_offered_skill_tool_is_listed_from_the_start_and_marked() {
+        for role in Role::ALL {
+            for family in Family::ALL {
+                let tools = McpSurface::new(role, family).tools().unwrap();
+                for &skill in role.skills() {
+                    for tool in standard::skill_tools(role, family, skill) {
+                        let listed: Vec<&Tool> =
+                            tools.iter().filter(|t| t.name == tool.as_str()).collect();
+                        assert_eq!(listed.len(), 1, "{role} × {family} {tool}");
+                        assert_eq!(
+                            McpSurface::skill_of(listed[0]),
+                            Some(skill.as_str()),
+                            "{role} × {family} {tool}"
+                        );
+                    }
+                }
+                let marked = tools.iter().filter(|t| McpSurface::skill_of(t).is_some());
+                let offered: usize = role
+                    .skills()
+                    .iter()
+                    .map(|s| standard::skill_tools(role, family, *s).len())
+                    .sum();
+                assert_eq!(marked.count(), offered, "{role} × {family}");
+            }
+        }
     }
 
     #[test]
-    fn a_role_without_the_skill_gets_its_resident_array() {
-        let surface = McpSurface::new(Role::SideChat, Family::Chat);
-        assert_eq!(
-            surface.bytes(&[Skill::Sqlite]),
-            standard::published_mcp(Role::SideChat, Family::Chat)
-        );
+    fn a_role_without_skills_lists_no_skill_tool() {
+        let tools = McpSurface::new(Role::SideChat, Family::Chat)
+            .tools()
+            .unwrap();
+        assert!(tools.iter().all(|t| McpSurface::skill_of(t).is_none()));
     }
 }

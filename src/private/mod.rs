@@ -488,12 +488,33 @@ pub fn retired(name: &str, message: &str) -> CallError {
     )
 }
 
+/// Why a tool the scope does not offer is still known to it: it belongs to a skill the
+/// role offers and the conversation has not activated. The names come from the generated
+/// `Skill` and `Tool` (or the IR, for `call_check`), never from a literal here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkillGate<'a> {
+    pub skill: &'a str,
+    /// The tool that activates skills, when the role × family publishes it.
+    pub activation_tool: Option<&'a str>,
+}
+
 #[cold]
-pub fn not_offered(name: &str, role: &str, family: &str, skill: Option<&str>) -> CallError {
-    let message = match skill {
-        Some(skill) => {
-            format!("{name} belongs to skill {skill}; call activate_skill with name {skill} first")
-        }
+pub fn not_offered(name: &str, role: &str, family: &str, gate: Option<SkillGate<'_>>) -> CallError {
+    let message = match gate {
+        Some(SkillGate {
+            skill,
+            activation_tool: Some(activate),
+        }) => format!(
+            "{name} belongs to skill {skill}, which is not active in this conversation; call \
+             {activate} with name {skill} first, then call {name} again"
+        ),
+        Some(SkillGate {
+            skill,
+            activation_tool: None,
+        }) => format!(
+            "{name} belongs to skill {skill}, and role {role} on family {family} has no tool \
+             that activates skills"
+        ),
         None => format!("tool {name} is not offered to role {role} on family {family}"),
     };
     CallError::new(CallErrorKind::NotOffered, message)

@@ -1,10 +1,11 @@
 //! Joining published arrays with activated skills' tools, for the generated
-//! `published_with_skills` / `published_mcp_with_skills`.
+//! `published_with_skills` / `published_mcp_with_skills`, and request fragments with the
+//! active skills' allowed-tools entries, for the generated `request_fragment`.
 //!
 //! The inputs are the generated statics: the resident array (`[` + tools joined by `,` + `]`)
 //! and each skill's tools as the emitter's canonical JSON, one string per tool. The output is
 //! exactly what `compiler::emit::Emitted::with_skills` returns for the same skills: the
-//! resident array minus its closing `]`, then `,` + each skill tool, then `]`. Nothing is
+//! resident array minus its closing `]`, then `,` + each skill tool (once), then `]`. Nothing is
 //! parsed or re-serialised; with no skill tool to append the resident array is borrowed.
 
 use std::borrow::Cow;
@@ -26,7 +27,13 @@ where
     let mut first = body.len() <= 1;
     let mut out = String::with_capacity(body.len() + extra + 1);
     out.push_str(body);
+    let mut appended: Vec<&str> = Vec::new();
     for tool in tools {
+        // A tool two active skills share is published once (the same canonical JSON).
+        if appended.contains(tool) {
+            continue;
+        }
+        appended.push(tool);
         if !first {
             out.push(',');
         }
@@ -37,8 +44,76 @@ where
     Cow::Owned(out)
 }
 
+/// The static pieces of one (role, family, turn kind) request fragment, as the compiler's
+/// `emit::request::RequestParts` computes them (generated as statics).
+#[derive(Clone, Copy, Debug)]
+pub struct RequestParts {
+    pub open: &'static str,
+    pub close_tools: &'static str,
+    pub restriction: Option<Restriction>,
+    pub tail: &'static str,
+}
+
+/// The allowed-tools member of a fragment: entries of the resident tools, then of each
+/// active skill (role order), each once; `none` when no entry is left.
+#[derive(Clone, Copy, Debug)]
+pub struct Restriction {
+    pub open: &'static str,
+    pub close: &'static str,
+    pub none: &'static str,
+    pub resident: &'static [&'static str],
+    pub skills: &'static [(&'static str, &'static [&'static str])],
+}
+
+/// The request fragment for the active skills, byte for byte what the compiler's
+/// `Emitted::request` returns: `fragment` (the static one for no active skill), borrowed,
+/// when the tools are the published array (`tools` borrowed) and no active skill adds an
+/// allowed entry; else joined from `parts`.
+pub fn request_fragment<'s>(
+    fragment: &'static str,
+    parts: &RequestParts,
+    tools: Cow<'static, str>,
+    active: impl IntoIterator<Item = &'s str>,
+) -> Cow<'static, str> {
+    let active: Vec<&str> = active.into_iter().collect();
+    let adds = parts.restriction.is_some_and(|r| {
+        r.skills
+            .iter()
+            .any(|(skill, entries)| !entries.is_empty() && active.contains(skill))
+    });
+    if matches!(tools, Cow::Borrowed(_)) && !adds {
+        return Cow::Borrowed(fragment);
+    }
+    let mut out = String::with_capacity(fragment.len() + tools.len());
+    out.push_str(parts.open);
+    out.push_str(&tools);
+    out.push_str(parts.close_tools);
+    if let Some(r) = parts.restriction {
+        let mut entries: Vec<&str> = r.resident.to_vec();
+        for (skill, tools) in r.skills {
+            if active.contains(skill) {
+                for e in *tools {
+                    if !entries.contains(e) {
+                        entries.push(e);
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            out.push_str(r.none);
+        } else {
+            out.push_str(r.open);
+            out.push_str(&entries.join(","));
+            out.push_str(r.close);
+        }
+    }
+    out.push_str(parts.tail);
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -67,6 +142,66 @@ mod tests {
         assert_eq!(
             append_tools("[]", [c, a]),
             "[{\"c\":3},{\"a\":1},{\"b\":2}]"
+        );
+    }
+
+    #[test]
+    fn a_tool_two_skills_share_is_appended_once() {
+        let a: &[&str] = &["{\"q\":1}", "{\"e\":2}"];
+        let b: &[&str] = &["{\"p\":3}", "{\"q\":1}"];
+        assert_eq!(
+            append_tools("[{\"r\":0}]", [a, b]),
+            "[{\"r\":0},{\"q\":1},{\"e\":2},{\"p\":3}]"
+        );
+    }
+
+    const PARTS: RequestParts = RequestParts {
+        open: "{\"tools\":",
+        close_tools: "",
+        restriction: Some(Restriction {
+            open: ",\"allow\":[",
+            close: "]",
+            none: ",\"allow\":\"none\"",
+            resident: &["\"r\""],
+            skills: &[("a", &["\"q\"", "\"e\""]), ("b", &["\"q\""]), ("c", &[])],
+        }),
+        tail: "}",
+    };
+
+    #[test]
+    fn a_fragment_is_borrowed_until_an_active_skill_changes_it() {
+        let fragment = "{\"tools\":[]},\"allow\":[\"r\"]}";
+        let none: [&str; 0] = [];
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), none),
+            Cow::Borrowed(_)
+        ));
+        // A skill with no allowed entry changes nothing either.
+        assert!(matches!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["c"]),
+            Cow::Borrowed(_)
+        ));
+        // Entries in skill order whatever the activation order, a shared one once.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Borrowed("[]"), ["b", "a"]),
+            "{\"tools\":[],\"allow\":[\"r\",\"q\",\"e\"]}"
+        );
+        // Appended tools are joined even when the restriction is unchanged.
+        assert_eq!(
+            request_fragment(fragment, &PARTS, Cow::Owned("[1]".into()), none),
+            "{\"tools\":[1],\"allow\":[\"r\"]}"
+        );
+        let empty = RequestParts {
+            restriction: Some(Restriction {
+                resident: &[],
+                skills: &[],
+                ..PARTS.restriction.unwrap()
+            }),
+            ..PARTS
+        };
+        assert_eq!(
+            request_fragment("x", &empty, Cow::Owned("[]".into()), ["a"]),
+            "{\"tools\":[],\"allow\":\"none\"}"
         );
     }
 }

@@ -127,7 +127,7 @@ pub fn write(path: &Path, content: &str) {
 }
 
 /// The standard definitions' IR (tool-defs/), compiled once, for the conformance check.
-fn standard_ir() -> &'static toolsurface_compiler::Ir {
+pub fn standard_ir() -> &'static toolsurface_compiler::Ir {
     static IR: std::sync::OnceLock<toolsurface_compiler::Ir> = std::sync::OnceLock::new();
     IR.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
@@ -136,22 +136,43 @@ fn standard_ir() -> &'static toolsurface_compiler::Ir {
     })
 }
 
-/// Output-schema conformance: a successful result of a call whose tool action declares
-/// `output:` must carry structured content that the declared schema accepts. Every result the
-/// host tests produce through [`run`] passes here, so a tool returning something its schema
-/// does not allow fails the test that called it. Returns how many results were validated.
+/// Output-schema conformance: every successful result with structured content must come from
+/// a tool action that declares `output:`, and the declared schema must accept it; a declared
+/// output with no structured result fails too. Every result the host tests produce through
+/// [`run`] passes here, so a tool returning something its schema does not allow (or a
+/// structured result nobody declared) fails the test that called it. Returns how many
+/// results were validated.
 pub fn assert_conforms(
     host: &StandardHost,
     batch: &[(&str, &str, &str)],
     results: &[ToolResult],
 ) -> usize {
-    let ir = standard_ir();
+    conforming(host, batch, results).len()
+}
+
+/// [`assert_conforms`], naming each validated result's tool action (`display_name` form:
+/// `"shell_session wait"`, or the tool name).
+pub fn conforming(
+    host: &StandardHost,
+    batch: &[(&str, &str, &str)],
+    results: &[ToolResult],
+) -> Vec<String> {
+    conforming_to(standard_ir(), host, batch, results)
+}
+
+/// [`conforming`] against the declarations of `ir` (a test may hand it altered ones).
+pub fn conforming_to(
+    ir: &toolsurface_compiler::Ir,
+    host: &StandardHost,
+    batch: &[(&str, &str, &str)],
+    results: &[ToolResult],
+) -> Vec<String> {
     let skills: Vec<&str> = host.active_skills().iter().map(|s| s.as_str()).collect();
     let checker =
         toolsurface::call_check::CallChecker::new(ir, host.role().as_str(), host.family().as_str())
             .and_then(|c| c.with_skills(&skills))
             .unwrap();
-    let mut validated = 0;
+    let mut validated = Vec::new();
     for (result, (_, name, arguments)) in results.iter().zip(batch) {
         if result.is_error {
             continue;
@@ -160,14 +181,23 @@ pub fn assert_conforms(
             continue;
         };
         let tool = ir.tool(checked.tool).unwrap();
+        let shown = match checked.action {
+            Some(a) => format!("{} {a}", tool.name),
+            None => tool.name.clone(),
+        };
         let Some(schema) = toolsurface_compiler::emit::action_output_schema(tool, checked.action)
         else {
+            assert!(
+                result.structured.is_none(),
+                "{shown} returned a structured result but declares no `output:`: {:?}",
+                result.structured
+            );
             continue;
         };
         let schema: serde_json::Value = serde_json::from_str(&schema).unwrap();
         let structured = result.structured.as_ref().unwrap_or_else(|| {
             panic!(
-                "{name} declares an output but returned no structured result: {}",
+                "{shown} declares an output but returned no structured result: {}",
                 result.text
             )
         });
@@ -181,7 +211,7 @@ pub fn assert_conforms(
             "{name} {arguments}: structured result does not conform to its declared output:\n{}\nresult: {structured}",
             errors.join("\n")
         );
-        validated += 1;
+        validated.push(shown);
     }
     validated
 }

@@ -784,7 +784,7 @@ pub const CASES: &[(&str, &str, &str, &str, &str)] = &[
         "chat",
         "sql_query",
         r#"{"database":"a.db","sql":"select 1"}"#,
-        "err sql_query belongs to skill sqlite; call activate_skill with name sqlite first",
+        "err sql_query belongs to skill sqlite, which is not active in this conversation; call activate_skill with name sqlite first, then call sql_query again",
     ),
     (
         "side_chat",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -80,6 +81,59 @@ def emit(role: str, family: str, dialect: str | None = None) -> list[dict]:
     tools = json.loads(emit_raw(role, family, dialect))
     assert isinstance(tools, list)
     return tools
+
+
+SKILL_META = "io.toolsurface/skill"
+
+
+@lru_cache(maxsize=None)
+def offered_skills(role: str, family: str) -> tuple[str, ...]:
+    """The skills `role` offers (tool-defs/skills/*.yaml, in name order, that `emit
+    --with-skill` accepts for it)."""
+    offered = []
+    for path in sorted((TOOL_DEFS / "skills").glob("*.yaml")):
+        proc = subprocess.run(
+            [str(BIN), "emit", "--role", role, "--family", family, "--with-skill", path.stem,
+             str(TOOL_DEFS)],
+            capture_output=True, text=True, cwd=ROOT, check=False,
+        )
+        if proc.returncode == 0:
+            offered.append(path.stem)
+        else:
+            assert "offers no skill" in proc.stderr, proc.stderr
+    return tuple(offered)
+
+
+def skill_tool_names(skill: str) -> list[str]:
+    """The `tools:` of tool-defs/skills/<skill>.yaml (a flow list, as the standard surface
+    writes it; anything else fails the test rather than guessing)."""
+    text = (TOOL_DEFS / "skills" / f"{skill}.yaml").read_text()
+    m = re.search(r"^tools:\s*\[([^\]]*)\]\s*$", text, re.M)
+    assert m, f"skills/{skill}.yaml: no flow-list `tools:` line"
+    return [name.strip() for name in m.group(1).split(",") if name.strip()]
+
+
+def mcp_listing(role: str, family: str) -> list[dict]:
+    """What `toolsurface serve`'s `tools/list` must answer, for the whole session: the
+    published mcp array, then every offered skill's tools (as `emit --with-skill` renders
+    them) unless the array holds them already, each skill tool with `_meta` naming its
+    skill beside the emitter's own `_meta` keys."""
+    listed = emit(role, family, "mcp")
+    for skill in offered_skills(role, family):
+        with_skill = json.loads(
+            run_toolsurface("emit", "--role", role, "--family", family, "--dialect", "mcp",
+                            "--with-skill", skill, str(TOOL_DEFS))
+        )
+        for name in skill_tool_names(skill):
+            tool = next((t for t in with_skill if t["name"] == name), None)
+            if tool is None:
+                continue  # not published on this family
+            existing = next((t for t in listed if t["name"] == name), None)
+            if existing is None:
+                existing = dict(tool)
+                listed.append(existing)
+            existing["_meta"] = {**existing.get("_meta", {}), SKILL_META: skill}
+    return listed
 
 
 @pytest.fixture(scope="session")

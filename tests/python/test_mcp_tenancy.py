@@ -168,17 +168,22 @@ def test_two_clients_are_isolated_on_every_point(tmp_path: Path) -> None:
             assert "unknown in this conversation" in text(stolen), text(stolen)
             assert (tmp_path / "shared.txt").read_text() == "old\n"
 
-            # Skills: A's activation changes A's list only, and only A hears list_changed.
+            # Skills: A's activation opens the skill's tools to A only; both lists stay as
+            # they were (the skill tools are listed from the start) and nobody hears
+            # list_changed.
+            a_before = [t.name for t in (await a.list_tools()).tools]
             b_before = [t.name for t in (await b.list_tools()).tools]
+            assert "sql_query" in a_before and a_before == b_before
             activated = await a.call_tool("activate_skill", {"name": "sqlite"})
             assert activated.is_error is False, text(activated)
-            await asyncio.wait_for(a_events.changed.wait(), GUARD_S)
             a_after = [t.name for t in (await a.list_tools(cache_mode="refresh")).tools]
-            assert "sql_query" in a_after
             b_after = [t.name for t in (await b.list_tools(cache_mode="refresh")).tools]
-            assert b_after == b_before and "sql_query" not in b_after
+            assert a_after == a_before and b_after == b_before
+            sql_a = await a.call_tool("sql_query", {"database": "x.db", "sql": "select 1"})
+            assert "activate_skill" not in text(sql_a), text(sql_a)
             sql = await b.call_tool("sql_query", {"database": "x.db", "sql": "select 1"})
             assert sql.is_error is True, text(sql)
+            assert "call activate_skill with name sqlite first" in text(sql), text(sql)
 
             # Wake-ups: A's monitor wakes A only.
             monitor = await a.call_tool(
@@ -192,7 +197,7 @@ def test_two_clients_are_isolated_on_every_point(tmp_path: Path) -> None:
             # have arrived before this answer.
             await b.call_tool("shell_session", {"action": "list"})
             assert b_events.logs == [], b_events.logs
-            assert b_events.list_changed == 0
+            assert b_events.list_changed == 0 and a_events.list_changed == 0
 
     try:
         run(scenario())

@@ -8,6 +8,7 @@
 //! the published arrays as `&'static str` with their sha256.
 
 mod names;
+mod published;
 mod tool;
 pub mod union;
 
@@ -16,9 +17,8 @@ use std::collections::BTreeMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit;
-use crate::ir::{Dialect, Ir, Route, TraitKind, TraitValue};
-use names::{ident, pascal_str, predicate, snake, unique_pascal, upper};
+use crate::ir::{Dialect, Ir, Route, SkillStrategy, TraitKind, TraitValue};
+use names::{ident, pascal_str, predicate, snake, unique_pascal};
 
 pub use names::and_list;
 pub use tool::expected_text;
@@ -275,7 +275,33 @@ impl<'a> Gen<'a> {
                 }
             }
         };
-        quote! { #roles #families #skills #tools #tool_impl }
+        let family_impl = self.family_skill_strategy();
+        quote! { #roles #families #family_impl #skills #tools #tool_impl }
+    }
+
+    /// `Family::skill_strategy`: each family's `skills:` mapped onto the runtime's
+    /// `SkillStrategy` (the runtime knows no YAML).
+    fn family_skill_strategy(&self) -> TokenStream {
+        if self.families.is_empty() {
+            return quote!();
+        }
+        let rt = rt();
+        let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
+            let variant = match f.skills {
+                SkillStrategy::Defer => quote!(Defer),
+                SkillStrategy::AllowList => quote!(AllowList),
+                SkillStrategy::Append => quote!(Append),
+            };
+            quote!(Family::#id => #rt::SkillStrategy::#variant,)
+        });
+        quote! {
+            impl Family {
+                /// How this family publishes and activates skills (`skills:` of surface.yaml).
+                pub const fn skill_strategy(self) -> #rt::SkillStrategy {
+                    match self { #(#arms)* }
+                }
+            }
+        }
     }
 
     /// An enum per enum trait (`Cost`), with `as_str` and its default.
@@ -343,14 +369,59 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `Scope` (role × family × active skills) and `Call::parse` / `Call::parse_in`.
+    /// `Scope` (role × family × active skills) and `Call::parse` / `Call::parse_in`: the
+    /// scope tables, the name resolution (tools, aliases, retired names) and the parse entry
+    /// points, each built by its own function.
     fn scope_and_parse(&self) -> TokenStream {
-        let ir = self.ir;
         let rt = rt();
-        // resident(role, family, tool)
+        let tables = self.scope_tables();
+        let (name_arms, alias_fns) = self.name_resolution();
+        let resolve = self.resolve_body(&name_arms);
+        quote! {
+            #tables
+
+            #(#alias_fns)*
+
+            impl Call {
+                /// Parse a model's tool call for `role` on `family` (resident tools only; see
+                /// [`Call::parse_in`] for skill tools). `arguments` is the JSON text a provider
+                /// sends (for a freeform tool on a family publishing it as such, the raw input),
+                /// or a `serde_json::Value`. Aliases are resolved (fixed arguments set, fields
+                /// renamed) and retired names answered with their message. The error is meant for
+                /// the model.
+                pub fn parse<'a>(
+                    role: Role,
+                    family: Family,
+                    name: &str,
+                    arguments: impl ::core::convert::Into<#rt::Arguments<'a>>,
+                ) -> ::core::result::Result<Call, #rt::CallError> {
+                    Call::parse_in(&Scope::new(role, family), name, arguments)
+                }
+
+                /// [`Call::parse`] within a [`Scope`] (active skills included). A skill tool
+                /// the conversation publishes (deferred, allow-listed or appended) but has not
+                /// activated is refused with a message naming the activation tool and the skill.
+                pub fn parse_in<'a>(
+                    scope: &Scope<'_>,
+                    name: &str,
+                    arguments: impl ::core::convert::Into<#rt::Arguments<'a>>,
+                ) -> ::core::result::Result<Call, #rt::CallError> {
+                    #resolve
+                }
+            }
+        }
+    }
+
+    /// The `Scope` type and the tables it reads: resident tools per role × family, skill
+    /// tools per role × family × skill, the skills each role offers, and the tool that
+    /// activates skills where a role × family publishes it.
+    fn scope_tables(&self) -> TokenStream {
+        let ir = self.ir;
         let mut resident_arms = Vec::new();
         let mut skill_arms = Vec::new();
         let mut offers_skill_arms = Vec::new();
+        let mut activation_arms = Vec::new();
+        let activate = self.tool_ix(crate::ir::ACTIVATE_SKILL_TOOL);
         for s in &ir.surfaces {
             let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
                 continue;
@@ -364,6 +435,11 @@ impl<'a> Gen<'a> {
                 resident_arms.push(
                     quote!((Role::#r, Family::#f) => ::core::matches!(tool, #(Tool::#tools)|*),),
                 );
+            }
+            if let Some(activate) = activate
+                && tools.contains(&activate)
+            {
+                activation_arms.push(quote!((Role::#r, Family::#f) => ::core::option::Option::Some(Tool::#activate),));
             }
             for sk in &s.skills {
                 let Some(skid) = self.skill_ix(&sk.skill) else {
@@ -390,7 +466,119 @@ impl<'a> Gen<'a> {
                     .push(quote!(Role::#r => ::core::matches!(skill, #(Skill::#sks)|*),));
             }
         }
-        // Name resolution: tools, aliases, retired.
+        let wild = quote!(_ => false,);
+        let none = quote!(_ => ::core::option::Option::None,);
+        let delivery = self.family_skill_delivery();
+        quote! {
+            #delivery
+
+            /// What a conversation offers: a role on a model family, plus the skills activated
+            /// so far. Skill tools parse only when their skill is active and the role offers it.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub struct Scope<'s> {
+                pub role: Role,
+                pub family: Family,
+                pub active_skills: &'s [Skill],
+            }
+
+            impl Scope<'static> {
+                /// The resident tools only (no skill active).
+                pub const fn new(role: Role, family: Family) -> Self {
+                    Scope { role, family, active_skills: &[] }
+                }
+            }
+
+            impl<'s> Scope<'s> {
+                pub fn with_skills(self, active_skills: &'s [Skill]) -> Scope<'s> {
+                    Scope { active_skills, ..self }
+                }
+                /// Whether a call to `tool` is accepted in this scope.
+                #[inline]
+                pub fn offers(&self, tool: Tool) -> bool {
+                    resident(self.role, self.family, tool)
+                        || self.active_skills.iter().any(|s| {
+                            role_offers_skill(self.role, *s) && skill_tool(self.role, self.family, *s, tool)
+                        })
+                }
+                /// The skill (offered by the role, not active here) whose tools include
+                /// `tool`: the one a refused call to `tool` must activate first.
+                pub fn inactive_skill_of(&self, tool: Tool) -> ::core::option::Option<Skill> {
+                    Skill::ALL.iter().copied().find(|s| {
+                        !self.active_skills.contains(s)
+                            && role_offers_skill(self.role, *s)
+                            && skill_tool(self.role, self.family, *s, tool)
+                    })
+                }
+                /// The tool that activates skills, when this role × family publishes it.
+                pub fn activation_tool(&self) -> ::core::option::Option<Tool> {
+                    activation_tool(self.role, self.family)
+                }
+            }
+
+            /// Resident tools of each role × family.
+            #[inline]
+            fn resident(role: Role, family: Family, tool: Tool) -> bool {
+                #[allow(unreachable_patterns)]
+                match (role, family) { #(#resident_arms)* #wild }
+            }
+
+            /// Tools each skill adds, per role × family.
+            fn skill_tool(role: Role, family: Family, skill: Skill, tool: Tool) -> bool {
+                let _ = (&role, &family, &skill, &tool);
+                #[allow(unreachable_patterns)]
+                match (role, family, skill) { #(#skill_arms)* #wild }
+            }
+
+            /// Skills each role offers.
+            fn role_offers_skill(role: Role, skill: Skill) -> bool {
+                let _ = (&role, &skill);
+                #[allow(unreachable_patterns)]
+                match role { #(#offers_skill_arms)* #wild }
+            }
+
+            /// The skill-activation tool of each role × family that publishes it.
+            fn activation_tool(role: Role, family: Family) -> ::core::option::Option<Tool> {
+                let _ = (&role, &family);
+                #[allow(unreachable_patterns)]
+                match (role, family) { #(#activation_arms)* #none }
+            }
+        }
+    }
+
+    /// `Family::skill_delivery`: how an activated skill's tools reach the model on each
+    /// family, from its skill strategy and dialect (the runtime knows neither YAML nor
+    /// dialects, only the delivery).
+    fn family_skill_delivery(&self) -> TokenStream {
+        if self.families.is_empty() {
+            return quote!();
+        }
+        let rt = rt();
+        let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
+            let delivery = match (f.skills, f.dialect) {
+                (SkillStrategy::Defer, Dialect::Anthropic) => quote!(ToolReference),
+                (SkillStrategy::Defer, Dialect::OpenaiResponses) => quote!(ToolSearchOutput),
+                // `check` refuses `defer` on the other dialects (unsupported-skill-strategy).
+                (SkillStrategy::Defer, _) | (SkillStrategy::AllowList, _) => quote!(AllowList),
+                (SkillStrategy::Append, _) => quote!(Append),
+            };
+            quote!(Family::#id => #rt::SkillDelivery::#delivery,)
+        });
+        quote! {
+            impl Family {
+                /// How an activated skill's tools reach the model on this family (its
+                /// `skills:` strategy, resolved against its dialect).
+                pub const fn skill_delivery(self) -> #rt::SkillDelivery {
+                    match self { #(#arms)* }
+                }
+            }
+        }
+    }
+
+    /// Name resolution: one match arm per tool, alias and retired name, and one function per
+    /// alias applying its renames and fixed arguments.
+    fn name_resolution(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let ir = self.ir;
+        let rt = rt();
         let mut name_arms = Vec::new();
         for (t, id) in ir.tools.iter().zip(&self.tools) {
             let n = &t.name;
@@ -424,126 +612,52 @@ impl<'a> Gen<'a> {
             let m = &r.message;
             name_arms.push(quote!(#n => return ::core::result::Result::Err(#rt::retired(#n, #m)),));
         }
-        let tool_ids = &self.tools;
-        let mods: Vec<Ident> = ir.tools.iter().map(|t| snake(&t.name)).collect();
-        let resolve = if ir.tools.is_empty() {
-            quote! {
+        (name_arms, alias_fns)
+    }
+
+    /// The body of `Call::parse_in`: resolve the name, refuse what the scope does not offer
+    /// (naming the skill to activate and the tool that activates it), then decode.
+    fn resolve_body(&self, name_arms: &[TokenStream]) -> TokenStream {
+        let ir = self.ir;
+        let rt = rt();
+        if ir.tools.is_empty() {
+            return quote! {
                 let _ = (scope, arguments);
                 match name {
                     #(#name_arms)*
                     _ => ::core::result::Result::Err(#rt::unknown_tool(name, [])),
                 }
-            }
-        } else {
-            quote! {
-                let (tool, alias): (Tool, ::core::option::Option<fn(&mut #rt::Obj<'_>)>) = match name {
-                    #(#name_arms)*
-                    _ => {
-                        let offered = Tool::ALL.iter().filter(|t| scope.offers(**t)).map(|t| t.as_str());
-                        return ::core::result::Result::Err(#rt::unknown_tool(name, offered));
-                    }
-                };
-                if !scope.offers(tool) {
-                    let skill = Skill::ALL
-                        .iter()
-                        .find(|s| role_offers_skill(scope.role, **s) && skill_tool(scope.role, scope.family, **s, tool))
-                        .map(|s| s.as_str());
-                    return ::core::result::Result::Err(#rt::not_offered(
-                        name, scope.role.as_str(), scope.family.as_str(), skill,
-                    ));
-                }
-                let arguments: #rt::Arguments<'_> = arguments.into();
-                let mut obj = match (tool.freeform_field(scope.family), arguments.raw_text()) {
-                    (::core::option::Option::Some(field), ::core::option::Option::Some(raw)) => #rt::freeform(field, raw),
-                    _ => arguments.object(name)?,
-                };
-                if let ::core::option::Option::Some(alias) = alias {
-                    alias(&mut obj);
-                }
-                match tool {
-                    #( Tool::#tool_ids => #mods::parse(obj), )*
-                }
-            }
-        };
-        let wild = quote!(_ => false,);
+            };
+        }
+        let tool_ids = &self.tools;
+        let mods: Vec<Ident> = ir.tools.iter().map(|t| snake(&t.name)).collect();
         quote! {
-            /// What a conversation offers: a role on a model family, plus the skills activated
-            /// so far. Skill tools parse only when their skill is active and the role offers it.
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-            pub struct Scope<'s> {
-                pub role: Role,
-                pub family: Family,
-                pub active_skills: &'s [Skill],
-            }
-
-            impl Scope<'static> {
-                /// The resident tools only (no skill active).
-                pub const fn new(role: Role, family: Family) -> Self {
-                    Scope { role, family, active_skills: &[] }
+            let (tool, alias): (Tool, ::core::option::Option<fn(&mut #rt::Obj<'_>)>) = match name {
+                #(#name_arms)*
+                _ => {
+                    let offered = Tool::ALL.iter().filter(|t| scope.offers(**t)).map(|t| t.as_str());
+                    return ::core::result::Result::Err(#rt::unknown_tool(name, offered));
                 }
+            };
+            if !scope.offers(tool) {
+                let gate = scope.inactive_skill_of(tool).map(|skill| #rt::SkillGate {
+                    skill: skill.as_str(),
+                    activation_tool: scope.activation_tool().map(Tool::as_str),
+                });
+                return ::core::result::Result::Err(#rt::not_offered(
+                    name, scope.role.as_str(), scope.family.as_str(), gate,
+                ));
             }
-
-            impl<'s> Scope<'s> {
-                pub fn with_skills(self, active_skills: &'s [Skill]) -> Scope<'s> {
-                    Scope { active_skills, ..self }
-                }
-                /// Whether a call to `tool` is accepted in this scope.
-                #[inline]
-                pub fn offers(&self, tool: Tool) -> bool {
-                    resident(self.role, self.family, tool)
-                        || self.active_skills.iter().any(|s| {
-                            role_offers_skill(self.role, *s) && skill_tool(self.role, self.family, *s, tool)
-                        })
-                }
+            let arguments: #rt::Arguments<'_> = arguments.into();
+            let mut obj = match (tool.freeform_field(scope.family), arguments.raw_text()) {
+                (::core::option::Option::Some(field), ::core::option::Option::Some(raw)) => #rt::freeform(field, raw),
+                _ => arguments.object(name)?,
+            };
+            if let ::core::option::Option::Some(alias) = alias {
+                alias(&mut obj);
             }
-
-            /// Resident tools of each role × family.
-            #[inline]
-            fn resident(role: Role, family: Family, tool: Tool) -> bool {
-                #[allow(unreachable_patterns)]
-                match (role, family) { #(#resident_arms)* #wild }
-            }
-
-            /// Tools each skill appends, per role × family.
-            fn skill_tool(role: Role, family: Family, skill: Skill, tool: Tool) -> bool {
-                let _ = (&role, &family, &skill, &tool);
-                #[allow(unreachable_patterns)]
-                match (role, family, skill) { #(#skill_arms)* #wild }
-            }
-
-            /// Skills each role offers.
-            fn role_offers_skill(role: Role, skill: Skill) -> bool {
-                let _ = (&role, &skill);
-                #[allow(unreachable_patterns)]
-                match role { #(#offers_skill_arms)* #wild }
-            }
-
-            #(#alias_fns)*
-
-            impl Call {
-                /// Parse a model's tool call for `role` on `family` (resident tools only; see
-                /// [`Call::parse_in`] for skill tools). `arguments` is the JSON text a provider
-                /// sends (for a freeform tool on a family publishing it as such, the raw input),
-                /// or a `serde_json::Value`. Aliases are resolved (fixed arguments set, fields
-                /// renamed) and retired names answered with their message. The error is meant for
-                /// the model.
-                pub fn parse<'a>(
-                    role: Role,
-                    family: Family,
-                    name: &str,
-                    arguments: impl ::core::convert::Into<#rt::Arguments<'a>>,
-                ) -> ::core::result::Result<Call, #rt::CallError> {
-                    Call::parse_in(&Scope::new(role, family), name, arguments)
-                }
-
-                /// [`Call::parse`] within a [`Scope`] (active skills included).
-                pub fn parse_in<'a>(
-                    scope: &Scope<'_>,
-                    name: &str,
-                    arguments: impl ::core::convert::Into<#rt::Arguments<'a>>,
-                ) -> ::core::result::Result<Call, #rt::CallError> {
-                    #resolve
-                }
+            match tool {
+                #( Tool::#tool_ids => #mods::parse(obj), )*
             }
         }
     }
@@ -750,211 +864,6 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-    }
-
-    /// The published arrays: per role × family in the family's dialect and in the mcp dialect,
-    /// as `&'static str` with their sha256, and lookups; per role × family × skill the tools the
-    /// skill appends (each tool's canonical JSON exactly as the emitter wrote it), and the arrays
-    /// with skills appended (`published_with_skills`), byte for byte what
-    /// `emit::Emitted::with_skills` returns.
-    fn published(&self) -> Result<TokenStream, CodegenError> {
-        let ir = self.ir;
-        let rt = rt();
-        let mut consts = Vec::new();
-        let mut arms = Vec::new();
-        let mut sha_arms = Vec::new();
-        let mut mcp_arms = Vec::new();
-        let mut skill_tool_arms = Vec::new();
-        let mut skill_json_arms = Vec::new();
-        let mut skill_mcp_arms = Vec::new();
-        let mut used_names: Vec<String> = Vec::new();
-        let mut unique = |base: String| {
-            let mut name = base.clone();
-            let mut n = 2;
-            while used_names.contains(&name) {
-                name = format!("{base}_{n}");
-                n += 1;
-            }
-            used_names.push(name.clone());
-            format_ident!("{}", name)
-        };
-        for s in &ir.surfaces {
-            let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
-                continue;
-            };
-            let own = emit::surface(ir, &s.role, &s.family, None)
-                .map_err(|e| CodegenError(e.to_string()))?;
-            let mcp = emit::surface(ir, &s.role, &s.family, Some(Dialect::Mcp))
-                .map_err(|e| CodegenError(e.to_string()))?;
-            let base = format!("{}_{}", upper(&s.role), upper(&s.family));
-            let c = format_ident!("SURFACE_{}", base);
-            let c_sha = format_ident!("SURFACE_{}_SHA256", base);
-            let m = format_ident!("SURFACE_{}_MCP", base);
-            let m_sha = format_ident!("SURFACE_{}_MCP_SHA256", base);
-            let (bytes, sha, mbytes, msha) = (&own.bytes, &own.sha256, &mcp.bytes, &mcp.sha256);
-            let doc = format!(
-                " The `{}` × `{}` tool array ({}).",
-                s.role,
-                s.family,
-                s.dialect.as_str()
-            );
-            let mdoc = format!(
-                " The `{}` × `{}` tool array in the mcp dialect.",
-                s.role, s.family
-            );
-            consts.push(quote! {
-                #[doc = #doc]
-                pub const #c: &str = #bytes;
-                pub const #c_sha: &str = #sha;
-                #[doc = #mdoc]
-                pub const #m: &str = #mbytes;
-                pub const #m_sha: &str = #msha;
-            });
-            arms.push(quote!((Role::#r, Family::#f) => #c,));
-            sha_arms.push(quote!((Role::#r, Family::#f) => #c_sha,));
-            mcp_arms.push(quote!((Role::#r, Family::#f) => #m,));
-            for sk in &own.skills {
-                if sk.tools.is_empty() {
-                    continue;
-                }
-                let Some(skid) = self.skill_ix(&sk.name) else {
-                    continue;
-                };
-                let msk = mcp.skill(&sk.name).ok_or_else(|| {
-                    CodegenError(format!(
-                        "skill {} of {} × {} has no mcp rendering",
-                        sk.name, s.role, s.family
-                    ))
-                })?;
-                let tools: Vec<&Ident> = sk
-                    .tools
-                    .iter()
-                    .filter_map(|t| self.tool_ix(&t.name))
-                    .collect();
-                let json = sk.tools.iter().map(|t| t.json.as_str());
-                let mjson = msk.tools.iter().map(|t| t.json.as_str());
-                let k = unique(format!("SKILL_{base}_{}", upper(&sk.name)));
-                let mk = unique(format!("SKILL_{base}_{}_MCP", upper(&sk.name)));
-                let kdoc = format!(
-                    " The tools skill `{}` appends for `{}` × `{}` ({}), one canonical JSON \
-                     object each.",
-                    sk.name,
-                    s.role,
-                    s.family,
-                    s.dialect.as_str()
-                );
-                let mkdoc = format!(
-                    " The tools skill `{}` appends for `{}` × `{}` in the mcp dialect.",
-                    sk.name, s.role, s.family
-                );
-                consts.push(quote! {
-                    #[doc = #kdoc]
-                    pub const #k: &[&str] = &[#(#json),*];
-                    #[doc = #mkdoc]
-                    pub const #mk: &[&str] = &[#(#mjson),*];
-                });
-                skill_tool_arms
-                    .push(quote!((Role::#r, Family::#f, Skill::#skid) => &[#(Tool::#tools),*],));
-                skill_json_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => #k,));
-                skill_mcp_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => #mk,));
-            }
-        }
-        let complete = ir.surfaces.len() == ir.roles.len() * ir.families.len();
-        let wild = if complete {
-            quote!()
-        } else {
-            quote!(_ => "[]",)
-        };
-        let body = |arms: &[TokenStream]| {
-            if ir.roles.is_empty() || ir.families.is_empty() {
-                quote!(let _ = (role, family); "[]")
-            } else {
-                quote!(match (role, family) { #(#arms)* #wild })
-            }
-        };
-        let (b1, b2, b3) = (body(&arms), body(&sha_arms), body(&mcp_arms));
-        let skill_body = |arms: &[TokenStream]| {
-            quote! {
-                let _ = (&role, &family, &skill);
-                #[allow(unreachable_patterns)]
-                match (role, family, skill) { #(#arms)* _ => &[], }
-            }
-        };
-        let (s1, s2, s3) = (
-            skill_body(&skill_tool_arms),
-            skill_body(&skill_json_arms),
-            skill_body(&skill_mcp_arms),
-        );
-        let role_skill_arms = ir.roles.iter().zip(&self.roles).map(|(role, r)| {
-            let sks: Vec<&Ident> = role
-                .skills
-                .iter()
-                .filter_map(|s| self.skill_ix(s))
-                .collect();
-            quote!(Role::#r => &[#(Skill::#sks),*],)
-        });
-        let descriptions = ir.skills.iter().zip(&self.skills).map(|(sk, id)| {
-            let d = &sk.description;
-            quote!(Skill::#id => #d,)
-        });
-        Ok(quote! {
-            #(#consts)*
-
-            /// The tool array sent with every request for `role` on `family` (borrowed static
-            /// bytes, byte-stable; skills activated later append after it).
-            pub fn published(role: Role, family: Family) -> &'static str { #b1 }
-            /// Lowercase hex sha256 of [`published`].
-            pub fn published_sha256(role: Role, family: Family) -> &'static str { #b2 }
-            /// The same array in the mcp dialect (what `toolsurface serve` lists).
-            pub fn published_mcp(role: Role, family: Family) -> &'static str { #b3 }
-
-            /// The array for `role` on `family` after activating `skills` (in activation order):
-            /// the resident array's bytes up to its closing `]`, unchanged, then each skill's
-            /// tools. With no skill tool to append it is [`published`], borrowed. A skill the
-            /// role does not offer (see [`Role::skills`]) appends nothing.
-            pub fn published_with_skills(
-                role: Role,
-                family: Family,
-                skills: &[Skill],
-            ) -> ::std::borrow::Cow<'static, str> {
-                #rt::publish::append_tools(
-                    published(role, family),
-                    skills.iter().map(|s| skill_json(role, family, *s)),
-                )
-            }
-            /// [`published_with_skills`] in the mcp dialect.
-            pub fn published_mcp_with_skills(
-                role: Role,
-                family: Family,
-                skills: &[Skill],
-            ) -> ::std::borrow::Cow<'static, str> {
-                #rt::publish::append_tools(
-                    published_mcp(role, family),
-                    skills.iter().map(|s| skill_json_mcp(role, family, *s)),
-                )
-            }
-            /// The tools `skill` appends for `role` on `family`, in published order (empty when
-            /// the role does not offer the skill or the family has none of its tools).
-            pub fn skill_tools(role: Role, family: Family, skill: Skill) -> &'static [Tool] { #s1 }
-            /// The canonical JSON of each of [`skill_tools`], in the family's dialect.
-            pub fn skill_json(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s2 }
-            /// [`skill_json`] in the mcp dialect.
-            pub fn skill_json_mcp(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s3 }
-
-            impl Role {
-                /// The skills the role offers, in `roles.yaml` order.
-                pub fn skills(self) -> &'static [Skill] {
-                    match self { #(#role_skill_arms)* }
-                }
-            }
-
-            impl Skill {
-                /// The skill's description (what `introspect skills` shows a model).
-                pub fn description(self) -> &'static str {
-                    match self { #(#descriptions)* }
-                }
-            }
-        })
     }
 }
 

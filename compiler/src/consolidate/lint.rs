@@ -1,7 +1,8 @@
 //! `lint`: the three rules over a compiled surface. Merge candidates (same object, shared
 //! name stems), confusable pairs, delete candidates (`replaceable_by:`, or rarely used) and
 //! keeps (steady use is never a delete candidate), plus prose that names a tool without
-//! `tool()` and fields described identically in several tools. Each finding has a stable
+//! `tool()`, fields described identically in several tools, and actions without an example
+//! (`check`'s `no-example` rule, called, not copied). Each finding has a stable
 //! id, a place, a verdict, its evidence and, where one exists, the command that applies it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -183,7 +184,54 @@ pub fn lint(
     confusable(&cx, &live, &out.clone(), &mut out);
     prose_mentions(&tools, &mut out);
     copy_drift(&tools, &mut out);
+    missing_examples(&offered(ir, role), &mut out);
     out
+}
+
+/// The resident tools of `role` (every role when `None`), then the tools its skills append:
+/// every tool a model of the role can be shown.
+fn offered<'a>(ir: &'a Ir, role: Option<&str>) -> Vec<&'a Tool> {
+    let mut out = resident(ir, role);
+    for r in ir.roles.iter().filter(|r| role.is_none_or(|x| x == r.name)) {
+        for s in ir.skills.iter().filter(|s| r.skills.contains(&s.name)) {
+            for t in s.tools.iter().filter_map(|t| ir.tool(t)) {
+                if !out.iter().any(|o| o.name == t.name) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Actions without an example: `check`'s `no-example` rule
+/// ([`crate::load::examples::missing_examples`]), same wording and level, as lint findings
+/// over every tool the role offers (resident or through a skill).
+fn missing_examples(tools: &[&Tool], out: &mut Vec<Finding>) {
+    for tool in tools {
+        for d in crate::load::examples::missing_examples([*tool]) {
+            let action = tool
+                .actions
+                .iter()
+                .find(|a| Some(a.span) == d.span)
+                .and_then(|a| a.name.as_deref());
+            out.push(Finding {
+                id: match action {
+                    Some(a) => format!("{}/{}/{a}", d.code, tool.name),
+                    None => format!("{}/{}", d.code, tool.name),
+                },
+                rule: d.code,
+                level: match d.severity {
+                    crate::diag::Severity::Error => Level::Error,
+                    crate::diag::Severity::Warning => Level::Warning,
+                },
+                span: d.span,
+                verdict: d.message,
+                evidence: d.hint.into_iter().collect(),
+                command: None,
+            });
+        }
+    }
 }
 
 /// Tools that declare `replaceable_by:` and are not in steady use: delete findings (and an

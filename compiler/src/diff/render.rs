@@ -180,6 +180,98 @@ fn surface_line(s: &SurfaceChange) -> String {
     }
 }
 
+/// One tool's published output schema, before → after (bytes and tokens).
+fn output_line(o: &super::OutputChange) -> String {
+    match (&o.before, &o.after) {
+        (Some(a), Some(b)) => format!(
+            "{}: {} → {} bytes, {} → {} tokens ({})",
+            o.tool,
+            a.bytes,
+            b.bytes,
+            a.tokens,
+            b.tokens,
+            delta(a.tokens, b.tokens)
+        ),
+        (None, Some(b)) => format!("{}: added: {} bytes, {} tokens", o.tool, b.bytes, b.tokens),
+        (Some(a), None) => format!(
+            "{}: removed (was {} bytes, {} tokens)",
+            o.tool, a.bytes, a.tokens
+        ),
+        (None, None) => format!("{}: unchanged", o.tool),
+    }
+}
+
+/// The output-schema section of the text and markdown forms (nothing when none changes).
+fn output_lines(d: &Diff) -> Vec<String> {
+    d.outputs.iter().map(output_line).collect()
+}
+
+/// Whether turn kinds and skill activations keep the cached prefix, per array of the "to"
+/// side: one line when every array keeps it, else one line per array that does not.
+fn prefix_lines(d: &Diff, p: &Paint, out: &mut String) {
+    if d.prefixes.is_empty() {
+        return;
+    }
+    let requests: usize = d.prefixes.iter().map(|s| s.requests.len()).sum();
+    let breakpoints = d
+        .prefixes
+        .iter()
+        .filter(|s| s.requests.iter().any(|r| r.breakpoint_kept.is_some()))
+        .count();
+    out.push('\n');
+    let losing: Vec<_> = d.prefixes.iter().filter(|s| !s.all_kept()).collect();
+    let unverified: usize = d
+        .prefixes
+        .iter()
+        .flat_map(|s| &s.requests)
+        .filter(|r| !r.verified)
+        .count();
+    if losing.is_empty() {
+        let _ = writeln!(
+            out,
+            "activation keeps the cache: the tools stay byte-identical for every turn kind and \
+             skill activation ({} arrays, {requests} requests; {breakpoints} with an Anthropic \
+             breakpoint, kept)",
+            d.prefixes.len()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}",
+            p.bold(&format!(
+                "activation busts the cache in {} of {} arrays",
+                losing.len(),
+                d.prefixes.len()
+            ))
+        );
+        for s in losing {
+            let lost: Vec<String> = s
+                .requests
+                .iter()
+                .filter(|r| !r.tools_identical || r.breakpoint_kept == Some(false))
+                .map(|r| match r.breakpoint_kept {
+                    Some(true) => format!("{} (tools change; breakpoint prefix kept)", r.label),
+                    _ => format!("{} (tools change)", r.label),
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {}/{} (skills: {}): {}",
+                s.role,
+                s.family,
+                s.strategy,
+                lost.join(", ")
+            );
+        }
+    }
+    if unverified > 0 {
+        let _ = writeln!(
+            out,
+            "  warning: {unverified} recorded request fragments do not rebuild from the lock"
+        );
+    }
+}
+
 fn summary(d: &Diff) -> String {
     format!(
         "{} breaking, {} unknown, {} compatible",
@@ -244,6 +336,21 @@ pub fn text(d: &Diff, color: bool) -> String {
             let _ = writeln!(out, "  {}", surface_line(s));
         }
     }
+    if !d.outputs.is_empty() {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "{}",
+            p.bold(&format!(
+                "output schemas (MCP outputSchema; Responses/Gemini where published): {} change",
+                d.outputs.len()
+            ))
+        );
+        for line in output_lines(d) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    prefix_lines(d, &p, &mut out);
     out.push('\n');
     let _ = writeln!(out, "{}", p.bold(&format!("findings: {}", summary(d))));
     for f in &d.findings {
@@ -309,6 +416,22 @@ pub fn json(d: &Diff) -> String {
             "after": side(&s.after),
             "first_tool": s.first_tool,
             "first_byte": s.first_byte,
+        })).collect::<Vec<_>>(),
+        "outputs": d.outputs.iter().map(|o| json!({
+            "tool": o.tool,
+            "before": o.before.as_ref().map(|s| json!({"sha256": s.sha256, "bytes": s.bytes, "tokens": s.tokens})),
+            "after": o.after.as_ref().map(|s| json!({"sha256": s.sha256, "bytes": s.bytes, "tokens": s.tokens})),
+        })).collect::<Vec<_>>(),
+        "prefixes": d.prefixes.iter().map(|s| json!({
+            "role": s.role,
+            "family": s.family,
+            "strategy": s.strategy,
+            "requests": s.requests.iter().map(|r| json!({
+                "request": r.label,
+                "tools_identical": r.tools_identical,
+                "breakpoint_kept": r.breakpoint_kept,
+                "verified": r.verified,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "findings": d.findings.iter().map(|f| json!({
             "id": f.id,
@@ -384,6 +507,13 @@ pub fn markdown(d: &Diff) -> String {
                 s.first_tool.map(|i| format!("#{i}")).unwrap_or_default(),
                 tokens
             );
+        }
+        out.push('\n');
+    }
+    if !d.outputs.is_empty() {
+        let _ = writeln!(out, "### Output schemas\n");
+        for line in output_lines(d) {
+            let _ = writeln!(out, "- {}", md_escape(&line));
         }
         out.push('\n');
     }

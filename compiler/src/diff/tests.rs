@@ -302,3 +302,141 @@ fn selector_presence_route_and_trait_rules() {
         "{v:?}"
     );
 }
+
+/// A plain tool `t` whose `output:` is `out` (YAML lines under `output:`).
+fn output_of(out: &str) -> Lock {
+    let body = format!("fields: {{}}\noutput:\n{out}");
+    small(&[("t", &body)], &[])
+}
+
+#[test]
+fn output_rules_judge_from_the_reader_side() {
+    let has = |a: &str, b: &str, id: &str, v: Verdict| {
+        let found = verdicts(&output_of(a), &output_of(b));
+        assert!(found.contains(&(id.into(), v)), "{a} -> {b}: {found:?}");
+    };
+    let obj = |props: &str, required: &str| {
+        format!("  type: object\n  properties:\n{props}  required: [{required}]\n")
+    };
+    let n = "    n: { type: integer, description: N. }\n";
+    let m = "    m: { type: string, description: M. }\n";
+    let n_null = "    n: { type: integer, nullable: true, description: N. }\n";
+    let k_ab = "    k: { type: enum, values: [a, b], description: K. }\n";
+    let k_abc = "    k: { type: enum, values: [a, b, c], description: K. }\n";
+    let both = format!("{n}{m}");
+    has(
+        &obj(&both, "n, m"),
+        &obj(n, "n"),
+        "output-field-removed/r/t/-/m",
+        Verdict::Breaking,
+    );
+    has(
+        &obj(n, "n"),
+        &obj(&both, "n, m"),
+        "output-field-added/r/t/-/m",
+        Verdict::Compatible,
+    );
+    has(
+        &obj(n, "n"),
+        &obj(n, ""),
+        "output-field-now-optional/r/t/-/n",
+        Verdict::Breaking,
+    );
+    has(
+        &obj(n, ""),
+        &obj(n, "n"),
+        "output-field-now-required/r/t/-/n",
+        Verdict::Compatible,
+    );
+    has(
+        &obj(n, "n"),
+        &obj(n_null, "n"),
+        "output-type-widened/r/t/-/n",
+        Verdict::Breaking,
+    );
+    has(
+        &obj(n_null, "n"),
+        &obj(n, "n"),
+        "output-type-narrowed/r/t/-/n",
+        Verdict::Compatible,
+    );
+    has(
+        &obj(k_ab, "k"),
+        &obj(k_abc, "k"),
+        "output-enum-value-added/r/t/-/k",
+        Verdict::Breaking,
+    );
+    has(
+        &obj(k_abc, "k"),
+        &obj(k_ab, "k"),
+        "output-enum-value-removed/r/t/-/k",
+        Verdict::Compatible,
+    );
+    let m_int = "    m: { type: integer, description: M. }\n";
+    has(
+        &obj(m, "m"),
+        &obj(m_int, "m"),
+        "output-type-changed/r/t/-/m",
+        Verdict::Breaking,
+    );
+    // Union shapes: one added is breaking, one dropped is not.
+    let union = |shapes: &[&str]| {
+        let mut s = String::from("  any_of:\n");
+        for p in shapes {
+            s.push_str(&format!(
+                "    - {{ type: object, properties: {{ {p} }}, required: [{}] }}\n",
+                p.split(':').next().unwrap()
+            ));
+        }
+        s
+    };
+    let a = "a: { type: string, description: A. }";
+    let b = "b: { type: string, description: B. }";
+    let c = "c: { type: string, description: C. }";
+    has(
+        &union(&[a, b]),
+        &union(&[a, b, c]),
+        "output-shape-added/r/t/-",
+        Verdict::Breaking,
+    );
+    has(
+        &union(&[a, b, c]),
+        &union(&[a, b]),
+        "output-shape-removed/r/t/-",
+        Verdict::Compatible,
+    );
+    // Declaring an output is compatible; removing one breaks result readers.
+    let none = small(&[("t", "fields: {}\n")], &[]);
+    let some = output_of(&obj(n, "n"));
+    assert!(verdicts(&none, &some).contains(&("output-added/r/t/-".into(), Verdict::Compatible)));
+    assert!(verdicts(&some, &none).contains(&("output-removed/r/t/-".into(), Verdict::Breaking)));
+    // The published schema's bytes and tokens before → after; no tool array changes.
+    let d = diff(
+        &some,
+        &output_of(&obj(&both, "n, m")),
+        None,
+        &Options::default(),
+        "a",
+        "b",
+    );
+    assert_eq!(d.outputs.len(), 1);
+    let (before, after) = (
+        d.outputs[0].before.as_ref().unwrap(),
+        d.outputs[0].after.as_ref().unwrap(),
+    );
+    assert!(
+        after.bytes > before.bytes && after.tokens > before.tokens,
+        "{:?}",
+        d.outputs
+    );
+    assert!(
+        d.surfaces
+            .iter()
+            .all(|s| s.status == SurfaceStatus::Unchanged)
+    );
+    assert!(render::text(&d, false).contains(
+        "output schemas (MCP outputSchema; Responses/Gemini where published): 1 change\n  t: "
+    ));
+    // An output change is an unlocked change: `check` sees the lock differ.
+    assert!(!some.same_surface(&output_of(&obj(&both, "n, m"))));
+}

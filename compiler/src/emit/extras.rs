@@ -62,6 +62,7 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
         OutputKind::Boolean => "boolean",
         OutputKind::Array(_) => "array",
         OutputKind::Object(_) => "object",
+        OutputKind::AnyOf(shapes) => return any_of_schema(&shapes.iter().collect::<Vec<_>>()),
     };
     let type_value = if ty.nullable {
         Json::Arr(vec![Json::str(base), Json::str("null")])
@@ -106,35 +107,46 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
     node
 }
 
+/// Several distinct shapes: `{"type":"object","anyOf":[…]}` (without the outer `type` when a
+/// shape is not a non-nullable object). One shape: that shape.
+fn any_of_schema(shapes: &[&OutputType]) -> Json {
+    if let [one] = shapes {
+        return output_type_schema(one);
+    }
+    let all_objects = shapes
+        .iter()
+        .all(|t| matches!(t.kind, OutputKind::Object(_)) && !t.nullable);
+    let any_of = Json::Arr(shapes.iter().map(|t| output_type_schema(t)).collect());
+    if all_objects {
+        Json::obj()
+            .with("type", Json::str("object"))
+            .with("anyOf", any_of)
+    } else {
+        Json::obj().with("anyOf", any_of)
+    }
+}
+
 /// The tool's output schema: `None` unless every action declares (or inherits) an output.
-/// One shape for every action: that shape. Several: an object whose `anyOf` lists each
-/// distinct shape once, in action order (the root stays `type: object` when every shape is
-/// an object, as MCP's 2025-11-25 schema requires of `outputSchema`).
+/// Each distinct shape once, in action order (an action's `any_of` contributes its shapes):
+/// one shape is published as itself, several as an `anyOf` whose root stays `type: object`
+/// when every shape is an object, as MCP's 2025-11-25 schema requires of `outputSchema`. A
+/// plain tool declaring `any_of` and a tool whose actions return those shapes publish the
+/// same bytes.
 pub(crate) fn output_schema(tool: &Tool) -> Option<Json> {
     let mut distinct: Vec<&OutputType> = Vec::new();
     for a in &tool.actions {
         let out = a.output.as_ref()?;
-        if !distinct.contains(&out) {
-            distinct.push(out);
+        let shapes = match &out.kind {
+            OutputKind::AnyOf(shapes) => shapes.iter().collect(),
+            _ => vec![out],
+        };
+        for shape in shapes {
+            if !distinct.contains(&shape) {
+                distinct.push(shape);
+            }
         }
     }
-    match distinct.as_slice() {
-        [] => None,
-        [one] => Some(output_type_schema(one)),
-        many => {
-            let all_objects = many
-                .iter()
-                .all(|t| matches!(t.kind, OutputKind::Object(_)) && !t.nullable);
-            let any_of = Json::Arr(many.iter().map(|t| output_type_schema(t)).collect());
-            Some(if all_objects {
-                Json::obj()
-                    .with("type", Json::str("object"))
-                    .with("anyOf", any_of)
-            } else {
-                Json::obj().with("anyOf", any_of)
-            })
-        }
-    }
+    (!distinct.is_empty()).then(|| any_of_schema(&distinct))
 }
 
 /// MCP's `outputSchema` must be an object schema (2025-11-25): the output schema when its

@@ -8,11 +8,13 @@
 mod dialect;
 mod extras;
 mod json;
+pub mod request;
 mod schema;
+mod skills;
 
 use sha2::{Digest, Sha256};
 
-use crate::ir::{Dialect, Family, Ir, RenderedTool, SurfaceInstance};
+use crate::ir::{Dialect, Family, Ir, RenderedTool, SkillStrategy, SurfaceInstance};
 
 pub use dialect::{Annotations, annotations};
 pub use extras::META_PREFIX;
@@ -38,6 +40,11 @@ pub fn tool_output_schema(tool: &crate::ir::Tool) -> Option<String> {
     extras::mcp_output_schema(tool).map(|j| j.to_canonical())
 }
 
+/// The tool's output schema wherever it is published (any root; MCP takes object roots only).
+pub fn published_output_schema(tool: &crate::ir::Tool) -> Option<String> {
+    extras::output_schema(tool).map(|j| j.to_canonical())
+}
+
 /// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
 pub const MAX_TOOLS: usize = 128;
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
@@ -48,15 +55,22 @@ pub struct Emitted {
     pub role: String,
     pub family: String,
     pub dialect: Dialect,
-    /// The canonical JSON array of the resident tools: `[` + each tool's `json`, joined by
-    /// `,` + `]`. These are the bytes sent with every request.
+    /// The canonical JSON array sent as `tools` with every request: `[` + each tool's `json`,
+    /// joined by `,` + `]`. The resident tools, then — under `defer` and `allow_list` — every
+    /// tool of the skills the role offers (each once), so activation never changes it. Under
+    /// `append` only the resident tools; activation appends ([`Emitted::with_skills`]).
     pub bytes: String,
     /// Lowercase hex sha256 of `bytes`.
     pub sha256: String,
     /// The resident tools in published order.
     pub tools: Vec<EmittedTool>,
-    /// The role's skills, each with the tools its activation appends after the resident ones.
+    /// The role's skills, each with its tools as they appear in `bytes` (`defer`,
+    /// `allow_list`: `defer_loading: true` where the dialect defers) or as activation
+    /// appends them (`append`).
     pub skills: Vec<EmittedSkill>,
+    /// How the skills are published and activated: the family's `skills:` when `dialect` is
+    /// the family's own, else the default of `dialect` ([`SkillStrategy::of`]).
+    pub skill_strategy: SkillStrategy,
 }
 
 /// One tool's canonical JSON (a substring of [`Emitted::bytes`]).
@@ -66,6 +80,11 @@ pub struct EmittedTool {
     pub json: String,
     /// Lowercase hex sha256 of `json`.
     pub sha256: String,
+    /// Every action is `read_only` (the tool is allowed in rehearsal turns).
+    pub read_only: bool,
+    /// The tool's entry in the dialect's allowed-tools list (canonical JSON), where the
+    /// dialect has one (Chat, Responses, Gemini); see [`request`].
+    pub allowed_entry: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,19 +102,46 @@ impl Emitted {
         self.skills.iter().find(|s| s.name == name)
     }
 
-    /// The array after activating `skills` (in the order given): the resident tools, byte for
-    /// byte the same prefix as [`Emitted::bytes`] minus its closing `]`, then each skill's
-    /// tools.
+    /// The array after activating `skills` (in the order given). Under `defer` and
+    /// `allow_list` it is [`Emitted::bytes`], unchanged. Under `append`: the resident tools,
+    /// byte for byte the same prefix as [`Emitted::bytes`] minus its closing `]`, then each
+    /// skill's tools (a tool an earlier skill already added, once).
     pub fn with_skills(&self, skills: &[&str]) -> Result<String, EmitError> {
         let mut tools: Vec<&EmittedTool> = self.tools.iter().collect();
         for name in skills {
-            let skill = self.skill(name).ok_or_else(|| EmitError::UnknownSkill {
-                role: self.role.clone(),
-                skill: (*name).to_owned(),
-            })?;
-            tools.extend(&skill.tools);
+            for t in &self.known_skill(name)?.tools {
+                // A tool two active skills share is published once.
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        if self.skill_strategy != SkillStrategy::Append {
+            return Ok(self.bytes.clone());
         }
         Ok(array(tools.into_iter()))
+    }
+
+    /// The skill `name`, or [`EmitError::UnknownSkill`].
+    pub fn known_skill(&self, name: &str) -> Result<&EmittedSkill, EmitError> {
+        self.skill(name).ok_or_else(|| EmitError::UnknownSkill {
+            role: self.role.clone(),
+            skill: name.to_owned(),
+        })
+    }
+
+    /// Every tool published from the first request: the resident ones, then under `defer`
+    /// and `allow_list` each offered skill's tools (a tool two skills share, once).
+    pub fn published_tools(&self) -> Vec<&EmittedTool> {
+        let mut tools: Vec<&EmittedTool> = self.tools.iter().collect();
+        if self.skill_strategy != SkillStrategy::Append {
+            for t in self.skills.iter().flat_map(|s| &s.tools) {
+                if !tools.iter().any(|x| x.name == t.name) {
+                    tools.push(t);
+                }
+            }
+        }
+        tools
     }
 }
 
@@ -139,6 +185,12 @@ pub enum EmitError {
     MissingDescription { tool: String, path: String },
     #[error("tool `{tool}`: field `{path}` has a non-finite bound")]
     NonFiniteNumber { tool: String, path: String },
+    #[error(
+        "surface {role} × {family} defers tools but has no tool_search tool (OpenAI refuses it)"
+    )]
+    DeferredWithoutSearch { role: String, family: String },
+    #[error("surface {role} × {family} defers its tool_search tool")]
+    SearchToolDeferred { role: String, family: String },
 }
 
 /// Emit role × family. `dialect` overrides the family's own (the MCP server renders family
@@ -210,42 +262,80 @@ fn emit_instance(
     if instance.tools.len() + all_skills > max_tools {
         return Err(too_many(instance.tools.len() + all_skills));
     }
-    let emit_all = |tools: &[RenderedTool]| -> Result<Vec<EmittedTool>, EmitError> {
-        tools
+    let strategy = SkillStrategy::of(family, dialect);
+    let surface = SurfaceContext {
+        ir,
+        family,
+        instance,
+        deferred_skills: instance
+            .skills
             .iter()
-            .map(|t| emit_tool(ir, family, instance, dialect, t))
-            .collect()
+            .filter(|s| !s.tools.is_empty())
+            .map(|s| s.skill.as_str())
+            .collect(),
     };
-    let tools = emit_all(&instance.tools)?;
+    let last = instance.tools.len().saturating_sub(1);
+    let tools = instance
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let placement = skills::Placement::Resident { last: i == last };
+            emit_tool(&surface, dialect, t, placement)
+        })
+        .collect::<Result<Vec<_>, EmitError>>()?;
     let skills = instance
         .skills
         .iter()
         .map(|s| {
+            let tools = s
+                .tools
+                .iter()
+                .map(|t| emit_tool(&surface, dialect, t, skills::Placement::Skill(&s.skill)))
+                .collect::<Result<Vec<_>, EmitError>>()?;
             Ok(EmittedSkill {
                 name: s.skill.clone(),
-                tools: emit_all(&s.tools)?,
+                tools,
             })
         })
         .collect::<Result<Vec<_>, EmitError>>()?;
-    let bytes = array(tools.iter());
-    Ok(Emitted {
+    let mut emitted = Emitted {
         role: instance.role.clone(),
         family: instance.family.clone(),
         dialect,
-        sha256: sha256_hex(bytes.as_bytes()),
-        bytes,
+        sha256: String::new(),
+        bytes: String::new(),
         tools,
         skills,
-    })
+        skill_strategy: strategy,
+    };
+    emitted.bytes = array(emitted.published_tools().into_iter());
+    emitted.sha256 = sha256_hex(emitted.bytes.as_bytes());
+    request::check_invariants(&emitted)?;
+    Ok(emitted)
+}
+
+/// What every tool of one role × family surface is emitted against.
+struct SurfaceContext<'a> {
+    ir: &'a Ir,
+    family: &'a Family,
+    instance: &'a SurfaceInstance,
+    /// Skills the role offers with at least one tool here (the `tool_search` enum).
+    deferred_skills: Vec<&'a str>,
 }
 
 fn emit_tool(
-    ir: &Ir,
-    family: &Family,
-    instance: &SurfaceInstance,
+    surface: &SurfaceContext<'_>,
     dialect: Dialect,
     rendered: &RenderedTool,
+    placement: skills::Placement<'_>,
 ) -> Result<EmittedTool, EmitError> {
+    let SurfaceContext {
+        ir,
+        family,
+        instance,
+        ..
+    } = *surface;
     let tool = ir
         .tool(&rendered.name)
         .ok_or_else(|| EmitError::UnknownTool {
@@ -278,25 +368,70 @@ fn emit_tool(
     // pins); a family whose own dialect is MCP names the tool's MCP bytes without `_meta`.
     let family_sha256 = match dialect {
         Dialect::Mcp => {
-            let own = dialect::tool(ir, family, family.dialect, &texts, description, None)?;
+            let own = placed_tool(
+                surface,
+                family.dialect,
+                &texts,
+                description,
+                placement,
+                None,
+            )?;
             Some(sha256_hex(own.to_canonical().as_bytes()))
         }
         _ => None,
     };
-    let json = dialect::tool(
-        ir,
-        family,
+    let json = placed_tool(
+        surface,
         dialect,
         &texts,
         description,
+        placement,
         family_sha256.as_deref(),
-    )?
-    .to_canonical();
+    )?;
+    let allowed_entry = skills::allowed_entry(dialect, &tool.name, &json);
+    let json = json.to_canonical();
     Ok(EmittedTool {
         name: tool.name.clone(),
         sha256: sha256_hex(json.as_bytes()),
         json,
+        read_only: annotations(tool).read_only,
+        allowed_entry,
     })
+}
+
+/// One tool in `dialect` as it sits in the surface: the dialect's shape (or, for
+/// `activate_skill` on a deferring Responses surface, the client `tool_search` tool), plus
+/// what the skill strategy adds.
+fn placed_tool(
+    surface: &SurfaceContext<'_>,
+    dialect: Dialect,
+    texts: &schema::Texts<'_>,
+    description: &str,
+    placement: skills::Placement<'_>,
+    family_sha256: Option<&str>,
+) -> Result<json::Json, EmitError> {
+    let family = surface.family;
+    let strategy = SkillStrategy::of(family, dialect);
+    let resident = matches!(placement, skills::Placement::Resident { .. });
+    let json = if resident
+        && skills::is_search_tool(
+            &texts.tool.name,
+            dialect,
+            strategy,
+            &surface.deferred_skills,
+        ) {
+        skills::search_tool(texts.rendered, description, &surface.deferred_skills)?
+    } else {
+        dialect::tool(
+            surface.ir,
+            family,
+            dialect,
+            texts,
+            description,
+            family_sha256,
+        )?
+    };
+    Ok(skills::decorate(json, family, dialect, strategy, placement))
 }
 
 /// `^[a-z][a-z0-9_]{0,63}$`: valid for every provider (OpenAI `^[a-zA-Z0-9_-]{1,64}$`,

@@ -779,7 +779,7 @@ impl RoleCheck<'_> {
         context: &str,
         d: &mut Diags,
     ) {
-        const ACTIVATE: &str = "activate_skill";
+        const ACTIVATE: &str = crate::ir::ACTIVATE_SKILL_TOOL;
         if !self.idx.tools.contains_key(ACTIVATE) {
             return;
         }

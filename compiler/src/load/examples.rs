@@ -5,7 +5,7 @@
 //! generated `Call::parse` rules (`src/call_check.rs`), so there is one parser, not two.
 
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{Dialect, Example, Icon, OutputType, Publish};
+use crate::ir::{Dialect, Example, Icon, OutputType, Publish, Tool};
 use crate::load::model::{ActionDef, ToolDef};
 use crate::load::read::{self, Diags, Sp, Struct};
 use crate::load::yaml::{Node, Value};
@@ -209,7 +209,7 @@ pub fn read_action_extras(
         action.examples = read_examples(n, what, d);
     }
     if with_output && let Some(n) = s.get("output") {
-        action.output = super::output::read_output(n, &format!("the output of {what}"), false, d);
+        action.output = super::output::read_output_root(n, &format!("the output of {what}"), d);
     }
 }
 
@@ -233,8 +233,49 @@ pub fn read_tool_extras(
         );
     }
     let output = t.get("output").and_then(|n| {
-        super::output::read_output(n, &format!("the output of tool `{}`", name.v), false, d)
+        super::output::read_output_root(n, &format!("the output of tool `{}`", name.v), d)
     });
     let icon = t.get("icon").and_then(|n| super::output::read_icon(n, d));
     (output, icon)
+}
+
+/// "tool `shell_session` action=poll", or "tool `shell`" for a plain tool: how example
+/// diagnostics name the action they are about.
+pub fn action_subject(tool: &Tool, action_ix: usize) -> String {
+    match (
+        &tool.selector,
+        tool.actions.get(action_ix).and_then(|a| a.name.as_ref()),
+    ) {
+        (Some(sel), Some(a)) => format!("tool `{}` {}={a}", tool.name, sel.name),
+        _ => format!("tool `{}`", tool.name),
+    }
+}
+
+/// The `no-example` rule, declared once: a warning for every action (or plain tool) of `tools`
+/// without an example, at the action. `check` (through the facade's example validation) and
+/// `lint` both report exactly these.
+pub fn missing_examples<'t>(tools: impl IntoIterator<Item = &'t Tool>) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    for tool in tools {
+        for (i, action) in tool.actions.iter().enumerate() {
+            if action.examples.is_empty() {
+                d.push(
+                    Diagnostic::warning(
+                        "no-example",
+                        Some(action.span),
+                        format!("{} has no example", action_subject(tool, i)),
+                    )
+                    .with_hint(match &action.name {
+                        Some(_) => {
+                            "add `examples: [ { ... } ]` to the action: one call a model could send"
+                        }
+                        None => {
+                            "add `examples: [ { ... } ]` to the tool: one call a model could send"
+                        }
+                    }),
+                );
+            }
+        }
+    }
+    d
 }

@@ -52,6 +52,8 @@ fn lower_families(s: &SurfaceDef) -> Vec<Family> {
                 strict: f.strict,
                 like: f.like.as_ref().map(|l| l.v.clone()),
                 publish: f.publish,
+                skills: f.skills,
+                cache_control: f.cache_control,
                 span: f.name.span,
             })
         })

@@ -9,7 +9,8 @@
 //!   `wrong-type`, `bad-name`, `misplaced-key`, `missing-file`, `unexpected-file`,
 //!   `not-utf8`.
 //! - surface.yaml: `unknown-dialect`, `like-chain`, `bad-strict`, `bad-default`,
-//!   `empty-enum`, `bad-limit`.
+//!   `empty-enum`, `bad-limit`, `unknown-skill-strategy`, `unsupported-skill-strategy`,
+//!   `bad-cache-control`; per surface `deferred-without-search`, `deferred-activation`.
 //! - tools: `name-mismatch`, `duplicate-tool`, `unknown-family`, `like-family`,
 //!   `no-families`, `unknown-route`, `unknown-type`, `bad-pattern`, `bad-bounds`,
 //!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
@@ -42,6 +43,7 @@ pub mod model;
 pub mod output;
 pub mod read;
 pub mod render;
+pub mod strategy;
 pub mod yaml;
 
 const TOP_LEVEL: &[&str] = &["surface.yaml", "roles.yaml", "aliases.yaml", "retired.yaml"];
@@ -52,6 +54,7 @@ pub fn compile(sources: &Sources) -> Compiled {
     let idx = check::Index::new(&defs);
     check::check(&defs, &idx, sources, &mut d);
     let mut ir = lower::lower(&defs, &idx);
+    strategy::check_deferral(&ir, &mut d);
     render::render(&mut ir, sources, &mut d);
     sort_diagnostics(&mut d);
     let ok = !d.iter().any(Diagnostic::is_error);

@@ -45,6 +45,8 @@ pub struct FamilyDef {
     pub strict: bool,
     pub like: Option<Sp<String>>,
     pub publish: crate::ir::Publish,
+    pub skills: crate::ir::SkillStrategy,
+    pub cache_control: Option<crate::ir::CacheTtl>,
 }
 
 #[derive(Debug)]
@@ -199,13 +201,15 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
-const FAMILY_KEYS: [&str; 6] = [
+const FAMILY_KEYS: [&str; 8] = [
     "dialect",
     "strict",
     "like",
     "input_examples",
     "examples_in_description",
     "output_schema",
+    "skills",
+    "cache_control",
 ];
 
 fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef> {
@@ -218,12 +222,16 @@ fn read_family(name: Sp<String>, node: &Node, d: &mut Diags) -> Option<FamilyDef
         .unwrap_or(false);
     let like = f.get("like").and_then(|n| read::string(n, "like", d));
     let publish = super::examples::read_publish(&f, dialect, d);
+    let skills = super::strategy::read_skill_strategy(&f, &name.v, dialect, d);
+    let cache_control = super::strategy::read_cache_control(&f, dialect, d);
     Some(FamilyDef {
         name,
         dialect,
         strict,
         like,
         publish,
+        skills,
+        cache_control,
     })
 }
 

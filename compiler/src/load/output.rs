@@ -3,6 +3,9 @@
 //! field language of `fields:` (types, `description`, `values`, `items`, `properties`,
 //! `required`) plus `nullable`, because results say "not applicable" with `null`; an
 //! array may leave out `items` (any JSON values) and an object `properties` (any object).
+//! The root of an `output:` may instead be `any_of: [shape, …]`, for a result whose shape
+//! depends on the arguments (introspect's targets), published exactly as a tool whose
+//! actions return different shapes.
 
 use crate::diag::Diagnostic;
 use crate::ir::{Icon, OutputKind, OutputProperty, OutputType};
@@ -16,6 +19,62 @@ fn keys_for(ty: &str) -> &'static [&'static str] {
         "object" => &["properties", "required"],
         _ => &[],
     }
+}
+
+/// The root of an `output:` declaration: one shape, or `any_of: [shape, …]` (at least two
+/// distinct shapes, none of them itself a union; a union carries no `description` of its
+/// own: each shape describes itself).
+pub fn read_output_root(node: &Node, what: &str, d: &mut Diags) -> Option<OutputType> {
+    let is_union = matches!(&node.value, Value::Map(entries)
+        if entries.iter().any(|(k, _)| k.as_str() == Some("any_of")));
+    if !is_union {
+        return read_output(node, what, false, d);
+    }
+    let s = Struct::read(node, what, &["any_of"], &["any_of"], d)?;
+    let list = s.get("any_of")?;
+    let Value::Seq(items) = &list.value else {
+        d.push(
+            read::wrong_type(
+                list,
+                &format!("`any_of` of {what}"),
+                "a list of output shapes",
+            )
+            .with_hint("any_of: [ { type: object, properties: { ... } }, ... ]"),
+        );
+        return None;
+    };
+    let mut shapes: Vec<OutputType> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let shape = read_output(item, &format!("shape {} of {what}", i + 1), false, d)?;
+        if shapes.contains(&shape) {
+            d.push(
+                Diagnostic::error(
+                    "duplicate-value",
+                    Some(item.span),
+                    format!("shape {} of {what} repeats an earlier shape", i + 1),
+                )
+                .with_hint("list each distinct shape once"),
+            );
+            continue;
+        }
+        shapes.push(shape);
+    }
+    if shapes.len() < 2 {
+        d.push(
+            Diagnostic::error(
+                "wrong-type",
+                Some(list.span),
+                format!("`any_of` of {what} lists fewer than two distinct shapes"),
+            )
+            .with_hint("a single shape is written without `any_of`"),
+        );
+        return None;
+    }
+    Some(OutputType {
+        kind: OutputKind::AnyOf(shapes),
+        description: String::new(),
+        nullable: false,
+    })
 }
 
 /// An `output:` declaration (or a property / items node inside one). `described`: the node

@@ -64,12 +64,25 @@ impl Runtime {
             .collect()
     }
 
+    /// The tools a call may use now: the published ones minus the tools of skills that are
+    /// not active (under `defer` and `allow_list` those are published from the start, yet
+    /// refused until activation; `introspect skills` lists them).
     fn introspect_tools(&self) -> Result<ToolOutput, ToolError> {
         let scope = self.scope();
-        let tools = self
+        let inactive: Vec<String> = self
+            .catalog()
+            .skills(&scope.role)
+            .into_iter()
+            .filter(|s| !scope.skills.contains(&s.name))
+            .flat_map(|s| s.tools)
+            .collect();
+        let tools: Vec<_> = self
             .catalog()
             .tools(&scope)
-            .map_err(|e| ToolError::Fatal(format!("surface catalog: {e}")))?;
+            .map_err(|e| ToolError::Fatal(format!("surface catalog: {e}")))?
+            .into_iter()
+            .filter(|t| !inactive.contains(&t.name))
+            .collect();
         let mut text = format!(
             "{} tools (role {}, family {}{}):",
             tools.len(),
@@ -228,7 +241,9 @@ impl Runtime {
         };
         let redacted = provider.redacted_json();
         let text = serde_json::to_string_pretty(&redacted).unwrap_or_default();
-        Ok(output(text, redacted))
+        // Keyed like every other target (`providers`, `models`, …): a bare provider object
+        // would share keys (`models`) with other targets' results under another meaning.
+        Ok(output(text, json!({ "provider": redacted })))
     }
 
     fn introspect_models(&self) -> ToolOutput {

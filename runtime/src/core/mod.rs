@@ -26,6 +26,7 @@
 //! [`WakeSink`], the contract the shell family publishes through (one `WakeUp` type all the
 //! way): hand `Arc::new(runtime.wake_sender())` to the shell host.
 
+mod activation;
 mod batch;
 mod config;
 mod execute;
@@ -36,12 +37,22 @@ mod surface;
 mod turn;
 mod wake;
 
+use std::collections::VecDeque;
 use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::MutexGuard;
 
+pub use activation::Activation;
+pub use activation::ActivationReply;
+pub use activation::ActivationReplyError;
+pub use activation::SkillDelivery;
+pub use activation::SkillTool;
+pub use activation::ToolResultBlock;
+pub use activation::ToolSearchExecution;
+pub use activation::ToolSearchOutput;
+pub use activation::ToolSearchOutputType;
 pub use batch::Batch;
 pub use batch::BatchItem;
 pub use batch::Outcome;
@@ -63,10 +74,10 @@ pub use execute::rehearsal_refusal;
 pub use introspect::INTROSPECT_TARGETS;
 pub use route::LOCAL_HOST;
 pub use suggest::did_you_mean;
-pub use surface::Activation;
 pub use surface::CatalogError;
 pub use surface::EmptyCatalog;
 pub use surface::Scope;
+pub use surface::SkillStrategy;
 pub use surface::SkillSummary;
 pub use surface::Surface;
 pub use surface::SurfaceCatalog;
@@ -106,7 +117,13 @@ pub struct Runtime {
     thread: Mutex<ThreadState>,
     wake_sender: WakeSender,
     wake_receiver: Mutex<Option<WakeReceiver>>,
+    /// Activations by call id, until the host takes them (oldest dropped beyond the cap).
+    activations: Mutex<VecDeque<(String, Activation)>>,
 }
+
+/// Activations [`Runtime::take_activation`] can still hand out; a host that never takes
+/// them costs this many entries at most.
+pub const MAX_KEPT_ACTIVATIONS: usize = 32;
 
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -138,6 +155,7 @@ impl Runtime {
             thread: Mutex::new(thread),
             wake_sender,
             wake_receiver: Mutex::new(Some(wake_receiver)),
+            activations: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -239,69 +257,92 @@ impl Runtime {
         self.thread().skills.clone()
     }
 
-    /// Activate `skill`: its tools are appended after the current ones, so everything
-    /// before the old array's closing bracket stays byte-identical. Unknown skills are a
-    /// model error (with did-you-mean); a catalog that cannot produce the array of a skill
-    /// it lists is a fault.
-    pub fn activate(&self, skill: &str) -> Result<Activation, ToolError> {
+    /// Activate `skill` in this conversation: from the next parse on, its tools are
+    /// callable. How the model learns of them is the family's [`SkillDelivery`]: under
+    /// `defer` and `allow_list` the published array is the same bytes before and after (a
+    /// catalog that answers otherwise is a fault: it would bust every provider's prompt
+    /// cache); under `append` the skill's tools follow the old array, everything before its
+    /// closing bracket byte-identical. Unknown skills are a model error (with did-you-mean);
+    /// a catalog that cannot answer for a skill it lists is a fault. The activation is kept
+    /// under `call_id` for [`Runtime::take_activation`].
+    pub fn activate(&self, call_id: &str, skill: &str) -> Result<Activation, ToolError> {
         let available = self.catalog.skills(&self.config.role);
         if !available.iter().any(|s| s.name == skill) {
-            let names = available.iter().map(|s| s.name.as_str());
-            return Err(ToolError::Model(if available.is_empty() {
-                format!(
-                    "unknown skill {skill}: role {} has no skills",
-                    self.config.role
-                )
-            } else {
-                format!(
-                    "unknown skill {skill}{}; available skills: {}",
-                    suggest::hint(skill, names.clone()),
-                    names.collect::<Vec<_>>().join(", ")
-                )
-            }));
+            return Err(ToolError::Model(self.unknown_skill(skill, &available)));
         }
+        let fault = |e: CatalogError| ToolError::Fatal(format!("surface catalog: {e}"));
         let mut thread = self.thread();
         let old_scope = Scope {
             role: self.config.role.clone(),
             family: self.config.family.clone(),
             skills: thread.skills.clone(),
         };
-        let fault = |e: CatalogError| ToolError::Fatal(format!("surface catalog: {e}"));
+        let delivery = self.catalog.skill_delivery(&old_scope).map_err(fault)?;
         let old_bytes = self.catalog.tool_array(&old_scope).map_err(fault)?;
         let previous_sha256 = sha256_hex(old_bytes.as_bytes());
-        if thread.skills.iter().any(|s| s == skill) {
-            return Ok(Activation {
-                skill: skill.to_owned(),
-                new_tools: Vec::new(),
-                surface_sha256: previous_sha256.clone(),
-                previous_sha256,
-                diverges_at: old_bytes.len(),
-                prefix_intact: true,
-                already_active: true,
-            });
-        }
+        let already_active = thread.skills.iter().any(|s| s == skill);
         let mut new_scope = old_scope.clone();
-        new_scope.skills.push(skill.to_owned());
+        if !already_active {
+            new_scope.skills.push(skill.to_owned());
+        }
         let new_bytes = self.catalog.tool_array(&new_scope).map_err(fault)?;
-        let old_tools = self.catalog.tools(&old_scope).map_err(fault)?;
-        let new_tools = self
-            .catalog
-            .tools(&new_scope)
-            .map_err(fault)?
-            .into_iter()
-            .filter(|t| !old_tools.iter().any(|o| o.name == t.name))
-            .map(|t| t.name)
-            .collect();
+        if delivery.keeps_tools_stable() && new_bytes != old_bytes {
+            return Err(ToolError::Fatal(format!(
+                "surface catalog: activating {skill} changed the tool array under {delivery:?}, \
+                 which must keep it byte-identical"
+            )));
+        }
+        let new_tools = if already_active {
+            Vec::new()
+        } else {
+            self.catalog.skill_tools(&old_scope, skill).map_err(fault)?
+        };
         thread.skills = new_scope.skills;
-        Ok(Activation {
+        drop(thread);
+        let activation = Activation {
             skill: skill.to_owned(),
+            delivery,
             new_tools,
             surface_sha256: sha256_hex(new_bytes.as_bytes()),
             previous_sha256,
             diverges_at: divergence_offset(old_bytes.as_bytes(), new_bytes.as_bytes()),
             prefix_intact: surface::keeps_prefix(&old_bytes, &new_bytes),
-            already_active: false,
-        })
+            already_active,
+        };
+        self.keep_activation(call_id, &activation);
+        Ok(activation)
+    }
+
+    /// The activation the call `call_id` made, once: hosts turn it into the dialect's reply
+    /// ([`Activation::reply`]). Only the last [`MAX_KEPT_ACTIVATIONS`] are kept.
+    pub fn take_activation(&self, call_id: &str) -> Option<Activation> {
+        let mut kept = self.activations.lock().unwrap_or_else(|p| p.into_inner());
+        let index = kept.iter().position(|(id, _)| id == call_id)?;
+        kept.remove(index).map(|(_, activation)| activation)
+    }
+
+    fn keep_activation(&self, call_id: &str, activation: &Activation) {
+        let mut kept = self.activations.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() == MAX_KEPT_ACTIVATIONS {
+            kept.pop_front();
+        }
+        kept.push_back((call_id.to_owned(), activation.clone()));
+    }
+
+    fn unknown_skill(&self, skill: &str, available: &[SkillSummary]) -> String {
+        let names = available.iter().map(|s| s.name.as_str());
+        if available.is_empty() {
+            format!(
+                "unknown skill {skill}: role {} has no skills",
+                self.config.role
+            )
+        } else {
+            format!(
+                "unknown skill {skill}{}; available skills: {}",
+                suggest::hint(skill, names.clone()),
+                names.collect::<Vec<_>>().join(", ")
+            )
+        }
     }
 
     // ---- wake-ups ----------------------------------------------------------------------

@@ -15,7 +15,9 @@ use toolsurface_runtime::core::HostConfig;
 use toolsurface_runtime::core::Runtime;
 use toolsurface_runtime::core::RuntimeConfig;
 use toolsurface_runtime::core::Scope;
+use toolsurface_runtime::core::SkillDelivery;
 use toolsurface_runtime::core::SkillSummary;
+use toolsurface_runtime::core::SkillTool;
 use toolsurface_runtime::core::SurfaceCatalog;
 use toolsurface_runtime::core::ToolSummary;
 
@@ -219,14 +221,37 @@ pub fn skill_tools(skill: &str) -> Vec<(&'static str, &'static str)> {
     }
 }
 
-/// A catalog like the facade's: resident tools, then each active skill's tools appended.
-/// With `reorder`, a broken catalog that puts skill tools first.
-#[derive(Default)]
+/// The skills of role "main", in declaration order.
+pub const SKILLS: [&str; 2] = ["ops", "browser"];
+
+/// A catalog like the facade's. Under `Append`, resident tools then each active skill's tools
+/// appended; under a stable delivery (`Defer`-like or `AllowList`), resident tools then every
+/// skill's tools, whatever is active. With `reorder`, a broken catalog that puts skill tools
+/// first; with `appends_anyway`, a broken one that appends under a stable delivery.
 pub struct FakeCatalog {
     pub reorder: bool,
+    pub delivery: SkillDelivery,
+    pub appends_anyway: bool,
+}
+
+impl Default for FakeCatalog {
+    fn default() -> Self {
+        FakeCatalog {
+            reorder: false,
+            delivery: SkillDelivery::Append,
+            appends_anyway: false,
+        }
+    }
 }
 
 impl FakeCatalog {
+    pub fn with_delivery(delivery: SkillDelivery) -> Self {
+        FakeCatalog {
+            delivery,
+            ..FakeCatalog::default()
+        }
+    }
+
     fn entries(&self, scope: &Scope) -> Result<Vec<(&'static str, &'static str)>, CatalogError> {
         if scope.role != "main" {
             return Err(CatalogError(format!("unknown role {}", scope.role)));
@@ -237,7 +262,12 @@ impl FakeCatalog {
             if tools.is_empty() {
                 return Err(CatalogError(format!("unknown skill {skill}")));
             }
-            skill_entries.extend(tools);
+            if !self.delivery.keeps_tools_stable() || self.appends_anyway {
+                skill_entries.extend(tools);
+            }
+        }
+        if self.delivery.keeps_tools_stable() && !self.appends_anyway {
+            skill_entries = SKILLS.iter().flat_map(|s| skill_tools(s)).collect();
         }
         let mut all: Vec<_> = RESIDENT.to_vec();
         if self.reorder {
@@ -250,14 +280,17 @@ impl FakeCatalog {
     }
 }
 
+/// The JSON a fake catalog publishes for one tool.
+pub fn fake_definition(name: &str, description: &str) -> String {
+    serde_json::json!({"name": name, "description": description}).to_string()
+}
+
 impl SurfaceCatalog for FakeCatalog {
     fn tool_array(&self, scope: &Scope) -> Result<Cow<'static, str>, CatalogError> {
         let items: Vec<String> = self
             .entries(scope)?
             .iter()
-            .map(|(name, description)| {
-                serde_json::json!({"name": name, "description": description}).to_string()
-            })
+            .map(|(name, description)| fake_definition(name, description))
             .collect();
         Ok(Cow::Owned(format!("[{}]", items.join(","))))
     }
@@ -277,7 +310,7 @@ impl SurfaceCatalog for FakeCatalog {
         if role != "main" {
             return Vec::new();
         }
-        ["ops", "browser"]
+        SKILLS
             .into_iter()
             .map(|name| SkillSummary {
                 name: name.to_owned(),
@@ -288,6 +321,23 @@ impl SurfaceCatalog for FakeCatalog {
                     .collect(),
             })
             .collect()
+    }
+
+    fn skill_delivery(&self, _scope: &Scope) -> Result<SkillDelivery, CatalogError> {
+        Ok(self.delivery)
+    }
+
+    fn skill_tools(&self, scope: &Scope, skill: &str) -> Result<Vec<SkillTool>, CatalogError> {
+        if scope.role != "main" || !SKILLS.contains(&skill) {
+            return Err(CatalogError(format!("unknown skill {skill}")));
+        }
+        Ok(skill_tools(skill)
+            .into_iter()
+            .map(|(name, description)| SkillTool {
+                name: name.to_owned(),
+                definition: Cow::Owned(fake_definition(name, description)),
+            })
+            .collect())
     }
 }
 

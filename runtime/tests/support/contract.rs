@@ -146,14 +146,20 @@ impl Side {
         .await
     }
     pub async fn read_req(&self, req: ReadFile) -> HandlerResult {
-        self.host.read_file(&self.conversation, &ctx(), req).await
+        conforms(
+            "read_file",
+            self.host.read_file(&self.conversation, &ctx(), req).await,
+        )
     }
     pub async fn write(&self, req: WriteFile) -> HandlerResult {
         let req = WriteFile {
             device: req.device.or_else(|| self.device.clone()),
             ..req
         };
-        self.host.write_file(&self.conversation, &ctx(), req).await
+        conforms(
+            "write_file",
+            self.host.write_file(&self.conversation, &ctx(), req).await,
+        )
     }
     pub fn write_req(&self, rel: &str, content: &str) -> WriteFile {
         WriteFile {
@@ -176,10 +182,14 @@ impl Side {
             device: req.device.or_else(|| self.device.clone()),
             ..req
         };
-        self.host.file_edit(&self.conversation, &ctx(), req).await
+        conforms(
+            "file_edit",
+            self.host.file_edit(&self.conversation, &ctx(), req).await,
+        )
     }
     pub async fn patch(&self, patch: &str) -> HandlerResult {
-        self.host
+        let result = self
+            .host
             .apply_patch(
                 &self.conversation,
                 &ctx(),
@@ -188,8 +198,17 @@ impl Side {
                     device: self.device.clone(),
                 },
             )
-            .await
+            .await;
+        conforms("apply_patch", result)
     }
+}
+
+/// Every successful result of the contract conforms to its tool's locked output schema.
+fn conforms(tool: &str, result: HandlerResult) -> HandlerResult {
+    if let Ok(out) = &result {
+        super::outputs::assert_conforms(tool, out);
+    }
+    result
 }
 
 pub fn ok(r: HandlerResult) -> ToolOutput {

@@ -4,4 +4,5 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod contract;
+pub mod outputs;
 pub mod sshd;

@@ -1,0 +1,494 @@
+//! The tool keys beside the parameters schema, mapped back onto the definition language:
+//! examples (Anthropic `input_examples` → `examples:`), declared outputs (MCP `outputSchema`,
+//! Responses `output_schema`, Gemini `responseJsonSchema` → `output:`) and MCP `icons` →
+//! `icon:`. MCP `_meta` keys under toolsurface's own namespace (the lock hash and the traits
+//! `emit` writes) are recognized and dropped: they are derived again from the imported
+//! definitions. Whatever `output:` cannot say (bounds, formats, open objects with declared
+//! properties, unions below the root, names the language cannot spell) is reported by its
+//! JSON pointer, and the output is then left out whole rather than published differently.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{Note, Shape, escape, quoted, valid_name};
+use crate::ir::Icon;
+
+/// One node of a declared output, as `output:` writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct OutNode {
+    kind: OutKind,
+    description: String,
+    nullable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum OutKind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Enum(Vec<String>),
+    Array(Option<Box<OutNode>>),
+    /// Properties with whether each is required; empty: any object.
+    Object(Vec<(String, OutNode, bool)>),
+    /// Only at the root.
+    AnyOf(Vec<OutNode>),
+}
+
+/// What one input tool carries besides its parameters.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Extras {
+    /// Each example with its pointer (argument objects as written).
+    pub examples: Vec<(String, Value)>,
+    pub output: Option<OutNode>,
+    pub icon: Option<Icon>,
+}
+
+/// The keys of a tool object this module maps, per input shape.
+pub(super) fn keys(shape: Shape) -> &'static [&'static str] {
+    match shape {
+        Shape::Anthropic => &["input_examples"],
+        Shape::OpenaiResponses => &["output_schema"],
+        Shape::Gemini => &["responseJsonSchema"],
+        Shape::Mcp => &["outputSchema", "icons", "_meta"],
+        Shape::OpenaiChat => &[],
+    }
+}
+
+/// The output key of `shape`, if it has one.
+pub(super) fn output_key(shape: Shape) -> Option<&'static str> {
+    match shape {
+        Shape::OpenaiResponses => Some("output_schema"),
+        Shape::Gemini => Some("responseJsonSchema"),
+        Shape::Mcp => Some("outputSchema"),
+        _ => None,
+    }
+}
+
+/// Read the extras of one tool object `body` (at `ptr`).
+pub(super) fn read(
+    shape: Shape,
+    tool: &str,
+    body: &Value,
+    ptr: &str,
+    notes: &mut Vec<Note>,
+) -> Extras {
+    let mut note = |pointer: String, message: String| {
+        notes.push(Note {
+            tool: tool.to_owned(),
+            pointer,
+            message,
+        })
+    };
+    let mut extras = Extras::default();
+    if let Some(list) = body.get("input_examples") {
+        match list.as_array() {
+            Some(items) => {
+                for (i, ex) in items.iter().enumerate() {
+                    let p = format!("{ptr}/input_examples/{i}");
+                    if ex.is_object() {
+                        extras.examples.push((p, ex.clone()));
+                    } else {
+                        note(
+                            p,
+                            "an example that is not an argument object: dropped".into(),
+                        );
+                    }
+                }
+            }
+            None => note(
+                format!("{ptr}/input_examples"),
+                "`input_examples` is not a list: dropped".into(),
+            ),
+        }
+    }
+    if let Some(key) = output_key(shape)
+        && let Some(schema) = body.get(key)
+    {
+        let p = format!("{ptr}/{key}");
+        let mut local = Vec::new();
+        let node = root(schema, &p, &mut local);
+        if local.is_empty() {
+            extras.output = node;
+        } else {
+            for (pointer, message) in local {
+                note(pointer, message);
+            }
+            note(
+                p,
+                format!("`{key}` is not imported: `output:` cannot say it as written (see above)"),
+            );
+        }
+    }
+    if let Some(icons) = body.get("icons") {
+        extras.icon = icon(icons, &format!("{ptr}/icons"), &mut note);
+    }
+    if let Some(meta) = body.get("_meta").and_then(Value::as_object) {
+        for k in meta.keys() {
+            if !k.starts_with(crate::emit::META_PREFIX) {
+                note(
+                    format!("{ptr}/_meta/{}", escape(k)),
+                    format!(
+                        "`_meta` key `{k}` has no equivalent in the definition language: dropped"
+                    ),
+                );
+            }
+        }
+    }
+    extras
+}
+
+fn icon(icons: &Value, ptr: &str, note: &mut impl FnMut(String, String)) -> Option<Icon> {
+    let list = icons.as_array().filter(|l| !l.is_empty())?;
+    for i in 1..list.len() {
+        note(
+            format!("{ptr}/{i}"),
+            "a second icon: dropped (`icon:` holds one)".into(),
+        );
+    }
+    let first = &list[0];
+    let Some(src) = first.get("src").and_then(Value::as_str) else {
+        note(format!("{ptr}/0"), "an icon without `src`: dropped".into());
+        return None;
+    };
+    if let Some(o) = first.as_object() {
+        for k in o
+            .keys()
+            .filter(|k| !["src", "mimeType", "sizes", "theme"].contains(&k.as_str()))
+        {
+            note(
+                format!("{ptr}/0/{}", escape(k)),
+                format!("icon `{k}` has no equivalent in the definition language: dropped"),
+            );
+        }
+    }
+    let text = |k: &str| first.get(k).and_then(Value::as_str).map(str::to_owned);
+    let sizes = first
+        .get("sizes")
+        .and_then(Value::as_array)
+        .map(|s| {
+            s.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(Icon {
+        src: src.to_owned(),
+        mime_type: text("mimeType"),
+        sizes,
+        theme: text("theme"),
+    })
+}
+
+/// The root of an output schema: a union of shapes (`anyOf`, with `type: object` beside it
+/// when every shape is a non-nullable object, as `emit` writes it) or one shape.
+fn root(schema: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNode> {
+    let Some(branches) = schema.get("anyOf").and_then(Value::as_array) else {
+        return node(schema, ptr, notes);
+    };
+    if let Some(o) = schema.as_object() {
+        for k in o
+            .keys()
+            .filter(|k| !["anyOf", "type"].contains(&k.as_str()))
+        {
+            notes.push((
+                format!("{ptr}/{}", escape(k)),
+                format!("`{k}` beside a root `anyOf` has no equivalent in `output:`"),
+            ));
+        }
+    }
+    let shapes: Vec<OutNode> = branches
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| node(b, &format!("{ptr}/anyOf/{i}"), notes))
+        .collect();
+    let all_objects = shapes
+        .iter()
+        .all(|s| matches!(s.kind, OutKind::Object(_)) && !s.nullable);
+    let typed = schema.get("type") == Some(&Value::from("object"));
+    if shapes.len() < 2 || typed != all_objects {
+        notes.push((
+            ptr.to_owned(),
+            "a root `anyOf` that `output: any_of` would publish differently".into(),
+        ));
+    }
+    Some(OutNode {
+        kind: OutKind::AnyOf(shapes),
+        description: String::new(),
+        nullable: false,
+    })
+}
+
+/// Keys `output:` maps; `title` is ignored as in parameters.
+const OUTPUT_KEYS: [&str; 8] = [
+    "type",
+    "description",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "additionalProperties",
+    "title",
+];
+
+/// One output schema node (not a union).
+fn node(v: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNode> {
+    let Some(o) = v.as_object() else {
+        notes.push((ptr.to_owned(), "a schema that is not an object".into()));
+        return None;
+    };
+    for k in o.keys().filter(|k| !OUTPUT_KEYS.contains(&k.as_str())) {
+        notes.push((
+            format!("{ptr}/{}", escape(k)),
+            format!("`{k}` has no equivalent in `output:`"),
+        ));
+    }
+    let (base, nullable) = match o.get("type") {
+        Some(Value::String(t)) => (t.as_str(), false),
+        Some(Value::Array(list)) => match list.as_slice() {
+            [Value::String(t), null] if null == "null" && t != "null" => (t.as_str(), true),
+            _ => {
+                notes.push((
+                    format!("{ptr}/type"),
+                    format!(
+                        "type {}: `output:` writes one type, or one type and null",
+                        Value::Array(list.clone())
+                    ),
+                ));
+                return None;
+            }
+        },
+        _ => {
+            notes.push((ptr.to_owned(), "no `type`".into()));
+            return None;
+        }
+    };
+    let description = match o.get("description") {
+        Some(Value::String(d)) => d.clone(),
+        Some(_) => {
+            notes.push((
+                format!("{ptr}/description"),
+                "a description that is not a string".into(),
+            ));
+            return None;
+        }
+        None => String::new(),
+    };
+    let kind = match base {
+        "string" => match o.get("enum") {
+            Some(values) => OutKind::Enum(enum_values(
+                values,
+                nullable,
+                &format!("{ptr}/enum"),
+                notes,
+            )?),
+            None => OutKind::String,
+        },
+        "integer" => OutKind::Integer,
+        "number" => OutKind::Number,
+        "boolean" => OutKind::Boolean,
+        "array" => OutKind::Array(match o.get("items") {
+            Some(items) => Some(Box::new(node(items, &format!("{ptr}/items"), notes)?)),
+            None => None,
+        }),
+        "object" => OutKind::Object(properties(o, ptr, notes)?),
+        other => {
+            notes.push((
+                format!("{ptr}/type"),
+                format!("type `{other}` has no equivalent in `output:`"),
+            ));
+            return None;
+        }
+    };
+    if o.contains_key("enum") && !matches!(kind, OutKind::Enum(_)) {
+        notes.push((
+            format!("{ptr}/enum"),
+            "an enum of a type other than string".into(),
+        ));
+    }
+    Some(OutNode {
+        kind,
+        description,
+        nullable,
+    })
+}
+
+fn enum_values(
+    values: &Value,
+    nullable: bool,
+    ptr: &str,
+    notes: &mut Vec<(String, String)>,
+) -> Option<Vec<String>> {
+    let list = values.as_array()?;
+    let mut out = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            // `emit` writes null last, for a nullable enum.
+            Value::Null if nullable && i + 1 == list.len() => {}
+            other => {
+                notes.push((format!("{ptr}/{i}"), format!("enum value {other}: the language's enums are strings (null last when nullable)")));
+                return None;
+            }
+        }
+    }
+    if nullable && list.last() != Some(&Value::Null) {
+        notes.push((
+            ptr.to_owned(),
+            "a nullable enum without null among its values".into(),
+        ));
+    }
+    Some(out)
+}
+
+fn properties(
+    o: &serde_json::Map<String, Value>,
+    ptr: &str,
+    notes: &mut Vec<(String, String)>,
+) -> Option<Vec<(String, OutNode, bool)>> {
+    let declared = o.get("properties").and_then(Value::as_object);
+    let closed = o.get("additionalProperties") == Some(&Value::Bool(false));
+    let has_props = declared.is_some_and(|p| !p.is_empty());
+    if has_props != closed {
+        notes.push((
+            format!("{ptr}/additionalProperties"),
+            if has_props {
+                "an object with properties that allows others: `output:` objects with properties are closed".into()
+            } else {
+                "a closed object without properties: `output:` reads it as any object".into()
+            },
+        ));
+    }
+    let required: Vec<&str> = o
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for (name, p) in declared.into_iter().flatten() {
+        let pptr = format!("{ptr}/properties/{}", escape(name));
+        if !valid_name(name) {
+            notes.push((pptr, format!("property name `{name}` does not match ^[a-z][a-z0-9_]{{0,63}}$ (a result cannot be renamed)")));
+            continue;
+        }
+        out.push((
+            name.clone(),
+            node(p, &pptr, notes)?,
+            required.contains(&name.as_str()),
+        ));
+    }
+    for r in required
+        .iter()
+        .filter(|r| !out.iter().any(|(n, _, _)| n == *r))
+    {
+        notes.push((
+            format!("{ptr}/required"),
+            format!("required `{r}` is not a property"),
+        ));
+    }
+    Some(out)
+}
+
+/// `output:` (and its nodes) as YAML at `depth`.
+pub(super) fn write_output(s: &mut String, out: &OutNode) {
+    let _ = writeln!(s, "output:");
+    match &out.kind {
+        OutKind::AnyOf(shapes) => {
+            let _ = writeln!(s, "  any_of:");
+            for shape in shapes {
+                let mut branch = String::new();
+                write_node(&mut branch, shape, 3);
+                // The first line of each shape carries the list dash.
+                s.push_str("    - ");
+                s.push_str(branch.trim_start_matches(' '));
+            }
+        }
+        _ => write_node(s, out, 1),
+    }
+}
+
+fn write_node(s: &mut String, n: &OutNode, depth: usize) {
+    let pad = "  ".repeat(depth);
+    let ty = match &n.kind {
+        OutKind::String => "string",
+        OutKind::Integer => "integer",
+        OutKind::Number => "number",
+        OutKind::Boolean => "boolean",
+        OutKind::Enum(_) => "enum",
+        OutKind::Array(_) => "array",
+        OutKind::Object(_) | OutKind::AnyOf(_) => "object",
+    };
+    let _ = writeln!(s, "{pad}type: {ty}");
+    if !n.description.is_empty() {
+        let _ = writeln!(s, "{pad}description: {}", quoted(&n.description));
+    }
+    if n.nullable {
+        let _ = writeln!(s, "{pad}nullable: true");
+    }
+    match &n.kind {
+        OutKind::Enum(values) => {
+            let v: Vec<String> = values.iter().map(|v| quoted(v)).collect();
+            let _ = writeln!(s, "{pad}values: [{}]", v.join(", "));
+        }
+        OutKind::Array(Some(items)) => {
+            let _ = writeln!(s, "{pad}items:");
+            write_node(s, items, depth + 1);
+        }
+        OutKind::Object(props) if !props.is_empty() => {
+            let _ = writeln!(s, "{pad}properties:");
+            for (name, p, _) in props {
+                let _ = writeln!(s, "{pad}  {name}:");
+                write_node(s, p, depth + 2);
+                if p.description.is_empty() {
+                    // Every property is described; an undescribed one publishes none.
+                    let _ = writeln!(s, "{pad}    description: \"\"");
+                }
+            }
+            let req: Vec<&str> = props
+                .iter()
+                .filter(|(_, _, r)| *r)
+                .map(|(n, _, _)| n.as_str())
+                .collect();
+            if !req.is_empty() {
+                let _ = writeln!(s, "{pad}required: [{}]", req.join(", "));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `examples:` at `depth` (each argument object as one JSON line: JSON is YAML flow).
+pub(super) fn write_examples(s: &mut String, examples: &[&Value], depth: usize) {
+    if examples.is_empty() {
+        return;
+    }
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(s, "{pad}examples:");
+    for ex in examples {
+        let _ = writeln!(s, "{pad}  - {ex}");
+    }
+}
+
+/// `icon:`.
+pub(super) fn write_icon(s: &mut String, icon: &Icon) {
+    let Icon {
+        src,
+        mime_type: mime,
+        sizes,
+        theme,
+    } = icon;
+    let _ = writeln!(s, "icon:");
+    let _ = writeln!(s, "  src: {}", quoted(src));
+    if let Some(m) = mime {
+        let _ = writeln!(s, "  mime_type: {}", quoted(m));
+    }
+    if !sizes.is_empty() {
+        let v: Vec<String> = sizes.iter().map(|x| quoted(x)).collect();
+        let _ = writeln!(s, "  sizes: [{}]", v.join(", "));
+    }
+    if let Some(t) = theme {
+        let _ = writeln!(s, "  theme: {}", quoted(t));
+    }
+}
