@@ -996,50 +996,59 @@ fn decoder<'t>(
         })
         .collect();
     let c = format_ident!("__c");
-    let mut arms = Vec::new();
+    // (key, what reading its value does), the selector first.
+    let mut arms: Vec<(String, TokenStream)> = Vec::new();
+    let mut sel_state = quote!();
+    if let Some(sel) = selector {
+        let values = targets
+            .iter()
+            .map(|t| {
+                let id = &t.strukt;
+                (
+                    t.action.name.clone().unwrap_or_default(),
+                    quote!(Action::#id),
+                )
+            })
+            .collect();
+        let read = literal_switch(&c, values, &none);
+        sel_state =
+            quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
+        arms.push((
+            sel.to_owned(),
+            quote! {
+                if __sel.is_some() { #none; }
+                __sel = ::core::option::Option::Some(#read);
+            },
+        ));
+    }
     for (name, local, ty) in &fields {
         let read = read_fast(cx, ty, &c, 1);
-        arms.push(quote! {
-            #name => {
+        arms.push((
+            (*name).to_owned(),
+            quote! {
                 if !#c.null() {
                     if #local.is_some() { #none; }
                     #local = ::core::option::Option::Some(#read);
                 }
-            }
-        });
+            },
+        ));
     }
-    let mut sel_state = quote!();
-    let mut sel_arm = quote!();
-    if let Some(sel) = selector {
-        let strs = targets
-            .iter()
-            .map(|t| t.action.name.clone().unwrap_or_default());
-        let ids = targets.iter().map(|t| &t.strukt);
-        sel_state =
-            quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
-        sel_arm = quote! {
-            #sel => {
-                if __sel.is_some() { #none; }
-                __sel = ::core::option::Option::Some(match #c.str() {
-                    #( ::core::option::Option::Some(#strs) => Action::#ids, )*
-                    _ => #none,
-                });
-            }
-        };
-    }
-    let members = if arms.is_empty() && selector.is_none() {
+    let members = if arms.is_empty() {
         quote! {
             if #c.open()? { #none; }
         }
     } else {
+        // The key is matched where it stands, quotes included (no scan for its end, no string
+        // compare); then its `:`.
+        let arms = arms
+            .into_iter()
+            .map(|(key, body)| (key, quote!({ #c.colon()?; #body })))
+            .collect();
+        let read_member = literal_switch(&c, arms, &none);
         quote! {
             if #c.open()? {
                 loop {
-                    match #c.key()? {
-                        #sel_arm
-                        #(#arms)*
-                        _ => #none,
-                    }
+                    #read_member
                     if !#c.next_member()? { break; }
                 }
             }
@@ -1182,8 +1191,9 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
         RType::Enum { name, values, .. } => {
             let arms = values
                 .iter()
-                .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
-            quote!(match #c.str() { #(#arms)* _ => #none })
+                .map(|(s, var)| (s.clone(), quote!(#name::#var)))
+                .collect();
+            literal_switch(c, arms, &none)
         }
         RType::Array {
             items, min, max, ..
@@ -1232,5 +1242,33 @@ fn range_guard<T: quote::ToTokens>(min: &Option<T>, max: &Option<T>) -> TokenStr
         (Some(a), None) => quote!(if n >= #a),
         (None, Some(b)) => quote!(if n <= #b),
         (None, None) => quote!(),
+    }
+}
+
+/// Reading one of the strings `literals` at the cursor (a member's key, an enum value, a
+/// selector value) and evaluating to its arm, else `none`: a `match` on the byte after the
+/// opening quote, each arm guarded by one comparison of the whole quoted literal with the bytes
+/// there (a fixed-length compare the optimizer turns into a few wide loads). The closing quote
+/// is part of the compare, so a longer string never matches; a string written with an escape
+/// never matches either (the walk reads it).
+fn literal_switch(
+    c: &Ident,
+    literals: Vec<(String, TokenStream)>,
+    none: &TokenStream,
+) -> TokenStream {
+    let arms = literals
+        .into_iter()
+        // A string JSON writes with an escape never stands in the text as is.
+        .filter(|(text, _)| !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20))
+        .map(|(text, arm)| {
+            let first = proc_macro2::Literal::byte_character(text.bytes().next().unwrap_or(b'"'));
+            let quoted = proc_macro2::Literal::byte_string(format!("\"{text}\"").as_bytes());
+            quote!(::core::option::Option::Some(#first) if #c.literal(#quoted) => #arm,)
+        });
+    quote! {
+        match #c.after_quote() {
+            #(#arms)*
+            _ => #none,
+        }
     }
 }
