@@ -28,15 +28,6 @@ const ROOTS: &[&str] = &[
     "macros/src",
 ];
 
-/// Functions known to be over the limit while another helper's branch splits them; each
-/// entry must still be over the limit (a stale entry fails), and the list only shrinks.
-/// (path, function name, who owns the split.)
-const PENDING_SPLITS: &[(&str, &str, &str)] = &[(
-    "compiler/src/codegen/tool.rs",
-    "decoder",
-    "the perf helper's one-pass decoder generator (issue 13 item 6; wt-perf)",
-)];
-
 /// One function with a body: its name, the 1-based line of `fn`, its length in lines, and
 /// whether the comment block above it carries a `long:` reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,9 +311,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every function over the limit without a reason, as `path:line fn name (N lines)`, and the
-/// (path, name) of every function over the limit.
-fn long_functions_in_workspace() -> (Vec<String>, BTreeSet<(String, String)>) {
+/// Every function over the limit without a reason, as `path:line fn name (N lines)`.
+fn long_functions_in_workspace() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for r in ROOTS {
@@ -341,7 +331,6 @@ fn long_functions_in_workspace() -> (Vec<String>, BTreeSet<(String, String)>) {
         scanned.push((f.clone(), fns));
     }
     let mut unexplained = Vec::new();
-    let mut over = BTreeSet::new();
     for (f, fns) in scanned {
         if test_files.contains(&f) {
             continue;
@@ -352,11 +341,7 @@ fn long_functions_in_workspace() -> (Vec<String>, BTreeSet<(String, String)>) {
             .to_string_lossy()
             .replace('\\', "/");
         for s in fns.into_iter().filter(|s| s.lines > MAX_LINES) {
-            over.insert((rel.clone(), s.name.clone()));
-            let pending = PENDING_SPLITS
-                .iter()
-                .any(|(p, n, _)| *p == rel && *n == s.name);
-            if !s.has_long_reason && !pending {
+            if !s.has_long_reason {
                 unexplained.push(format!(
                     "{rel}:{} fn {} ({} lines)",
                     s.line, s.name, s.lines
@@ -364,30 +349,18 @@ fn long_functions_in_workspace() -> (Vec<String>, BTreeSet<(String, String)>) {
             }
         }
     }
-    (unexplained, over)
+    unexplained
 }
 
 #[test]
 fn no_function_runs_over_100_lines_without_a_written_reason() {
-    let (unexplained, _) = long_functions_in_workspace();
+    let unexplained = long_functions_in_workspace();
     assert!(
         unexplained.is_empty(),
         "functions over {MAX_LINES} lines without a `// long: <reason>` line above them \
          (split them along their seams, or write why they must stay whole):\n  {}",
         unexplained.join("\n  ")
     );
-}
-
-#[test]
-fn every_pending_split_is_still_over_the_limit() {
-    let (_, over) = long_functions_in_workspace();
-    for (path, name, owner) in PENDING_SPLITS {
-        assert!(
-            over.contains(&((*path).to_owned(), (*name).to_owned())),
-            "{path} fn {name} ({owner}) is no longer over {MAX_LINES} lines: \
-             remove it from PENDING_SPLITS"
-        );
-    }
 }
 
 /// A fixture exercising what the scanner must get right: braces inside strings, raw strings,

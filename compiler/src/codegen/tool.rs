@@ -960,6 +960,9 @@ fn action_items<'t>(
     (st, walk_body)
 }
 
+/// A field the decoder reads: its name, the typed local it goes into, its type.
+type DecodedField<'t> = (&'t str, Ident, &'t RType);
+
 /// An action the decoder can produce: its struct, and its `Call`/`Action` variant (`None` for a
 /// plain tool, whose struct is `Call` itself).
 struct Target<'a> {
@@ -985,9 +988,8 @@ fn decoder<'t>(
     targets: &[Target<'_>],
 ) -> TokenStream {
     let rt = rt();
-    let none = quote!(return ::core::option::Option::None);
     // A field no action takes is refused even when null: leave it to the walk.
-    let fields: Vec<(&str, Ident, &RType)> = tool
+    let fields: Vec<DecodedField<'_>> = tool
         .fields
         .iter()
         .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
@@ -996,6 +998,51 @@ fn decoder<'t>(
         })
         .collect();
     let c = format_ident!("__c");
+    let (sel_state, members) = member_loop(cx, &c, selector, targets, &fields);
+    let end = if selector.is_some() {
+        let arms = targets.iter().map(|t| {
+            let id = &t.strukt;
+            let body = decoded_action(&fields, t, outer);
+            quote!(Action::#id => { #body })
+        });
+        quote! {
+            match __sel? { #(#arms)* }
+        }
+    } else {
+        targets
+            .first()
+            .map(|t| decoded_action(&fields, t, outer))
+            .unwrap_or_default()
+    };
+    let locals = fields.iter().map(|(_, l, ty)| {
+        let t = ty.rust();
+        quote!(let mut #l: ::core::option::Option<#t> = ::core::option::Option::None;)
+    });
+    quote! {
+        /// The one-pass decoder; `None` leaves the call to the walk.
+        #[inline]
+        fn decode(__text: &str) -> ::core::option::Option<super::Call> {
+            let mut #c = #rt::Cursor::new(__text);
+            #sel_state
+            #(#locals)*
+            #members
+            #c.end()?;
+            #end
+        }
+    }
+}
+
+/// The decoder's member loop over cursor `c`: each key matched where it stands (the selector
+/// first), its value read into the typed local of its field. Returns the selector's local (empty
+/// for a plain tool) and the loop.
+fn member_loop(
+    cx: &mut ModCx,
+    c: &Ident,
+    selector: Option<&str>,
+    targets: &[Target<'_>],
+    fields: &[DecodedField<'_>],
+) -> (TokenStream, TokenStream) {
+    let none = quote!(return ::core::option::Option::None);
     // (key, what reading its value does), the selector first.
     let mut arms: Vec<(String, TokenStream)> = Vec::new();
     let mut sel_state = quote!();
@@ -1010,7 +1057,7 @@ fn decoder<'t>(
                 )
             })
             .collect();
-        let read = literal_switch(&c, values, &none);
+        let read = literal_switch(c, values, &none);
         sel_state =
             quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
         arms.push((
@@ -1021,8 +1068,8 @@ fn decoder<'t>(
             },
         ));
     }
-    for (name, local, ty) in &fields {
-        let read = read_fast(cx, ty, &c, 1);
+    for (name, local, ty) in fields {
+        let read = read_fast(cx, ty, c, 1);
         arms.push((
             (*name).to_owned(),
             quote! {
@@ -1044,7 +1091,7 @@ fn decoder<'t>(
             .into_iter()
             .map(|(key, body)| (key, quote!({ #c.colon()?; #body })))
             .collect();
-        let read_member = literal_switch(&c, arms, &none);
+        let read_member = literal_switch(c, arms, &none);
         quote! {
             if #c.open()? {
                 loop {
@@ -1054,94 +1101,71 @@ fn decoder<'t>(
             }
         }
     };
-    let finish = |t: &Target<'_>| -> TokenStream {
-        let a = t.action;
-        let taken = |name: &str| a.uses(name);
-        let others: Vec<&Ident> = fields
-            .iter()
-            .filter(|(n, _, _)| !taken(n))
-            .map(|(_, l, _)| l)
-            .collect();
-        let refuse_others = if others.is_empty() {
-            quote!()
-        } else {
-            quote! {
-                if #(#others.is_some())||* { #none; }
-            }
-        };
-        let required = fields
-            .iter()
-            .filter(|(n, _, _)| taken(n) && a.is_required(n))
-            .map(|(_, l, _)| quote!(let #l = #l?;));
-        // As the walk counts a field given (a required one always is; for forbidden_with a
-        // boolean set to false asks for nothing).
-        let present = |field: &str, bool_false_absent: bool| -> TokenStream {
-            match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
-                Some((n, _, _)) if a.is_required(n) => quote!(true),
-                Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
-                    quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
-                }
-                Some((_, l, _)) => quote!(#l.is_some()),
-                None => quote!(false),
-            }
-        };
-        let mut checks = Vec::new();
-        for group in &a.exactly_one_of {
-            let flags = group.iter().map(|n| present(n, false));
-            checks.push(quote! {
-                if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
-            });
-        }
-        for fw in &a.forbidden_with {
-            let x = present(&fw.field, true);
-            let y = present(&fw.with, true);
-            checks.push(quote! {
-                if #x && #y { #none; }
-            });
-        }
-        let strukt = &t.strukt;
-        let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
-            let id = snake(n);
-            quote!(#id: #l)
-        });
-        let value = match &t.variant {
-            Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
-            None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
-        };
-        quote! {
-            #refuse_others
-            #(#required)*
-            #(#checks)*
-            ::core::option::Option::Some(#value)
-        }
-    };
-    let end = if selector.is_some() {
-        let arms = targets.iter().map(|t| {
-            let id = &t.strukt;
-            let body = finish(t);
-            quote!(Action::#id => { #body })
-        });
-        quote! {
-            match __sel? { #(#arms)* }
-        }
+    (sel_state, members)
+}
+
+/// The decoder's end for one action `t`: refuse the fields it does not take, unwrap the
+/// required ones, run its `exactly_one_of` / `forbidden_with` checks, build the call.
+fn decoded_action(fields: &[DecodedField<'_>], t: &Target<'_>, outer: &Ident) -> TokenStream {
+    let none = quote!(return ::core::option::Option::None);
+    let a = t.action;
+    let taken = |name: &str| a.uses(name);
+    let others: Vec<&Ident> = fields
+        .iter()
+        .filter(|(n, _, _)| !taken(n))
+        .map(|(_, l, _)| l)
+        .collect();
+    let refuse_others = if others.is_empty() {
+        quote!()
     } else {
-        targets.first().map(finish).unwrap_or_default()
-    };
-    let locals = fields.iter().map(|(_, l, ty)| {
-        let t = ty.rust();
-        quote!(let mut #l: ::core::option::Option<#t> = ::core::option::Option::None;)
-    });
-    quote! {
-        /// The one-pass decoder; `None` leaves the call to the walk.
-        #[inline]
-        fn decode(__text: &str) -> ::core::option::Option<super::Call> {
-            let mut #c = #rt::Cursor::new(__text);
-            #sel_state
-            #(#locals)*
-            #members
-            #c.end()?;
-            #end
+        quote! {
+            if #(#others.is_some())||* { #none; }
         }
+    };
+    let required = fields
+        .iter()
+        .filter(|(n, _, _)| taken(n) && a.is_required(n))
+        .map(|(_, l, _)| quote!(let #l = #l?;));
+    // As the walk counts a field given (a required one always is; for forbidden_with a
+    // boolean set to false asks for nothing).
+    let present = |field: &str, bool_false_absent: bool| -> TokenStream {
+        match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
+            Some((n, _, _)) if a.is_required(n) => quote!(true),
+            Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
+                quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
+            }
+            Some((_, l, _)) => quote!(#l.is_some()),
+            None => quote!(false),
+        }
+    };
+    let mut checks = Vec::new();
+    for group in &a.exactly_one_of {
+        let flags = group.iter().map(|n| present(n, false));
+        checks.push(quote! {
+            if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
+        });
+    }
+    for fw in &a.forbidden_with {
+        let x = present(&fw.field, true);
+        let y = present(&fw.with, true);
+        checks.push(quote! {
+            if #x && #y { #none; }
+        });
+    }
+    let strukt = &t.strukt;
+    let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
+        let id = snake(n);
+        quote!(#id: #l)
+    });
+    let value = match &t.variant {
+        Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
+        None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
+    };
+    quote! {
+        #refuse_others
+        #(#required)*
+        #(#checks)*
+        ::core::option::Option::Some(#value)
     }
 }
 
