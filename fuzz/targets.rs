@@ -35,15 +35,28 @@ pub fn parse(data: &[u8]) {
     let text = String::from_utf8_lossy(rest);
     let (name, args) = text.split_once('\0').unwrap_or((&text, ""));
     let from_text = Call::parse(role, family, name, args);
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(args) {
-        let from_value = Call::parse(role, family, name, &value);
-        // An object accepted both ways is the same call (a freeform tool takes the raw text
-        // in one form and the object in the other, so it is left out).
-        if let (Ok(a), Ok(b)) = (&from_text, &from_value)
-            && value.is_object()
-            && a.tool().freeform_field(family).is_none()
-        {
-            assert_eq!(a, b, "text and value forms disagree for {name} {args}");
+    // A freeform tool takes the raw text in one form and the object in the other: left out.
+    let structured = |c: &Call| c.tool().freeform_field(family).is_none();
+    match serde_json::from_str::<serde_json::Value>(args) {
+        Ok(value) => {
+            let from_value = Call::parse(role, family, name, &value);
+            // An object accepted both ways is the same call.
+            if let (Ok(a), Ok(b)) = (&from_text, &from_value)
+                && value.is_object()
+                && structured(a)
+            {
+                assert_eq!(a, b, "text and value forms disagree for {name} {args}");
+            }
+        }
+        // Text that is not JSON is refused (the one-pass decoder reads the text itself: it must
+        // not accept what serde_json refuses); an empty text is the empty object.
+        Err(e) => {
+            if let Ok(a) = &from_text
+                && structured(a)
+                && !args.trim().is_empty()
+            {
+                panic!("{name}: accepted arguments that are not JSON ({e}): {args:?} as {a:?}");
+            }
         }
     }
 }

@@ -311,8 +311,8 @@ impl Mapper<'_> {
         t
     }
 
-    /// Long on purpose: the constructs are decided in this order (`$ref`, unions, type, const,
-    /// enum, then the plain types), and the order is the mapping; split, it would hide it.
+    /// The constructs are decided in this order (`$ref`, unions, type, const, enum, then the
+    /// plain types), and the order is the mapping: each step is one method below.
     fn ty_inner(&mut self, v: &Value, ptr: &str) -> DefType {
         let Some(o) = v.as_object() else {
             self.note(ptr, "a schema that is not an object: mapped to a string");
@@ -327,68 +327,101 @@ impl Mapper<'_> {
             }
         }
         if let Some(r) = o.get("$ref") {
-            let target = r.as_str().unwrap_or("");
-            if self.depth > 16 {
-                self.note(
-                    ptr,
-                    format!("recursive `$ref` {target}: mapped to an empty object"),
-                );
-                return DefType::Object(Vec::new());
-            }
-            let resolved = target
-                .strip_prefix('#')
-                .and_then(|p| self.root.pointer(p))
-                .cloned();
-            return match resolved {
-                Some(inner) => {
-                    self.note(
-                        ptr,
-                        format!("`$ref` {target}: inlined (the language has no references)"),
-                    );
-                    self.ty(&inner, ptr)
-                }
-                None => {
-                    self.note(
-                        ptr,
-                        format!("`$ref` {target} cannot be resolved: mapped to a string"),
-                    );
-                    string_type()
-                }
-            };
+            return self.ref_inlined_or_string(r, ptr);
         }
         for union in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = o.get(union) {
-                let non_null: Vec<(usize, &Value)> = branches
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| b.get("type").and_then(Value::as_str) != Some("null"))
-                    .collect();
-                let Some((i, first)) = non_null.first().copied() else {
-                    self.note(ptr, format!("`{union}` of only null: mapped to a string"));
-                    return string_type();
-                };
-                if non_null.len() > 1 {
-                    self.note(
-                        &format!("{ptr}/{union}"),
-                        format!(
-                            "a union without a discriminator ({} branches): mapped to its first branch",
-                            non_null.len()
-                        ),
-                    );
-                } else if non_null.len() < branches.len() && !self.strict {
-                    self.note(
-                        &format!("{ptr}/{union}"),
-                        "a union with null: mapped to the non-null branch (absent = null)",
-                    );
-                }
-                let mut merged = first.clone();
-                if let (Some(m), Some(d)) = (merged.as_object_mut(), o.get("description")) {
-                    m.entry("description").or_insert_with(|| d.clone());
-                }
-                return self.ty(&merged, &format!("{ptr}/{union}/{i}"));
+                return self.union_as_its_first_non_null_branch(union, branches, o, ptr);
             }
         }
-        let ty_name = match o.get("type") {
+        let ty_name = self.json_type_name_of(o, ptr);
+        if let Some(c) = o.get("const") {
+            return self.const_as_one_value_enum(c, &ty_name, o, ptr);
+        }
+        if let Some(Value::Array(all)) = o.get("enum")
+            && let Some(strings) = self.enum_of_strings_without_null(all, ptr)
+        {
+            return DefType::Enum(strings);
+        }
+        self.plain(&ty_name, o, ptr)
+    }
+
+    /// A `$ref` into the input document, inlined (the language has no references); a
+    /// recursive or unresolvable one is reported and mapped to a stand-in.
+    fn ref_inlined_or_string(&mut self, r: &Value, ptr: &str) -> DefType {
+        let target = r.as_str().unwrap_or("");
+        if self.depth > 16 {
+            self.note(
+                ptr,
+                format!("recursive `$ref` {target}: mapped to an empty object"),
+            );
+            return DefType::Object(Vec::new());
+        }
+        let resolved = target
+            .strip_prefix('#')
+            .and_then(|p| self.root.pointer(p))
+            .cloned();
+        match resolved {
+            Some(inner) => {
+                self.note(
+                    ptr,
+                    format!("`$ref` {target}: inlined (the language has no references)"),
+                );
+                self.ty(&inner, ptr)
+            }
+            None => {
+                self.note(
+                    ptr,
+                    format!("`$ref` {target} cannot be resolved: mapped to a string"),
+                );
+                string_type()
+            }
+        }
+    }
+
+    /// `anyOf`/`oneOf`: the first non-null branch (carrying the union's description); more
+    /// than one, or a dropped null outside strict mode, is reported.
+    fn union_as_its_first_non_null_branch(
+        &mut self,
+        union: &str,
+        branches: &[Value],
+        o: &Map<String, Value>,
+        ptr: &str,
+    ) -> DefType {
+        let non_null: Vec<(usize, &Value)> = branches
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.get("type").and_then(Value::as_str) != Some("null"))
+            .collect();
+        let Some((i, first)) = non_null.first().copied() else {
+            self.note(ptr, format!("`{union}` of only null: mapped to a string"));
+            return string_type();
+        };
+        if non_null.len() > 1 {
+            self.note(
+                &format!("{ptr}/{union}"),
+                format!(
+                    "a union without a discriminator ({} branches): mapped to its first branch",
+                    non_null.len()
+                ),
+            );
+        } else if non_null.len() < branches.len() && !self.strict {
+            self.note(
+                &format!("{ptr}/{union}"),
+                "a union with null: mapped to the non-null branch (absent = null)",
+            );
+        }
+        let mut merged = first.clone();
+        if let (Some(m), Some(d)) = (merged.as_object_mut(), o.get("description")) {
+            m.entry("description").or_insert_with(|| d.clone());
+        }
+        self.ty(&merged, &format!("{ptr}/{union}/{i}"))
+    }
+
+    /// The JSON type the node is mapped as: its `type` (the first non-null of a list), else
+    /// what its keys imply, else a string (reported).
+    fn json_type_name_of(&mut self, o: &Map<String, Value>, ptr: &str) -> String {
+        match o.get("type") {
             Some(Value::String(s)) => s.to_ascii_lowercase(),
             Some(Value::Array(list)) => {
                 let names: Vec<String> = list
@@ -425,48 +458,60 @@ impl Mapper<'_> {
                     "string".to_owned()
                 }
             }
-        };
-        if let Some(c) = o.get("const") {
-            return match c.as_str() {
-                Some(s) => {
-                    self.note(
-                        &format!("{ptr}/const"),
-                        "`const`: mapped to a one-value enum",
-                    );
-                    DefType::Enum(vec![s.to_owned()])
-                }
-                None => {
-                    self.note(
-                        &format!("{ptr}/const"),
-                        format!("a non-string `const` {c}: dropped"),
-                    );
-                    self.plain(&ty_name, o, ptr)
-                }
-            };
         }
-        if let Some(Value::Array(all)) = o.get("enum") {
-            // A null among the values is the nullable form (OpenAI strict): absent = null.
-            let values: Vec<&Value> = all.iter().filter(|v| !v.is_null()).collect();
-            if values.len() < all.len() && !self.strict {
+    }
+
+    /// A string `const` is a one-value enum; any other is dropped and the node mapped as its
+    /// plain type.
+    fn const_as_one_value_enum(
+        &mut self,
+        c: &Value,
+        ty_name: &str,
+        o: &Map<String, Value>,
+        ptr: &str,
+    ) -> DefType {
+        match c.as_str() {
+            Some(s) => {
                 self.note(
-                    &format!("{ptr}/enum"),
-                    "null among the enum values: mapped to an optional enum (absent = null)",
+                    &format!("{ptr}/const"),
+                    "`const`: mapped to a one-value enum",
                 );
+                DefType::Enum(vec![s.to_owned()])
             }
-            let strings: Vec<String> = values
-                .iter()
-                .filter_map(|v| v.as_str())
-                .map(str::to_owned)
-                .collect();
-            if strings.len() == values.len() && !strings.is_empty() {
-                return DefType::Enum(strings);
+            None => {
+                self.note(
+                    &format!("{ptr}/const"),
+                    format!("a non-string `const` {c}: dropped"),
+                );
+                self.plain(ty_name, o, ptr)
             }
+        }
+    }
+
+    /// An `enum`'s values when all (but a null) are strings; otherwise `None`, reported, and
+    /// the node is mapped as its plain type.
+    fn enum_of_strings_without_null(&mut self, all: &[Value], ptr: &str) -> Option<Vec<String>> {
+        // A null among the values is the nullable form (OpenAI strict): absent = null.
+        let values: Vec<&Value> = all.iter().filter(|v| !v.is_null()).collect();
+        if values.len() < all.len() && !self.strict {
             self.note(
                 &format!("{ptr}/enum"),
-                "an enum of non-string values: dropped (the language's enums are strings)",
+                "null among the enum values: mapped to an optional enum (absent = null)",
             );
         }
-        self.plain(&ty_name, o, ptr)
+        let strings: Vec<String> = values
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(str::to_owned)
+            .collect();
+        if strings.len() == values.len() && !strings.is_empty() {
+            return Some(strings);
+        }
+        self.note(
+            &format!("{ptr}/enum"),
+            "an enum of non-string values: dropped (the language's enums are strings)",
+        );
+        None
     }
 
     /// One arm per JSON type, each with the bounds the language keeps (a table, read as one).
@@ -478,35 +523,7 @@ impl Mapper<'_> {
                 max: uint("maxLength"),
                 pattern: o.get("pattern").and_then(Value::as_str).map(str::to_owned),
             },
-            "integer" => {
-                let int = |k: &str| {
-                    o.get(k)
-                        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f.ceil() as i64)))
-                };
-                let mut min = int("minimum");
-                let mut max = int("maximum");
-                if let Some(x) = int("exclusiveMinimum") {
-                    min = Some(x.saturating_add(1));
-                    self.note(
-                        &format!("{ptr}/exclusiveMinimum"),
-                        format!(
-                            "`exclusiveMinimum` {x}: mapped to minimum {}",
-                            x.saturating_add(1)
-                        ),
-                    );
-                }
-                if let Some(x) = int("exclusiveMaximum") {
-                    max = Some(x.saturating_sub(1));
-                    self.note(
-                        &format!("{ptr}/exclusiveMaximum"),
-                        format!(
-                            "`exclusiveMaximum` {x}: mapped to maximum {}",
-                            x.saturating_sub(1)
-                        ),
-                    );
-                }
-                DefType::Integer { min, max }
-            }
+            "integer" => self.integer_with_exclusive_bounds_made_inclusive(o, ptr),
             "number" => {
                 let num = |k: &str| o.get(k).and_then(Value::as_f64);
                 for k in ["exclusiveMinimum", "exclusiveMaximum"] {
@@ -523,31 +540,7 @@ impl Mapper<'_> {
                 }
             }
             "boolean" => DefType::Boolean,
-            "array" => {
-                let items = match o.get("items") {
-                    Some(i) => {
-                        if i.get("description").is_some() {
-                            self.note(
-                                &format!("{ptr}/items/description"),
-                                "array items carry no description in the language: dropped",
-                            );
-                        }
-                        self.ty(i, &format!("{ptr}/items"))
-                    }
-                    None => {
-                        self.note(
-                            ptr,
-                            "an array without `items`: mapped to an array of strings",
-                        );
-                        string_type()
-                    }
-                };
-                DefType::Array {
-                    items: Box::new(items),
-                    min: uint("minItems").filter(|n| *n > 0),
-                    max: uint("maxItems"),
-                }
-            }
+            "array" => self.array_of_its_items(o, ptr),
             "object" => {
                 match o.get("additionalProperties") {
                     None | Some(Value::Bool(false)) => {}
@@ -569,6 +562,70 @@ impl Mapper<'_> {
                 );
                 string_type()
             }
+        }
+    }
+
+    /// An integer's bounds; an exclusive bound becomes the inclusive one next to it (reported).
+    fn integer_with_exclusive_bounds_made_inclusive(
+        &mut self,
+        o: &Map<String, Value>,
+        ptr: &str,
+    ) -> DefType {
+        let int = |k: &str| {
+            o.get(k)
+                .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f.ceil() as i64)))
+        };
+        let mut min = int("minimum");
+        let mut max = int("maximum");
+        if let Some(x) = int("exclusiveMinimum") {
+            min = Some(x.saturating_add(1));
+            self.note(
+                &format!("{ptr}/exclusiveMinimum"),
+                format!(
+                    "`exclusiveMinimum` {x}: mapped to minimum {}",
+                    x.saturating_add(1)
+                ),
+            );
+        }
+        if let Some(x) = int("exclusiveMaximum") {
+            max = Some(x.saturating_sub(1));
+            self.note(
+                &format!("{ptr}/exclusiveMaximum"),
+                format!(
+                    "`exclusiveMaximum` {x}: mapped to maximum {}",
+                    x.saturating_sub(1)
+                ),
+            );
+        }
+        DefType::Integer { min, max }
+    }
+
+    /// An array of its `items` (a string array when it has none, reported) with its length
+    /// bounds.
+    fn array_of_its_items(&mut self, o: &Map<String, Value>, ptr: &str) -> DefType {
+        let uint = |k: &str| o.get(k).and_then(Value::as_u64);
+        let items = match o.get("items") {
+            Some(i) => {
+                if i.get("description").is_some() {
+                    self.note(
+                        &format!("{ptr}/items/description"),
+                        "array items carry no description in the language: dropped",
+                    );
+                }
+                self.ty(i, &format!("{ptr}/items"))
+            }
+            None => {
+                self.note(
+                    ptr,
+                    "an array without `items`: mapped to an array of strings",
+                );
+                string_type()
+            }
+        };
+        DefType::Array {
+            items: Box::new(items),
+            min: uint("minItems").filter(|n| *n > 0),
+            max: uint("maxItems"),
         }
     }
 
@@ -789,7 +846,8 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     })
 }
 
-/// One input tool → its definition.
+/// One input tool → its definition: find its body and name, report keys without an
+/// equivalent, then map either a Responses freeform tool or the input schema's fields.
 fn import_tool(
     shape: Shape,
     strict: bool,
@@ -797,18 +855,7 @@ fn import_tool(
     t: &Value,
     notes: &mut Vec<Note>,
 ) -> Result<DefTool, ImportError> {
-    let body = match shape {
-        Shape::OpenaiChat => t.get("function").ok_or_else(|| ImportError::Tool {
-            pointer: ptr.to_owned(),
-            message: "no `function` object".into(),
-        })?,
-        _ => t,
-    };
-    let body_ptr = if shape == Shape::OpenaiChat {
-        format!("{ptr}/function")
-    } else {
-        ptr.to_owned()
-    };
+    let (body, body_ptr) = tool_body_and_its_pointer(shape, ptr, t)?;
     let raw_name = body
         .get("name")
         .and_then(Value::as_str)
@@ -816,91 +863,24 @@ fn import_tool(
             pointer: body_ptr.clone(),
             message: "no `name` string".into(),
         })?;
-    let mut name = raw_name.to_owned();
     let mut local = Vec::new();
-    if !valid_name(raw_name) {
-        name = snake_name(raw_name);
-        local.push(Note {
-            tool: name.clone(),
-            pointer: format!("{body_ptr}/name"),
-            message: format!("tool name `{raw_name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{name}`"),
-        });
-    }
+    let name = tool_name_renamed_when_invalid(raw_name, &body_ptr, &mut local);
     let description = body
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let (schema_key, known): (&str, &[&str]) = match shape {
-        Shape::OpenaiChat => (
-            "parameters",
-            &["name", "description", "parameters", "strict"],
-        ),
-        Shape::OpenaiResponses => (
-            "parameters",
-            &[
-                "type",
-                "name",
-                "description",
-                "parameters",
-                "strict",
-                "format",
-            ],
-        ),
-        Shape::Anthropic => (
-            "input_schema",
-            &["name", "description", "input_schema", "type"],
-        ),
-        Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
-        Shape::Mcp => (
-            "inputSchema",
-            &["name", "title", "description", "inputSchema", "annotations"],
-        ),
-    };
-    if let Some(o) = body.as_object() {
-        for k in o.keys() {
-            if !known.contains(&k.as_str()) && !extras::keys(shape).contains(&k.as_str()) {
-                local.push(Note {
-                    tool: name.clone(),
-                    pointer: format!("{body_ptr}/{}", escape(k)),
-                    message: format!("`{k}` has no equivalent in the definition language: dropped"),
-                });
-            }
-        }
-    }
+    let (schema_key, known) = schema_key_and_known_tool_keys(shape);
+    note_tool_keys_without_equivalent(shape, &name, body, &body_ptr, known, &mut local);
     notes.append(&mut local);
-    // A Responses custom (freeform) tool.
     if shape == Shape::OpenaiResponses && t.get("type").and_then(Value::as_str) == Some("custom") {
-        let format = t.get("format");
-        let grammar = format
-            .filter(|f| f.get("type").and_then(Value::as_str) == Some("grammar"))
-            .and_then(|f| {
-                Some((
-                    f.get("syntax")?.as_str()?.to_owned(),
-                    f.get("definition")?.as_str()?.to_owned(),
-                ))
-            });
-        if grammar.is_none() {
-            notes.push(Note {
-                tool: name.clone(),
-                pointer: format!("{ptr}/format"),
-                message: "a custom tool without a grammar: mapped to a function tool with one string field `input`".into(),
-            });
-        }
-        return Ok(DefTool {
+        return Ok(responses_custom_tool_as_freeform(
             name,
             description,
-            fields: vec![DefProp {
-                name: "input".into(),
-                ty: string_type(),
-                description: String::new(),
-                required: true,
-            }],
-            selector: None,
-            freeform: grammar,
-            traits: Vec::new(),
-            extras: extras::Extras::default(),
-        });
+            ptr,
+            t,
+            notes,
+        ));
     }
     let empty = Value::Object(Map::new());
     let schema = body.get(schema_key).unwrap_or(&empty);
@@ -926,65 +906,208 @@ fn import_tool(
         tool.fields = fields;
         tool.selector = Some((sel, actions));
     } else {
-        let root = schema.as_object().cloned().unwrap_or_default();
-        if let Some(t) = root.get("type").and_then(Value::as_str)
-            && !t.eq_ignore_ascii_case("object")
-        {
-            m.note(
-                &format!("{schema_ptr}/type"),
-                format!("a root of type `{t}`: tools take an object; mapped to no fields"),
-            );
-        }
-        for k in root.keys() {
-            if ![
-                "type",
-                "properties",
-                "required",
-                "additionalProperties",
-                "$schema",
-                "$defs",
-                "definitions",
-                "description",
-                "title",
-            ]
-            .contains(&k.as_str())
-            {
-                m.note(
-                    &format!("{schema_ptr}/{}", escape(k)),
-                    format!("`{k}` at the root has no equivalent: dropped"),
-                );
-            }
-        }
-        if let Some(extra) = root
-            .get("additionalProperties")
-            .filter(|v| **v != Value::Bool(false))
-        {
-            m.note(
-                &format!("{schema_ptr}/additionalProperties"),
-                format!(
-                    "`additionalProperties: {}`: the language refuses undeclared fields",
-                    short(extra)
-                ),
-            );
-        }
-        tool.fields = m.props(&root, &schema_ptr);
+        tool.fields = fields_of_a_plain_object_root(&mut m, schema, &schema_ptr);
     }
     if shape == Shape::Mcp {
-        let hint = |k: &str, default: bool| {
-            t.pointer(&format!("/annotations/{k}"))
-                .and_then(Value::as_bool)
-                .unwrap_or(default)
-        };
-        tool.traits = vec![
-            ("read_only", hint("readOnlyHint", false)),
-            ("destructive", hint("destructiveHint", true)),
-            ("idempotent", hint("idempotentHint", false)),
-            ("open_world", hint("openWorldHint", true)),
-        ];
+        tool.traits = traits_from_mcp_annotations(t);
     }
     tool.extras = tool_extras;
     examples_to_actions(&mut tool, notes);
     Ok(tool)
+}
+
+/// The object that holds a tool's name and schema (Chat nests it in `function`) and its
+/// JSON pointer.
+fn tool_body_and_its_pointer<'t>(
+    shape: Shape,
+    ptr: &str,
+    t: &'t Value,
+) -> Result<(&'t Value, String), ImportError> {
+    if shape == Shape::OpenaiChat {
+        let body = t.get("function").ok_or_else(|| ImportError::Tool {
+            pointer: ptr.to_owned(),
+            message: "no `function` object".into(),
+        })?;
+        Ok((body, format!("{ptr}/function")))
+    } else {
+        Ok((t, ptr.to_owned()))
+    }
+}
+
+/// The tool's name, snake-cased (and reported) when it is not a valid definition name.
+fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Vec<Note>) -> String {
+    if valid_name(raw_name) {
+        return raw_name.to_owned();
+    }
+    let name = snake_name(raw_name);
+    local.push(Note {
+        tool: name.clone(),
+        pointer: format!("{body_ptr}/name"),
+        message: format!(
+            "tool name `{raw_name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{name}`"
+        ),
+    });
+    name
+}
+
+/// Per input shape: the key that holds the input schema, and the tool keys it maps.
+fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'static str]) {
+    match shape {
+        Shape::OpenaiChat => (
+            "parameters",
+            &["name", "description", "parameters", "strict"],
+        ),
+        Shape::OpenaiResponses => (
+            "parameters",
+            &[
+                "type",
+                "name",
+                "description",
+                "parameters",
+                "strict",
+                "format",
+            ],
+        ),
+        Shape::Anthropic => (
+            "input_schema",
+            &["name", "description", "input_schema", "type"],
+        ),
+        Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
+        Shape::Mcp => (
+            "inputSchema",
+            &["name", "title", "description", "inputSchema", "annotations"],
+        ),
+    }
+}
+
+/// Reports every key of the tool body that neither the shape nor its extras map.
+fn note_tool_keys_without_equivalent(
+    shape: Shape,
+    name: &str,
+    body: &Value,
+    body_ptr: &str,
+    known: &[&str],
+    local: &mut Vec<Note>,
+) {
+    let Some(o) = body.as_object() else {
+        return;
+    };
+    for k in o.keys() {
+        if !known.contains(&k.as_str()) && !extras::keys(shape).contains(&k.as_str()) {
+            local.push(Note {
+                tool: name.to_owned(),
+                pointer: format!("{body_ptr}/{}", escape(k)),
+                message: format!("`{k}` has no equivalent in the definition language: dropped"),
+            });
+        }
+    }
+}
+
+/// A Responses custom (freeform) tool: its grammar when it has one, else one string field
+/// `input` (reported).
+fn responses_custom_tool_as_freeform(
+    name: String,
+    description: String,
+    ptr: &str,
+    t: &Value,
+    notes: &mut Vec<Note>,
+) -> DefTool {
+    let format = t.get("format");
+    let grammar = format
+        .filter(|f| f.get("type").and_then(Value::as_str) == Some("grammar"))
+        .and_then(|f| {
+            Some((
+                f.get("syntax")?.as_str()?.to_owned(),
+                f.get("definition")?.as_str()?.to_owned(),
+            ))
+        });
+    if grammar.is_none() {
+        notes.push(Note {
+            tool: name.clone(),
+            pointer: format!("{ptr}/format"),
+            message: "a custom tool without a grammar: mapped to a function tool with one string field `input`".into(),
+        });
+    }
+    DefTool {
+        name,
+        description,
+        fields: vec![DefProp {
+            name: "input".into(),
+            ty: string_type(),
+            description: String::new(),
+            required: true,
+        }],
+        selector: None,
+        freeform: grammar,
+        traits: Vec::new(),
+        extras: extras::Extras::default(),
+    }
+}
+
+/// The fields of a tool without actions: the root object's properties, with what the root
+/// says beyond them (another type, unknown keys, open `additionalProperties`) reported.
+fn fields_of_a_plain_object_root(
+    m: &mut Mapper<'_>,
+    schema: &Value,
+    schema_ptr: &str,
+) -> Vec<DefProp> {
+    let root = schema.as_object().cloned().unwrap_or_default();
+    if let Some(t) = root.get("type").and_then(Value::as_str)
+        && !t.eq_ignore_ascii_case("object")
+    {
+        m.note(
+            &format!("{schema_ptr}/type"),
+            format!("a root of type `{t}`: tools take an object; mapped to no fields"),
+        );
+    }
+    for k in root.keys() {
+        if ![
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "$schema",
+            "$defs",
+            "definitions",
+            "description",
+            "title",
+        ]
+        .contains(&k.as_str())
+        {
+            m.note(
+                &format!("{schema_ptr}/{}", escape(k)),
+                format!("`{k}` at the root has no equivalent: dropped"),
+            );
+        }
+    }
+    if let Some(extra) = root
+        .get("additionalProperties")
+        .filter(|v| **v != Value::Bool(false))
+    {
+        m.note(
+            &format!("{schema_ptr}/additionalProperties"),
+            format!(
+                "`additionalProperties: {}`: the language refuses undeclared fields",
+                short(extra)
+            ),
+        );
+    }
+    m.props(&root, schema_ptr)
+}
+
+/// An MCP tool's annotations as traits, with MCP's defaults for the hints it leaves out.
+fn traits_from_mcp_annotations(t: &Value) -> Vec<(&'static str, bool)> {
+    let hint = |k: &str, default: bool| {
+        t.pointer(&format!("/annotations/{k}"))
+            .and_then(Value::as_bool)
+            .unwrap_or(default)
+    };
+    vec![
+        ("read_only", hint("readOnlyHint", false)),
+        ("destructive", hint("destructiveHint", true)),
+        ("idempotent", hint("idempotentHint", false)),
+        ("open_world", hint("openWorldHint", true)),
+    ]
 }
 
 /// A tool with actions: each example goes to the action its selector names (one that names
@@ -1548,6 +1671,8 @@ fn unwrap_union(a: &Value) -> Value {
     a.clone()
 }
 
+/// What differs between the input schema `a` and the published `b`, as (pointer, change):
+/// one family of keys per step, recursing into items and common properties.
 fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(String, String)>) {
     let a = &unwrap_union(a);
     let (ta, _) = norm_type(a, strict);
@@ -1555,6 +1680,19 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
     if ta != tb {
         out.push((format!("{ptr}/type"), format!("type {ta} → {tb}")));
     }
+    schema_diff_description(ptr, a, b, out);
+    schema_diff_enum_values(ptr, a, b, out);
+    schema_diff_bounds(ptr, a, b, strict, out);
+    if let (Some(ia), Some(ib)) = (a.get("items"), b.get("items")) {
+        schema_diff(&format!("{ptr}/items"), ia, ib, strict, out);
+    }
+    let (pa, pb) = (properties_in_order(a), properties_in_order(b));
+    schema_diff_properties(ptr, &pa, &pb, strict, out);
+    schema_diff_required(ptr, a, b, &pa, &pb, strict, out);
+}
+
+/// The description, compared as text (absent = empty).
+fn schema_diff_description(ptr: &str, a: &Value, b: &Value, out: &mut Vec<(String, String)>) {
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     if text(a, "description") != text(b, "description") {
         out.push((
@@ -1566,6 +1704,10 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             ),
         ));
     }
+}
+
+/// The allowed values (`enum`, or `const` as one value), compared without null.
+fn schema_diff_enum_values(ptr: &str, a: &Value, b: &Value, out: &mut Vec<(String, String)>) {
     let enum_of = |v: &Value| -> Option<Vec<Value>> {
         v.get("enum")
             .and_then(Value::as_array)
@@ -1586,6 +1728,17 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             ),
         ));
     }
+}
+
+/// The numeric, length and pattern bounds (a trivial zero minimum, and strict mode's dropped
+/// lengths, are no difference).
+fn schema_diff_bounds(
+    ptr: &str,
+    a: &Value,
+    b: &Value,
+    strict: bool,
+    out: &mut Vec<(String, String)>,
+) {
     for k in [
         "minimum",
         "maximum",
@@ -1614,16 +1767,25 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             ));
         }
     }
-    if let (Some(ia), Some(ib)) = (a.get("items"), b.get("items")) {
-        schema_diff(&format!("{ptr}/items"), ia, ib, strict, out);
-    }
-    let props = |v: &Value| -> Vec<(String, Value)> {
-        v.get("properties")
-            .and_then(Value::as_object)
-            .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default()
-    };
-    let (pa, pb) = (props(a), props(b));
+}
+
+/// A schema's `properties`, in their order.
+fn properties_in_order(v: &Value) -> Vec<(String, Value)> {
+    v.get("properties")
+        .and_then(Value::as_object)
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default()
+}
+
+/// Properties only on one side, a different order of the common ones, then each common one
+/// compared in turn.
+fn schema_diff_properties(
+    ptr: &str,
+    pa: &[(String, Value)],
+    pb: &[(String, Value)],
+    strict: bool,
+    out: &mut Vec<(String, String)>,
+) {
     let names_a: Vec<&str> = pa.iter().map(|(k, _)| k.as_str()).collect();
     let names_b: Vec<&str> = pb.iter().map(|(k, _)| k.as_str()).collect();
     for n in &names_a {
@@ -1647,7 +1809,7 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
     if common_a != common_b {
         out.push((format!("{ptr}/properties"), "property order differs".into()));
     }
-    for (k, va) in &pa {
+    for (k, va) in pa {
         if let Some((_, vb)) = pb.iter().find(|(n, _)| n == k) {
             schema_diff(
                 &format!("{ptr}/properties/{}", escape(k)),
@@ -1658,6 +1820,19 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             );
         }
     }
+}
+
+/// The required set (in strict mode a nullable property counts as optional); not compared
+/// when neither side has properties.
+fn schema_diff_required(
+    ptr: &str,
+    a: &Value,
+    b: &Value,
+    pa: &[(String, Value)],
+    pb: &[(String, Value)],
+    strict: bool,
+    out: &mut Vec<(String, String)>,
+) {
     let required = |v: &Value, props: &[(String, Value)]| -> BTreeSet<String> {
         v.get("required")
             .and_then(Value::as_array)
@@ -1679,7 +1854,7 @@ fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(Str
             })
             .collect()
     };
-    let (ra, rb) = (required(a, &pa), required(b, &pb));
+    let (ra, rb) = (required(a, pa), required(b, pb));
     if ra != rb && !(pa.is_empty() && pb.is_empty()) {
         out.push((
             format!("{ptr}/required"),

@@ -92,32 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         );
         return Ok(Status::Usage);
     }
-    let (doc, source, forced) = if let Some(path) = &args.from {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let doc: Value =
-            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-        (
-            doc,
-            path.display().to_string(),
-            args.format.map(InputFormat::shape),
-        )
-    } else if let Some(cmd) = &args.mcp_stdio {
-        let argv = split_command(cmd)?;
-        (
-            list_tools_stdio(&argv)?,
-            format!("the MCP server `{cmd}`"),
-            Some(Shape::Mcp),
-        )
-    } else if let Some(url) = &args.mcp_http {
-        (
-            list_tools_http(url)?,
-            format!("the MCP server {url}"),
-            Some(Shape::Mcp),
-        )
-    } else {
-        anyhow::bail!("one of --from, --mcp-stdio, --mcp-http is required");
-    };
+    let (doc, source, forced) = read_input_document(&args)?;
     if let Err(e) = prepare_out(&args.out, args.force) {
         eprintln!("error: {e:#}");
         return Ok(Status::Usage);
@@ -168,28 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let family = imported.shape.family();
     let emitted = emit::surface(&ir, &args.role, family, None)
         .map_err(|e| anyhow::anyhow!("emitting the imported folder: {e}"))?;
-    let mut differences: Vec<Note> = Vec::new();
-    let published: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
-    if published != imported.tools {
-        differences.push(Note {
-            tool: String::new(),
-            pointer: String::new(),
-            message: format!("tool order {:?} → {published:?}", imported.tools),
-        });
-    }
-    for ((ptr, input), name) in imported.inputs.iter().zip(&imported.tools) {
-        let Some(t) = emitted.tool(name) else {
-            continue;
-        };
-        let json: Value = serde_json::from_str(&t.json)?;
-        differences.extend(import::compare(
-            imported.shape,
-            imported.strict,
-            ptr,
-            input,
-            &json,
-        ));
-    }
+    let differences = round_trip_differences(&imported, &emitted)?;
     // The imported surface is the accepted baseline: lock it, so `check` is clean and every
     // later edit shows as drift.
     let lock = super::drift::lock_of(&ir, None)?;
@@ -214,6 +168,68 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     )?;
     out.flush()?;
     Ok(Status::Clean)
+}
+
+/// The input tool list, where it came from (for messages), and the shape it is read as
+/// (`None`: detected): a file, an MCP server over stdio, or one over HTTP.
+fn read_input_document(args: &Args) -> anyhow::Result<(Value, String, Option<Shape>)> {
+    Ok(if let Some(path) = &args.from {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let doc: Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+        (
+            doc,
+            path.display().to_string(),
+            args.format.map(InputFormat::shape),
+        )
+    } else if let Some(cmd) = &args.mcp_stdio {
+        let argv = split_command(cmd)?;
+        (
+            list_tools_stdio(&argv)?,
+            format!("the MCP server `{cmd}`"),
+            Some(Shape::Mcp),
+        )
+    } else if let Some(url) = &args.mcp_http {
+        (
+            list_tools_http(url)?,
+            format!("the MCP server {url}"),
+            Some(Shape::Mcp),
+        )
+    } else {
+        anyhow::bail!("one of --from, --mcp-stdio, --mcp-http is required");
+    })
+}
+
+/// What the emit of the imported folder changes against the input: the tool order, then
+/// each tool's schema differences.
+fn round_trip_differences(
+    imported: &import::Imported,
+    emitted: &emit::Emitted,
+) -> anyhow::Result<Vec<Note>> {
+    let mut differences: Vec<Note> = Vec::new();
+    let published: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
+    if published != imported.tools {
+        differences.push(Note {
+            tool: String::new(),
+            pointer: String::new(),
+            message: format!("tool order {:?} → {published:?}", imported.tools),
+        });
+    }
+    for ((ptr, input), name) in imported.inputs.iter().zip(&imported.tools) {
+        let Some(t) = emitted.tool(name) else {
+            continue;
+        };
+        let json: Value = serde_json::from_str(&t.json)?;
+        differences.extend(import::compare(
+            imported.shape,
+            imported.strict,
+            ptr,
+            input,
+            &json,
+        ));
+    }
+    Ok(differences)
 }
 
 fn print_notes(out: &mut impl std::io::Write, title: &str, notes: &[Note]) -> std::io::Result<()> {

@@ -75,25 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             skills.skill_tools.to_string(),
             if skills.keeps_cache { "yes" } else { "no" }.to_owned(),
         ]);
-        let mut costs: Vec<(usize, &str, usize)> = e
-            .published_tools()
-            .into_iter()
-            .map(|t| (tokens::count(&t.json), t.name.as_str(), t.json.len()))
-            .collect();
-        costs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-        let _ = writeln!(detail, "\n{} × {}: costliest tools", e.role, e.family);
-        for (i, (tok, name, bytes)) in costs.iter().take(5).enumerate() {
-            let share = if total == 0 {
-                0.0
-            } else {
-                *tok as f64 * 100.0 / total as f64
-            };
-            let _ = writeln!(
-                detail,
-                "  {}. {name:<16} {tok:>5} tokens  {bytes:>6} bytes  {share:>4.1}%",
-                i + 1
-            );
-        }
+        detail.push_str(&costliest_tools_detail(e, total));
     }
     let head = [
         "role",
@@ -108,14 +90,56 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         "activation keeps the cache",
     ]
     .map(str::to_owned);
+    let mut out = aligned_table(&head, &rows);
+    let _ = writeln!(
+        out,
+        "tokens: {} (the per-request tax of each array)",
+        tokens::ENCODING
+    );
+    out.push_str(&detail);
+    let mut so = std::io::stdout().lock();
+    so.write_all(out.as_bytes())?;
+    so.flush()?;
+    Ok(Status::Clean)
+}
+
+/// The five costliest tools of one surface (tokens, bytes, share of the array), as the
+/// detail lines printed under the table.
+fn costliest_tools_detail(e: &emit::Emitted, total: usize) -> String {
+    let mut detail = String::new();
+    let mut costs: Vec<(usize, &str, usize)> = e
+        .published_tools()
+        .into_iter()
+        .map(|t| (tokens::count(&t.json), t.name.as_str(), t.json.len()))
+        .collect();
+    costs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let _ = writeln!(detail, "\n{} × {}: costliest tools", e.role, e.family);
+    for (i, (tok, name, bytes)) in costs.iter().take(5).enumerate() {
+        let share = if total == 0 {
+            0.0
+        } else {
+            *tok as f64 * 100.0 / total as f64
+        };
+        let _ = writeln!(
+            detail,
+            "  {}. {name:<16} {tok:>5} tokens  {bytes:>6} bytes  {share:>4.1}%",
+            i + 1
+        );
+    }
+    detail
+}
+
+/// The summary rows under `head`, each column padded to its widest cell (role, family and
+/// skills left-aligned, the numbers right-aligned).
+fn aligned_table(head: &[String; 10], rows: &[[String; 10]]) -> String {
     let mut w = [0usize; 10];
-    for r in std::iter::once(&head).chain(&rows) {
+    for r in std::iter::once(head).chain(rows) {
         for (i, c) in r.iter().enumerate() {
             w[i] = w[i].max(c.len());
         }
     }
     let mut out = String::new();
-    for r in std::iter::once(&head).chain(&rows) {
+    for r in std::iter::once(head).chain(rows) {
         let mut line = String::new();
         for (i, c) in r.iter().enumerate() {
             let wi = w[i];
@@ -128,16 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "tokens: {} (the per-request tax of each array)",
-        tokens::ENCODING
-    );
-    out.push_str(&detail);
-    let mut so = std::io::stdout().lock();
-    so.write_all(out.as_bytes())?;
-    so.flush()?;
-    Ok(Status::Clean)
+    out
 }
 
 /// What a surface's skills cost and whether activating them keeps the cached prefix.

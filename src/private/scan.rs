@@ -63,6 +63,35 @@ impl<'a> Cursor<'a> {
         Some(k)
     }
 
+    /// The byte after the one at the position: a string's first byte (or its closing quote)
+    /// when a string starts there. The decoders switch on it before [`Cursor::literal`].
+    #[inline]
+    pub fn after_quote(&self) -> Option<u8> {
+        self.bytes.get(self.at + 1).copied()
+    }
+
+    /// Reads `quoted` (a JSON string with its quotes, no escapes) if the text continues with
+    /// exactly those bytes. For a literal of known length the comparison is a few wide loads:
+    /// a decoder matches keys and enum values with it instead of scanning for the string's end.
+    #[inline]
+    pub fn literal(&mut self, quoted: &[u8]) -> bool {
+        let end = self.at + quoted.len();
+        let is_there = self.bytes.get(self.at..end) == Some(quoted);
+        if is_there {
+            self.at = end;
+        }
+        is_there
+    }
+
+    /// A member's `:` after its key (read with [`Cursor::literal`]).
+    #[inline]
+    pub fn colon(&mut self) -> Option<()> {
+        self.ws();
+        self.eat(b':')?;
+        self.ws();
+        Some(())
+    }
+
     /// After a member: `,` (`true`, a member follows) or `}` (`false`).
     #[inline]
     pub fn next_member(&mut self) -> Option<bool> {

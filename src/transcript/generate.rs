@@ -404,7 +404,8 @@ fn chat_messages(calls: &[GenCall]) -> Vec<Value> {
 }
 
 /// One arm per layout, each the few lines that layout is made of: kept together so the formats
-/// can be compared side by side (and with the reader's module doc).
+/// can be compared side by side (and with the reader's module doc); the Codex rollout, the
+/// longest, is its own function.
 fn write_thread(
     w: &mut impl Write,
     layout: Layout,
@@ -458,42 +459,7 @@ fn write_thread(
                 writeln!(w, "{}", json!({"messages": messages}))
             }
         }
-        Layout::CodexRollout => {
-            let at = "2026-11-20T10:00:00.000Z";
-            writeln!(
-                w,
-                "{}",
-                json!({"timestamp": at, "type": "session_meta", "payload": {"id": thread_id, "timestamp": at, "cwd": "/work/app", "originator": "codex_cli_rs", "cli_version": "0.63.0"}})
-            )?;
-            for c in calls {
-                let item = match &c.freeform {
-                    Some(input) => {
-                        json!({"type": "custom_tool_call", "call_id": c.id, "name": c.name, "input": input, "status": "completed"})
-                    }
-                    None => {
-                        json!({"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments.to_string()})
-                    }
-                };
-                writeln!(
-                    w,
-                    "{}",
-                    json!({"timestamp": at, "type": "response_item", "payload": item})
-                )?;
-                let exit = if c.error { 1 } else { 0 };
-                let output = json!({"output": result_text(c), "metadata": {"exit_code": exit, "duration_seconds": 0.2}}).to_string();
-                let kind = if c.freeform.is_some() {
-                    "custom_tool_call_output"
-                } else {
-                    "function_call_output"
-                };
-                writeln!(
-                    w,
-                    "{}",
-                    json!({"timestamp": at, "type": "response_item", "payload": {"type": kind, "call_id": c.id, "output": output}})
-                )?;
-            }
-            Ok(())
-        }
+        Layout::CodexRollout => write_codex_rollout(w, thread_id, calls),
         Layout::ToolsurfaceMessages => {
             for (i, c) in calls.iter().enumerate() {
                 let at = "2026-11-13T22:30:00+08:00";
@@ -513,4 +479,47 @@ fn write_thread(
         }
         Layout::ChatEventLog => Ok(()),
     }
+}
+
+/// A Codex CLI rollout: the session header line, then one `response_item` line per call and
+/// one per its output.
+fn write_codex_rollout(
+    w: &mut impl Write,
+    thread_id: &str,
+    calls: &[GenCall],
+) -> std::io::Result<()> {
+    let at = "2026-11-20T10:00:00.000Z";
+    writeln!(
+        w,
+        "{}",
+        json!({"timestamp": at, "type": "session_meta", "payload": {"id": thread_id, "timestamp": at, "cwd": "/work/app", "originator": "codex_cli_rs", "cli_version": "0.63.0"}})
+    )?;
+    for c in calls {
+        let item = match &c.freeform {
+            Some(input) => {
+                json!({"type": "custom_tool_call", "call_id": c.id, "name": c.name, "input": input, "status": "completed"})
+            }
+            None => {
+                json!({"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments.to_string()})
+            }
+        };
+        writeln!(
+            w,
+            "{}",
+            json!({"timestamp": at, "type": "response_item", "payload": item})
+        )?;
+        let exit = if c.error { 1 } else { 0 };
+        let output = json!({"output": result_text(c), "metadata": {"exit_code": exit, "duration_seconds": 0.2}}).to_string();
+        let kind = if c.freeform.is_some() {
+            "custom_tool_call_output"
+        } else {
+            "function_call_output"
+        };
+        writeln!(
+            w,
+            "{}",
+            json!({"timestamp": at, "type": "response_item", "payload": {"type": kind, "call_id": c.id, "output": output}})
+        )?;
+    }
+    Ok(())
 }

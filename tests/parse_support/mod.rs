@@ -913,4 +913,50 @@ pub const DECODER_BOUNDARY_CASES: &[(&str, &str)] = &[
         r#"{"action":"poll","session_id":1,"keys":["C-c",null]}"#,
         "err action=poll: keys[1]: expected a string of 1 to 16 characters, got null",
     ),
+    // The decoder matches keys and selector values as quoted literals where they stand: a
+    // longer or shorter string, or one written with an escape, is not that literal.
+    (
+        r#"{"action":"waitx","session_id":1}"#,
+        "err action=waitx: unknown action; expected one of poll, wait, kill, list, resize, unwatch",
+    ),
+    (
+        r#"{"action":"wai","session_id":1}"#,
+        "err action=wai: unknown action; expected one of poll, wait, kill, list, resize, unwatch",
+    ),
+    (
+        r#"{"actio":"kill","session_id":1}"#,
+        "err missing action: expected one of poll, wait, kill, list, resize, unwatch",
+    ),
+    (
+        r#"{"action":"k\u0069ll","session_id":5}"#,
+        r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":5}}"#,
+    ),
+    (
+        r#"{"action":"kill","session_i\u0064":6}"#,
+        r#"ok {"name":"shell_session","arguments":{"action":"kill","session_id":6}}"#,
+    ),
+    (
+        r#"{"action":"kill","session_idx":1}"#,
+        "err^ action=kill: unexpected field session_idx",
+    ),
+    (
+        r#"{"action":"kill","session_id":1,"":1}"#,
+        "err^ action=kill: unexpected field ",
+    ),
+    (
+        r#"{"action":"kill","session_id"1}"#,
+        "err^ shell_session: arguments are not valid JSON",
+    ),
+    (
+        r#"{"action""kill","session_id":1}"#,
+        "err^ shell_session: arguments are not valid JSON",
+    ),
+    (
+        r#"{"action":"kill""session_id":1}"#,
+        "err^ shell_session: arguments are not valid JSON",
+    ),
+    (
+        r#"{"action":"kill","session_id":1"#,
+        "err^ shell_session: arguments are not valid JSON",
+    ),
 ];

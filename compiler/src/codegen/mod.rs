@@ -84,6 +84,13 @@ struct Gen<'a> {
     trait_types: BTreeMap<String, Ident>,
 }
 
+/// The per-surface match arms `scope_tables` writes into its lookup functions.
+struct ScopeArms {
+    resident_arms: Vec<TokenStream>,
+    skill_arms: Vec<TokenStream>,
+    activation_arms: Vec<TokenStream>,
+}
+
 const TOP_LEVEL: &[&str] = &[
     "Role", "Family", "Skill", "Tool", "Call", "Scope", "Handlers", "Route", "Names",
 ];
@@ -396,56 +403,12 @@ impl<'a> Gen<'a> {
     /// tools per role × family × skill, the skills each role offers, and the tool that
     /// activates skills where a role × family publishes it.
     fn scope_tables(&self) -> TokenStream {
-        let ir = self.ir;
-        let mut resident_arms = Vec::new();
-        let mut skill_arms = Vec::new();
-        let mut offers_skill_arms = Vec::new();
-        let mut activation_arms = Vec::new();
-        let activate = self.tool_ix(crate::ir::ACTIVATE_SKILL_TOOL);
-        for s in &ir.surfaces {
-            let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
-                continue;
-            };
-            let tools: Vec<&Ident> = s
-                .tools
-                .iter()
-                .filter_map(|t| self.tool_ix(&t.name))
-                .collect();
-            if !tools.is_empty() {
-                resident_arms.push(
-                    quote!((Role::#r, Family::#f) => ::core::matches!(tool, #(Tool::#tools)|*),),
-                );
-            }
-            if let Some(activate) = activate
-                && tools.contains(&activate)
-            {
-                activation_arms.push(quote!((Role::#r, Family::#f) => ::core::option::Option::Some(Tool::#activate),));
-            }
-            for sk in &s.skills {
-                let Some(skid) = self.skill_ix(&sk.skill) else {
-                    continue;
-                };
-                let tools: Vec<&Ident> = sk
-                    .tools
-                    .iter()
-                    .filter_map(|t| self.tool_ix(&t.name))
-                    .collect();
-                if !tools.is_empty() {
-                    skill_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => ::core::matches!(tool, #(Tool::#tools)|*),));
-                }
-            }
-        }
-        for (role, r) in ir.roles.iter().zip(&self.roles) {
-            let sks: Vec<&Ident> = role
-                .skills
-                .iter()
-                .filter_map(|s| self.skill_ix(s))
-                .collect();
-            if !sks.is_empty() {
-                offers_skill_arms
-                    .push(quote!(Role::#r => ::core::matches!(skill, #(Skill::#sks)|*),));
-            }
-        }
+        let ScopeArms {
+            resident_arms,
+            skill_arms,
+            activation_arms,
+        } = self.scope_arms_per_role_and_family();
+        let offers_skill_arms = self.role_offers_skill_arms();
         let wild = quote!(_ => false,);
         let none = quote!(_ => ::core::option::Option::None,);
         let delivery = self.family_skill_delivery();
@@ -523,6 +486,72 @@ impl<'a> Gen<'a> {
                 match (role, family) { #(#activation_arms)* #none }
             }
         }
+    }
+
+    /// The match arms of `resident`, `skill_tool` and `activation_tool`, one per surface
+    /// (role × family) that has such tools.
+    fn scope_arms_per_role_and_family(&self) -> ScopeArms {
+        let ir = self.ir;
+        let mut resident_arms = Vec::new();
+        let mut skill_arms = Vec::new();
+        let mut activation_arms = Vec::new();
+        let activate = self.tool_ix(crate::ir::ACTIVATE_SKILL_TOOL);
+        for s in &ir.surfaces {
+            let (Some(r), Some(f)) = (self.role_ix(&s.role), self.family_ix(&s.family)) else {
+                continue;
+            };
+            let tools: Vec<&Ident> = s
+                .tools
+                .iter()
+                .filter_map(|t| self.tool_ix(&t.name))
+                .collect();
+            if !tools.is_empty() {
+                resident_arms.push(
+                    quote!((Role::#r, Family::#f) => ::core::matches!(tool, #(Tool::#tools)|*),),
+                );
+            }
+            if let Some(activate) = activate
+                && tools.contains(&activate)
+            {
+                activation_arms.push(quote!((Role::#r, Family::#f) => ::core::option::Option::Some(Tool::#activate),));
+            }
+            for sk in &s.skills {
+                let Some(skid) = self.skill_ix(&sk.skill) else {
+                    continue;
+                };
+                let tools: Vec<&Ident> = sk
+                    .tools
+                    .iter()
+                    .filter_map(|t| self.tool_ix(&t.name))
+                    .collect();
+                if !tools.is_empty() {
+                    skill_arms.push(quote!((Role::#r, Family::#f, Skill::#skid) => ::core::matches!(tool, #(Tool::#tools)|*),));
+                }
+            }
+        }
+        ScopeArms {
+            resident_arms,
+            skill_arms,
+            activation_arms,
+        }
+    }
+
+    /// The match arms of `role_offers_skill`: the skills each role offers.
+    fn role_offers_skill_arms(&self) -> Vec<TokenStream> {
+        let ir = self.ir;
+        let mut offers_skill_arms = Vec::new();
+        for (role, r) in ir.roles.iter().zip(&self.roles) {
+            let sks: Vec<&Ident> = role
+                .skills
+                .iter()
+                .filter_map(|s| self.skill_ix(s))
+                .collect();
+            if !sks.is_empty() {
+                offers_skill_arms
+                    .push(quote!(Role::#r => ::core::matches!(skill, #(Skill::#sks)|*),));
+            }
+        }
+        offers_skill_arms
     }
 
     /// `Family::skill_delivery`: how an activated skill's tools reach the model on each

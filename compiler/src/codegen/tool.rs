@@ -960,6 +960,9 @@ fn action_items<'t>(
     (st, walk_body)
 }
 
+/// A field the decoder reads: its name, the typed local it goes into, its type.
+type DecodedField<'t> = (&'t str, Ident, &'t RType);
+
 /// An action the decoder can produce: its struct, and its `Call`/`Action` variant (`None` for a
 /// plain tool, whose struct is `Call` itself).
 struct Target<'a> {
@@ -985,9 +988,8 @@ fn decoder<'t>(
     targets: &[Target<'_>],
 ) -> TokenStream {
     let rt = rt();
-    let none = quote!(return ::core::option::Option::None);
     // A field no action takes is refused even when null: leave it to the walk.
-    let fields: Vec<(&str, Ident, &RType)> = tool
+    let fields: Vec<DecodedField<'_>> = tool
         .fields
         .iter()
         .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
@@ -996,127 +998,21 @@ fn decoder<'t>(
         })
         .collect();
     let c = format_ident!("__c");
-    let mut arms = Vec::new();
-    for (name, local, ty) in &fields {
-        let read = read_fast(cx, ty, &c, 1);
-        arms.push(quote! {
-            #name => {
-                if !#c.null() {
-                    if #local.is_some() { #none; }
-                    #local = ::core::option::Option::Some(#read);
-                }
-            }
-        });
-    }
-    let mut sel_state = quote!();
-    let mut sel_arm = quote!();
-    if let Some(sel) = selector {
-        let strs = targets
-            .iter()
-            .map(|t| t.action.name.clone().unwrap_or_default());
-        let ids = targets.iter().map(|t| &t.strukt);
-        sel_state =
-            quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
-        sel_arm = quote! {
-            #sel => {
-                if __sel.is_some() { #none; }
-                __sel = ::core::option::Option::Some(match #c.str() {
-                    #( ::core::option::Option::Some(#strs) => Action::#ids, )*
-                    _ => #none,
-                });
-            }
-        };
-    }
-    let members = if arms.is_empty() && selector.is_none() {
-        quote! {
-            if #c.open()? { #none; }
-        }
-    } else {
-        quote! {
-            if #c.open()? {
-                loop {
-                    match #c.key()? {
-                        #sel_arm
-                        #(#arms)*
-                        _ => #none,
-                    }
-                    if !#c.next_member()? { break; }
-                }
-            }
-        }
-    };
-    let finish = |t: &Target<'_>| -> TokenStream {
-        let a = t.action;
-        let taken = |name: &str| a.uses(name);
-        let others: Vec<&Ident> = fields
-            .iter()
-            .filter(|(n, _, _)| !taken(n))
-            .map(|(_, l, _)| l)
-            .collect();
-        let refuse_others = if others.is_empty() {
-            quote!()
-        } else {
-            quote! {
-                if #(#others.is_some())||* { #none; }
-            }
-        };
-        let required = fields
-            .iter()
-            .filter(|(n, _, _)| taken(n) && a.is_required(n))
-            .map(|(_, l, _)| quote!(let #l = #l?;));
-        // As the walk counts a field given (a required one always is; for forbidden_with a
-        // boolean set to false asks for nothing).
-        let present = |field: &str, bool_false_absent: bool| -> TokenStream {
-            match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
-                Some((n, _, _)) if a.is_required(n) => quote!(true),
-                Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
-                    quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
-                }
-                Some((_, l, _)) => quote!(#l.is_some()),
-                None => quote!(false),
-            }
-        };
-        let mut checks = Vec::new();
-        for group in &a.exactly_one_of {
-            let flags = group.iter().map(|n| present(n, false));
-            checks.push(quote! {
-                if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
-            });
-        }
-        for fw in &a.forbidden_with {
-            let x = present(&fw.field, true);
-            let y = present(&fw.with, true);
-            checks.push(quote! {
-                if #x && #y { #none; }
-            });
-        }
-        let strukt = &t.strukt;
-        let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
-            let id = snake(n);
-            quote!(#id: #l)
-        });
-        let value = match &t.variant {
-            Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
-            None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
-        };
-        quote! {
-            #refuse_others
-            #(#required)*
-            #(#checks)*
-            ::core::option::Option::Some(#value)
-        }
-    };
+    let (sel_state, members) = member_loop(cx, &c, selector, targets, &fields);
     let end = if selector.is_some() {
         let arms = targets.iter().map(|t| {
             let id = &t.strukt;
-            let body = finish(t);
+            let body = decoded_action(&fields, t, outer);
             quote!(Action::#id => { #body })
         });
         quote! {
             match __sel? { #(#arms)* }
         }
     } else {
-        targets.first().map(finish).unwrap_or_default()
+        targets
+            .first()
+            .map(|t| decoded_action(&fields, t, outer))
+            .unwrap_or_default()
     };
     let locals = fields.iter().map(|(_, l, ty)| {
         let t = ty.rust();
@@ -1133,6 +1029,143 @@ fn decoder<'t>(
             #c.end()?;
             #end
         }
+    }
+}
+
+/// The decoder's member loop over cursor `c`: each key matched where it stands (the selector
+/// first), its value read into the typed local of its field. Returns the selector's local (empty
+/// for a plain tool) and the loop.
+fn member_loop(
+    cx: &mut ModCx,
+    c: &Ident,
+    selector: Option<&str>,
+    targets: &[Target<'_>],
+    fields: &[DecodedField<'_>],
+) -> (TokenStream, TokenStream) {
+    let none = quote!(return ::core::option::Option::None);
+    // (key, what reading its value does), the selector first.
+    let mut arms: Vec<(String, TokenStream)> = Vec::new();
+    let mut sel_state = quote!();
+    if let Some(sel) = selector {
+        let values = targets
+            .iter()
+            .map(|t| {
+                let id = &t.strukt;
+                (
+                    t.action.name.clone().unwrap_or_default(),
+                    quote!(Action::#id),
+                )
+            })
+            .collect();
+        let read = literal_switch(c, values, &none);
+        sel_state =
+            quote!(let mut __sel: ::core::option::Option<Action> = ::core::option::Option::None;);
+        arms.push((
+            sel.to_owned(),
+            quote! {
+                if __sel.is_some() { #none; }
+                __sel = ::core::option::Option::Some(#read);
+            },
+        ));
+    }
+    for (name, local, ty) in fields {
+        let read = read_fast(cx, ty, c, 1);
+        arms.push((
+            (*name).to_owned(),
+            quote! {
+                if !#c.null() {
+                    if #local.is_some() { #none; }
+                    #local = ::core::option::Option::Some(#read);
+                }
+            },
+        ));
+    }
+    let members = if arms.is_empty() {
+        quote! {
+            if #c.open()? { #none; }
+        }
+    } else {
+        // The key is matched where it stands, quotes included (no scan for its end, no string
+        // compare); then its `:`.
+        let arms = arms
+            .into_iter()
+            .map(|(key, body)| (key, quote!({ #c.colon()?; #body })))
+            .collect();
+        let read_member = literal_switch(c, arms, &none);
+        quote! {
+            if #c.open()? {
+                loop {
+                    #read_member
+                    if !#c.next_member()? { break; }
+                }
+            }
+        }
+    };
+    (sel_state, members)
+}
+
+/// The decoder's end for one action `t`: refuse the fields it does not take, unwrap the
+/// required ones, run its `exactly_one_of` / `forbidden_with` checks, build the call.
+fn decoded_action(fields: &[DecodedField<'_>], t: &Target<'_>, outer: &Ident) -> TokenStream {
+    let none = quote!(return ::core::option::Option::None);
+    let a = t.action;
+    let taken = |name: &str| a.uses(name);
+    let others: Vec<&Ident> = fields
+        .iter()
+        .filter(|(n, _, _)| !taken(n))
+        .map(|(_, l, _)| l)
+        .collect();
+    let refuse_others = if others.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            if #(#others.is_some())||* { #none; }
+        }
+    };
+    let required = fields
+        .iter()
+        .filter(|(n, _, _)| taken(n) && a.is_required(n))
+        .map(|(_, l, _)| quote!(let #l = #l?;));
+    // As the walk counts a field given (a required one always is; for forbidden_with a
+    // boolean set to false asks for nothing).
+    let present = |field: &str, bool_false_absent: bool| -> TokenStream {
+        match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
+            Some((n, _, _)) if a.is_required(n) => quote!(true),
+            Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
+                quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
+            }
+            Some((_, l, _)) => quote!(#l.is_some()),
+            None => quote!(false),
+        }
+    };
+    let mut checks = Vec::new();
+    for group in &a.exactly_one_of {
+        let flags = group.iter().map(|n| present(n, false));
+        checks.push(quote! {
+            if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
+        });
+    }
+    for fw in &a.forbidden_with {
+        let x = present(&fw.field, true);
+        let y = present(&fw.with, true);
+        checks.push(quote! {
+            if #x && #y { #none; }
+        });
+    }
+    let strukt = &t.strukt;
+    let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
+        let id = snake(n);
+        quote!(#id: #l)
+    });
+    let value = match &t.variant {
+        Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
+        None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
+    };
+    quote! {
+        #refuse_others
+        #(#required)*
+        #(#checks)*
+        ::core::option::Option::Some(#value)
     }
 }
 
@@ -1182,8 +1215,9 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
         RType::Enum { name, values, .. } => {
             let arms = values
                 .iter()
-                .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
-            quote!(match #c.str() { #(#arms)* _ => #none })
+                .map(|(s, var)| (s.clone(), quote!(#name::#var)))
+                .collect();
+            literal_switch(c, arms, &none)
         }
         RType::Array {
             items, min, max, ..
@@ -1232,5 +1266,33 @@ fn range_guard<T: quote::ToTokens>(min: &Option<T>, max: &Option<T>) -> TokenStr
         (Some(a), None) => quote!(if n >= #a),
         (None, Some(b)) => quote!(if n <= #b),
         (None, None) => quote!(),
+    }
+}
+
+/// Reading one of the strings `literals` at the cursor (a member's key, an enum value, a
+/// selector value) and evaluating to its arm, else `none`: a `match` on the byte after the
+/// opening quote, each arm guarded by one comparison of the whole quoted literal with the bytes
+/// there (a fixed-length compare the optimizer turns into a few wide loads). The closing quote
+/// is part of the compare, so a longer string never matches; a string written with an escape
+/// never matches either (the walk reads it).
+fn literal_switch(
+    c: &Ident,
+    literals: Vec<(String, TokenStream)>,
+    none: &TokenStream,
+) -> TokenStream {
+    let arms = literals
+        .into_iter()
+        // A string JSON writes with an escape never stands in the text as is.
+        .filter(|(text, _)| !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20))
+        .map(|(text, arm)| {
+            let first = proc_macro2::Literal::byte_character(text.bytes().next().unwrap_or(b'"'));
+            let quoted = proc_macro2::Literal::byte_string(format!("\"{text}\"").as_bytes());
+            quote!(::core::option::Option::Some(#first) if #c.literal(#quoted) => #arm,)
+        });
+    quote! {
+        match #c.after_quote() {
+            #(#arms)*
+            _ => #none,
+        }
     }
 }

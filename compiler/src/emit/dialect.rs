@@ -37,33 +37,7 @@ pub(crate) fn tool(
                     .with("strict", Json::Bool(strict)),
             )
         }
-        Dialect::OpenaiResponses => match freeform_here(ir, family, t) {
-            Some(ff) => Json::obj()
-                .with("type", Json::str("custom"))
-                .with("name", name)
-                .with("description", desc)
-                .with(
-                    "format",
-                    Json::obj()
-                        .with("type", Json::str("grammar"))
-                        .with("syntax", Json::str(ff.syntax.clone()))
-                        .with("definition", Json::str(ff.grammar.clone())),
-                ),
-            None => Json::obj()
-                .with("type", Json::str("function"))
-                .with("name", name)
-                .with("description", desc)
-                .with("parameters", schema::parameters(texts, Style::JsonSchema)?)
-                .with("strict", Json::Bool(false))
-                .with_opt(
-                    "output_schema",
-                    family
-                        .publish
-                        .output_schema
-                        .then(|| extras::output_schema(t))
-                        .flatten(),
-                ),
-        },
+        Dialect::OpenaiResponses => openai_responses_tool(ir, family, texts, name, desc)?,
         Dialect::Anthropic => Json::obj()
             .with("name", name)
             .with("description", desc)
@@ -79,38 +53,97 @@ pub(crate) fn tool(
                     .then(|| extras::examples(t))
                     .flatten(),
             ),
-        Dialect::Gemini => {
-            // Gemini refuses an OBJECT with no properties: a tool without parameters leaves
-            // `parameters` unset, as the API documents.
-            let params = (t.selector.is_some() || !schema::published_fields(t).is_empty())
-                .then(|| schema::parameters(texts, Style::Gemini))
-                .transpose()?;
-            Json::obj()
-                .with("name", name)
-                .with("description", desc)
-                .with_opt("parameters", params)
-                .with_opt(
-                    "responseJsonSchema",
-                    family
-                        .publish
-                        .output_schema
-                        .then(|| extras::output_schema(t))
-                        .flatten(),
-                )
-        }
-        Dialect::Mcp => {
-            let title = title(&t.name);
-            Json::obj()
-                .with("name", name)
-                .with("title", Json::str(title.clone()))
-                .with("description", desc)
-                .with_opt("icons", t.icon.as_ref().map(extras::icons))
-                .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
-                .with_opt("outputSchema", extras::mcp_output_schema(t))
-                .with("annotations", annotations(t).to_json(&title))
-                .with_opt("_meta", family_sha256.map(|sha| extras::mcp_meta(t, sha)))
-        }
+        Dialect::Gemini => gemini_tool(family, texts, name, desc)?,
+        Dialect::Mcp => mcp_tool(texts, family_sha256, name, desc)?,
     })
+}
+
+/// Responses: a `custom` grammar tool when the tool is freeform here, else a function tool
+/// (with `output_schema` when the family publishes it).
+fn openai_responses_tool(
+    ir: &Ir,
+    family: &Family,
+    texts: &Texts<'_>,
+    name: Json,
+    desc: Json,
+) -> Result<Json, EmitError> {
+    let t = texts.tool;
+    Ok(match freeform_here(ir, family, t) {
+        Some(ff) => Json::obj()
+            .with("type", Json::str("custom"))
+            .with("name", name)
+            .with("description", desc)
+            .with(
+                "format",
+                Json::obj()
+                    .with("type", Json::str("grammar"))
+                    .with("syntax", Json::str(ff.syntax.clone()))
+                    .with("definition", Json::str(ff.grammar.clone())),
+            ),
+        None => Json::obj()
+            .with("type", Json::str("function"))
+            .with("name", name)
+            .with("description", desc)
+            .with("parameters", schema::parameters(texts, Style::JsonSchema)?)
+            .with("strict", Json::Bool(false))
+            .with_opt(
+                "output_schema",
+                family
+                    .publish
+                    .output_schema
+                    .then(|| extras::output_schema(t))
+                    .flatten(),
+            ),
+    })
+}
+
+/// Gemini: `parameters` only when the tool has some, `responseJsonSchema` when the family
+/// publishes output schemas.
+fn gemini_tool(
+    family: &Family,
+    texts: &Texts<'_>,
+    name: Json,
+    desc: Json,
+) -> Result<Json, EmitError> {
+    let t = texts.tool;
+    // Gemini refuses an OBJECT with no properties: a tool without parameters leaves
+    // `parameters` unset, as the API documents.
+    let params = (t.selector.is_some() || !schema::published_fields(t).is_empty())
+        .then(|| schema::parameters(texts, Style::Gemini))
+        .transpose()?;
+    Ok(Json::obj()
+        .with("name", name)
+        .with("description", desc)
+        .with_opt("parameters", params)
+        .with_opt(
+            "responseJsonSchema",
+            family
+                .publish
+                .output_schema
+                .then(|| extras::output_schema(t))
+                .flatten(),
+        ))
+}
+
+/// MCP: title, icons, output schema, trait-derived annotations and (when given) the
+/// family's hash in `_meta`.
+fn mcp_tool(
+    texts: &Texts<'_>,
+    family_sha256: Option<&str>,
+    name: Json,
+    desc: Json,
+) -> Result<Json, EmitError> {
+    let t = texts.tool;
+    let title = title(&t.name);
+    Ok(Json::obj()
+        .with("name", name)
+        .with("title", Json::str(title.clone()))
+        .with("description", desc)
+        .with_opt("icons", t.icon.as_ref().map(extras::icons))
+        .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
+        .with_opt("outputSchema", extras::mcp_output_schema(t))
+        .with("annotations", annotations(t).to_json(&title))
+        .with_opt("_meta", family_sha256.map(|sha| extras::mcp_meta(t, sha))))
 }
 
 /// The freeform declaration, when `tool` is published as a grammar tool in `family`
