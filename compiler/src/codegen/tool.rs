@@ -464,14 +464,9 @@ fn convert_array(
     let item_path = path.plus_lit("[").plus_expr(quote!(#i)).plus_lit("]");
     let conv = convert(cx, items, &item, &item_path);
     cx.depth -= 1;
-    let guard = match (min, max) {
-        (None, None) => quote!(),
-        _ => {
-            let a = min.unwrap_or(0) as usize;
-            let b = max.map_or(usize::MAX, |m| m as usize);
-            quote!(if (#a..=#b).contains(&#list.len()))
-        }
-    };
+    let guard = array_length_range(*min, *max)
+        .map(|range| quote!(if #range.contains(&#list.len())))
+        .unwrap_or_default();
     quote! {
         match #v {
             #rt::Val::Arr(#list) #guard => {
@@ -963,6 +958,18 @@ fn action_items<'t>(
 /// A field the decoder reads: its name, the typed local it goes into, its type.
 type DecodedField<'t> = (&'t str, Ident, &'t RType);
 
+/// An array's allowed lengths as the tokens `(min..=max)` (no lower bound: 0; no upper:
+/// `usize::MAX`), or `None` when the array declares neither: the walk and the decoder check
+/// the same range.
+fn array_length_range(min: Option<u64>, max: Option<u64>) -> Option<TokenStream> {
+    if min.is_none() && max.is_none() {
+        return None;
+    }
+    let a = min.unwrap_or(0) as usize;
+    let b = max.map_or(usize::MAX, |m| m as usize);
+    Some(quote!((#a..=#b)))
+}
+
 /// An action the decoder can produce: its struct, and its `Call`/`Action` variant (`None` for a
 /// plain tool, whose struct is `Call` itself).
 struct Target<'a> {
@@ -1226,14 +1233,9 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
             let out = format_ident!("__out{}", cx.depth);
             let item = read_fast(cx, items, c, depth + 1);
             cx.depth -= 1;
-            let guard = match (min, max) {
-                (None, None) => quote!(),
-                _ => {
-                    let a = min.unwrap_or(0) as usize;
-                    let b = max.map_or(usize::MAX, |m| m as usize);
-                    quote!(if !(#a..=#b).contains(&#out.len()) { #none; })
-                }
-            };
+            let guard = array_length_range(*min, *max)
+                .map(|range| quote!(if !#range.contains(&#out.len()) { #none; }))
+                .unwrap_or_default();
             quote! {
                 {
                     let mut #out = ::std::vec::Vec::new();
