@@ -12,13 +12,11 @@ extern crate self as toolsurface;
 #[cfg(feature = "macros")]
 pub use toolsurface_macros::surface;
 
-/// `Call::parse`'s rules for any definitions folder (replay, `check`), from the IR.
+/// `Call::parse`'s rules for any definitions folder (replay, `check`), from its plan.
 #[cfg(feature = "cli")]
-pub mod call_check;
+pub use toolsurface_compiler::plan::interp as call_check;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[cfg(feature = "cli")]
-pub mod examples_check;
 pub mod host;
 #[cfg(feature = "cli")]
 pub mod mcp;
@@ -55,17 +53,15 @@ pub mod standard {
     include!(concat!(env!("OUT_DIR"), "/standard.rs"));
 }
 
-mod private;
-
-pub use private::{Arguments, CallError, CallErrorKind};
+pub use toolsurface_kernel::{Arguments, CallError, CallErrorKind};
 
 /// Paths the generated code (build.rs output and `surface!` expansions) refers to. Not an API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::private::*;
     pub use regex;
     pub use serde;
     pub use serde_json;
+    pub use toolsurface_kernel::*;
     pub use toolsurface_runtime::SkillStrategy;
     pub use toolsurface_runtime::call::{
         CallContext, CallInfo, HandlerResult, Route, SessionTarget, ToolError, ToolNames,

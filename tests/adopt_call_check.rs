@@ -14,6 +14,7 @@ use toolsurface::call_check::CallChecker;
 use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 use toolsurface_compiler::Ir;
 use toolsurface_compiler::ir::Type;
+use toolsurface_compiler::plan::Plan;
 
 #[allow(dead_code)] // DEVICE_RE is for tests/parse.rs
 mod parse_support;
@@ -24,6 +25,8 @@ static IR: LazyLock<Ir> = LazyLock::new(|| {
     let sources = toolsurface_compiler::read_dir(&root).unwrap();
     toolsurface_compiler::compile(&sources).ir.unwrap()
 });
+
+static PLAN: LazyLock<Plan> = LazyLock::new(|| toolsurface_compiler::plan::lower(&IR).unwrap());
 
 /// One checker per role × family × skill set, built once (lowering every tool is the costly
 /// part, and the scope is all a checker depends on).
@@ -37,7 +40,7 @@ fn checker(role: Role, family: Family, skills: &[Skill]) -> &'static CallChecker
         return c;
     }
     let names: Vec<&str> = skills.iter().map(|s| s.as_str()).collect();
-    let c = CallChecker::new(&IR, role.as_str(), family.as_str())
+    let c = CallChecker::new(&PLAN, role.as_str(), family.as_str())
         .unwrap()
         .with_skills(&names)
         .unwrap();
@@ -210,14 +213,14 @@ fn every_name_in_every_scope_gets_the_same_answer() {
 
 #[test]
 fn an_unknown_role_family_or_skill_is_reported() {
-    let e = CallChecker::new(&IR, "nobody", "chat").err().unwrap();
+    let e = CallChecker::new(&PLAN, "nobody", "chat").err().unwrap();
     assert!(
         e.to_string()
             .starts_with("unknown role nobody (expected one of side_chat")
     );
-    let e = CallChecker::new(&IR, "main", "chatt").err().unwrap();
+    let e = CallChecker::new(&PLAN, "main", "chatt").err().unwrap();
     assert!(e.to_string().starts_with("unknown family chatt"), "{e}");
-    let c = CallChecker::new(&IR, "main", "chat").unwrap();
+    let c = CallChecker::new(&PLAN, "main", "chat").unwrap();
     assert!(c.with_skills(&["nope"]).is_err());
 }
 

@@ -16,6 +16,7 @@ pub mod ir;
 pub mod load;
 #[cfg(feature = "tokens")]
 pub mod lock;
+pub mod plan;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 

@@ -1,11 +1,11 @@
 //! The definitions corpus: `tests/data/bad/_base/` is one valid definitions folder, and each
 //! `tests/data/bad/<case>/` is an overlay on it — the files that differ from the base (a
 //! case file replaces the base file of the same path), `base-omits.txt` naming base files
-//! the case goes without — plus `expected.txt`, the exact diagnostics `toolsurface check`
-//! prints for the folder so formed.
-//! `UPDATE_EXPECT=1 cargo test -p toolsurface-compiler --test bad_defs` rewrites them.
-//! `compiler/tests/data/good/` must compile with no diagnostic at all. A case with
-//! `expected-check.txt` instead is one only `toolsurface check` refuses (tests/check_examples.rs).
+//! the case goes without — plus `expected.txt`, the exact diagnostics the compiler reports
+//! for the folder so formed: what build.rs, `surface!` and `toolsurface check` all refuse it
+//! with (examples are decoded by the compile itself; `check` adds only `no-example`
+//! warnings). `UPDATE_EXPECT=1 cargo test -p toolsurface-compiler --test bad_defs` rewrites
+//! them. `compiler/tests/data/good/` must compile with no diagnostic at all.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -42,27 +42,11 @@ fn overlaid(case: &str) -> Result<Sources, String> {
 /// The folder every case overlays.
 const BASE: &str = "_base";
 
-/// What `toolsurface check` prints for a case the compiler alone accepts.
-const CHECK_EXPECTED: &str = "expected-check.txt";
-
 /// Compile one case and compare its rendered diagnostics with `expected.txt`.
 fn check(case: &str) -> Result<(), String> {
     let dir = corpus().join(case);
     let sources = overlaid(case)?;
     let compiled = compile(&sources);
-    // Cases whose finding only `toolsurface check` makes (an example refused by
-    // Call::parse's rules, through the facade's call checker) carry `expected-check.txt`
-    // instead; the compiler alone must accept them, and tests/check_examples.rs compares
-    // the CLI's output.
-    if dir.join(CHECK_EXPECTED).exists() {
-        return match compiled.has_errors() {
-            false => Ok(()),
-            true => Err(format!(
-                "{case}: has {CHECK_EXPECTED}, but the compiler alone already refuses it:\n{}",
-                render_all(&compiled.diagnostics, &sources)
-            )),
-        };
-    }
     let actual = render_all(&compiled.diagnostics, &sources);
     let expected_path = dir.join("expected.txt");
     if std::env::var_os("UPDATE_EXPECT").is_some() {

@@ -69,10 +69,10 @@ pub fn compile_dir_with_warnings(
     }
     let mut folder = compile_folder(dir, &dir.display().to_string())
         .with_context(|| format!("reading definitions from {}", dir.display()))?;
-    // Examples are decoded with Call::parse's rules (src/examples_check.rs).
+    // The compile decoded every example already; an action without one is check's warning.
     if let Some(ir) = &folder.compiled.ir {
-        let found = crate::examples_check::check_examples(ir);
-        folder.compiled.diagnostics.extend(found);
+        let missing = toolsurface_compiler::load::examples::missing_examples(&ir.tools);
+        folder.compiled.diagnostics.extend(missing);
         toolsurface_compiler::load::sort_diagnostics(&mut folder.compiled.diagnostics);
     }
     if !folder.compiled.diagnostics.is_empty() {

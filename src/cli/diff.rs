@@ -173,8 +173,8 @@ fn replay_counts(
     };
     for role in roles {
         let targets = super::replay::Targets::new(
-            &to_ir,
-            Some(&from_ir),
+            &to_ir.plan,
+            Some(&from_ir.plan),
             Some(role),
             args.family.as_deref(),
             &[],
@@ -183,7 +183,7 @@ fn replay_counts(
         out.calls = r.to.calls;
         out.broken += r.broken_calls;
         for f in d.findings.iter().filter(|f| breaking(f) && f.role == role) {
-            let n = super::replay::breaks_explained(&r, &f.id, &from_ir, &to_ir);
+            let n = super::replay::breaks_explained(&r, &f.id, &from_ir.ir, &to_ir.ir);
             out.per_finding.push((f.id.clone(), n));
         }
     }

@@ -14,6 +14,8 @@ pub mod lint;
 pub mod lock;
 pub mod merge;
 pub mod messages;
+pub mod oracle;
+pub mod plan;
 pub mod replay;
 pub mod retire;
 pub mod serve;
@@ -77,6 +79,8 @@ pub enum Command {
     Facts(facts::Args),
     /// Import a provider tools array or a live MCP server's tools as a definitions folder.
     Import(import::Args),
+    /// Write the plan (the definitions lowered for generators) as JSON, or its schema.
+    Plan(plan::Args),
     /// How models really use a surface: per tool/action stats and confusion signals.
     Usage(usage::Args),
     /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
@@ -107,6 +111,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Explain(a) => explain::run(a),
         Command::Emit(a) => emit::run(a),
         Command::Validate(a) => validate::run(a),
+        Command::Plan(a) => plan::run(a),
         Command::Lock(a) => lock::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Stats(a) => stats::run(a),

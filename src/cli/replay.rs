@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use toolsurface_compiler::Ir;
+use toolsurface_compiler::plan::Plan;
 
 use super::Status;
 use crate::call_check::{CallChecker, Checked};
@@ -191,8 +192,8 @@ impl<'ir> Targets<'ir> {
     /// `family` for every call, else per format the first family of `to` with that format's
     /// dialect (the first family when none has it, or for the messages format).
     pub fn new(
-        to: &'ir Ir,
-        from: Option<&'ir Ir>,
+        to: &'ir Plan,
+        from: Option<&'ir Plan>,
         role: Option<&str>,
         family: Option<&str>,
         skills: &[String],
@@ -210,7 +211,7 @@ impl<'ir> Targets<'ir> {
                 (None, Some(d)) => to
                     .families
                     .iter()
-                    .find(|f| f.dialect == d && f.like.is_none())
+                    .find(|f| f.dialect == d.as_str() && f.like.is_none())
                     .map_or(first, |f| f.name.as_str()),
                 (None, None) => first,
             };
@@ -503,26 +504,38 @@ pub fn transcript_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// A definitions folder compiled for replay: its IR and its plan (what the checkers run).
+pub struct Defs {
+    pub ir: Ir,
+    pub plan: Plan,
+}
+
 /// Compile a definitions folder for replay (diagnostics printed).
-pub fn compile_for_replay(dir: &Path) -> anyhow::Result<Result<Ir, Status>> {
-    Ok(super::check::compile_dir(dir)?.map(|(_, ir)| ir))
+pub fn compile_for_replay(dir: &Path) -> anyhow::Result<Result<Defs, Status>> {
+    Ok(match super::check::compile_dir(dir)? {
+        Ok((_, ir)) => {
+            let plan = toolsurface_compiler::plan::lower(&ir)?;
+            Ok(Defs { ir, plan })
+        }
+        Err(s) => Err(s),
+    })
 }
 
 /// The checker for `role` × `family` (defaults: the IR's first role / family).
 pub fn checker_for<'ir>(
-    ir: &'ir Ir,
+    plan: &'ir Plan,
     role: Option<&str>,
     family: Option<&str>,
     skills: &[String],
 ) -> anyhow::Result<CallChecker<'ir>> {
     let role = role
-        .or_else(|| ir.roles.first().map(|r| r.name.as_str()))
+        .or_else(|| plan.roles.first().map(|r| r.name.as_str()))
         .ok_or_else(|| anyhow::anyhow!("the definitions declare no role"))?;
     let family = family
-        .or_else(|| ir.families.first().map(|f| f.name.as_str()))
+        .or_else(|| plan.families.first().map(|f| f.name.as_str()))
         .ok_or_else(|| anyhow::anyhow!("the definitions declare no family"))?;
     let skills: Vec<&str> = skills.iter().map(String::as_str).collect();
-    Ok(CallChecker::new(ir, role, family)?.with_skills(&skills)?)
+    Ok(CallChecker::new(plan, role, family)?.with_skills(&skills)?)
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
@@ -538,8 +551,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         None => None,
     };
     let targets = match Targets::new(
-        &to_ir,
-        from_ir.as_ref(),
+        &to_ir.plan,
+        from_ir.as_ref().map(|d| &d.plan),
         args.role.as_deref(),
         args.family.as_deref(),
         &args.skills,

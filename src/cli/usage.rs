@@ -263,7 +263,7 @@ impl Usage {
             return *v;
         }
         let (na, nb) = (&self.names[a as usize], &self.names[b as usize]);
-        let close = crate::private::did_you_mean(na, [nb.as_str()]).is_some();
+        let close = toolsurface_kernel::did_you_mean(na, [nb.as_str()]).is_some();
         let shared = na
             .split('_')
             .filter(|w| w.len() >= 4)
@@ -493,7 +493,7 @@ pub fn analyse(
 pub fn run(args: Args) -> anyhow::Result<Status> {
     let ir = match &args.defs {
         Some(dir) => match super::replay::compile_for_replay(dir)? {
-            Ok(ir) => Some(ir),
+            Ok(defs) => Some(defs.ir),
             Err(s) => return Ok(s),
         },
         None => None,

@@ -11,32 +11,56 @@ use crate::standard::{Call, Family, Role, Scope, Skill};
 #[command(
     after_help = "Examples:\n  toolsurface validate --role side_chat --family chat \
     '{\"name\":\"shell_session\",\"arguments\":{\"action\":\"kill\",\"session_id\":4242}}'\n  \
-    cat calls.jsonl | toolsurface validate --role main --family responses -\n\n\
+    cat calls.jsonl | toolsurface validate --role main --family responses -\n  \
+    toolsurface validate --jsonl --defs my-defs   # the oracle: one scope per line\n\n\
     Prints the typed call as JSON and exits 0, or prints the model-facing error and exits 1. \
     With `-`, reads JSON lines and prints one line per call (errors as {\"error\":…,\"kind\":…}); \
-    exits 1 if any call was refused."
+    exits 1 if any call was refused.\n\n\
+    --jsonl is the oracle other parsers are tested against (the TypeScript and Python \
+    generators' suites keep one process open): each input line is \
+    {\"role\":…,\"family\":…,\"skills\":[…],\"name\":…,\"arguments\":…} (arguments a \
+    string is the raw arguments text), each output line, flushed at once, is \
+    {\"ok\":true,\"call\":{\"name\":…,\"arguments\":…}} or \
+    {\"ok\":false,\"kind\":…,\"message\":…}; a line that is not such a request gets \
+    {\"ok\":false,\"kind\":\"Request\",\"message\":…}. Exits 0 at the end of input. \
+    Without --defs the standard surface compiled in answers (the generated Call::parse); with \
+    --defs DIR the plan of DIR, through the plan interpreter."
 )]
 pub struct Args {
     /// The role whose surface is used (side_chat, main, …).
-    #[arg(long)]
-    role: String,
+    #[arg(long, required_unless_present = "jsonl")]
+    role: Option<String>,
     /// The model family (chat, responses, anthropic, gemini, …).
-    #[arg(long)]
-    family: String,
+    #[arg(long, required_unless_present = "jsonl")]
+    family: Option<String>,
     /// Activate a skill the role offers (repeatable).
     #[arg(long = "skill")]
     skills: Vec<String>,
     /// `{"name":…,"arguments":…}` (arguments an object, or the JSON text / freeform input as a
     /// string), or `-` for JSON lines on stdin.
-    call: String,
+    #[arg(required_unless_present = "jsonl")]
+    call: Option<String>,
+    /// The oracle protocol on stdin/stdout: one request per line, each naming its own scope.
+    #[arg(long, conflicts_with_all = ["role", "family", "skills", "call"])]
+    jsonl: bool,
+    /// With --jsonl: answer with this definitions folder's plan instead of the standard
+    /// surface compiled in.
+    #[arg(long, requires = "jsonl", value_name = "DIR")]
+    defs: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let role: Role = match args.role.parse() {
+    if args.jsonl {
+        return super::oracle::run(args.defs.as_deref());
+    }
+    let (Some(role), Some(family), Some(call)) = (&args.role, &args.family, &args.call) else {
+        return usage(&"--role, --family and a call are required without --jsonl");
+    };
+    let role: Role = match role.parse() {
         Ok(r) => r,
         Err(e) => return usage(&e),
     };
-    let family: Family = match args.family.parse() {
+    let family: Family = match family.parse() {
         Ok(f) => f,
         Err(e) => return usage(&e),
     };
@@ -50,8 +74,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let scope = Scope::new(role, family).with_skills(&skills);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if args.call != "-" {
-        return match validate_one(&scope, &args.call) {
+    if call != "-" {
+        return match validate_one(&scope, call) {
             Ok(json) => {
                 writeln!(out, "{json}")?;
                 Ok(Status::Clean)

@@ -168,10 +168,14 @@ pub fn conforming_to(
     results: &[ToolResult],
 ) -> Vec<String> {
     let skills: Vec<&str> = host.active_skills().iter().map(|s| s.as_str()).collect();
-    let checker =
-        toolsurface::call_check::CallChecker::new(ir, host.role().as_str(), host.family().as_str())
-            .and_then(|c| c.with_skills(&skills))
-            .unwrap();
+    let plan = toolsurface_compiler::plan::lower(ir).unwrap();
+    let checker = toolsurface::call_check::CallChecker::new(
+        &plan,
+        host.role().as_str(),
+        host.family().as_str(),
+    )
+    .and_then(|c| c.with_skills(&skills))
+    .unwrap();
     let mut validated = Vec::new();
     for (result, (_, name, arguments)) in results.iter().zip(batch) {
         if result.is_error {

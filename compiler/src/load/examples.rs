@@ -1,8 +1,8 @@
 //! `examples:` per action (and per plain tool): argument objects as a model would send them.
 //! Reading and the structural checks live here (each example is a mapping; on a tool with a
 //! selector the example names its own action or leaves the selector out). Whether an example
-//! is *accepted* is not decided here: `toolsurface check` decodes every example with the
-//! generated `Call::parse` rules (`src/call_check.rs`), so there is one parser, not two.
+//! is *accepted* is decided after lowering, by `plan::examples` (part of every compile), with
+//! the generated `Call::parse` rules run by the plan interpreter: one parser, not two.
 
 use crate::diag::{Diagnostic, Span};
 use crate::ir::{Dialect, Example, Icon, OutputType, Publish, Tool};

@@ -57,6 +57,13 @@ pub fn compile(sources: &Sources) -> Compiled {
     let mut ir = lower::lower(&defs, &idx);
     strategy::check_deferral(&ir, &mut d);
     render::render(&mut ir, sources, &mut d);
+    // Examples are decoded with Call::parse's rules, through the plan (a folder that fails
+    // to emit is refused by the emitter's own checks in `check`, before any example).
+    if !d.iter().any(Diagnostic::is_error)
+        && let Ok(plan) = crate::plan::lower(&ir)
+    {
+        d.extend(crate::plan::examples::check_examples(&ir, &plan));
+    }
     sort_diagnostics(&mut d);
     let ok = !d.iter().any(Diagnostic::is_error);
     Compiled {

@@ -1,25 +1,28 @@
-//! `check`'s example validation: every `examples:` entry of a definitions folder is decoded
-//! with the generated `Call::parse` rules (through [`crate::call_check::CallChecker`], the one
-//! IR-driven checker) in every role × family the tool is published in, resident or appended
-//! by a skill. A refused example is an error at the example's own `file:line:col` carrying
+//! The example check, part of every compile (so build.rs, `surface!` and `check` refuse the
+//! same folders): every `examples:` entry is decoded with the generated `Call::parse` rules
+//! (through the plan interpreter, [`super::interp::CallChecker`]) in every role × family the
+//! tool is published in, resident or appended by a skill. A refused example is an error at the example's own `file:line:col` carrying
 //! the refusal the model would get; an action without any example is a warning.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use toolsurface_compiler::Diagnostic;
-use toolsurface_compiler::ir::{Ir, Tool};
 
-use crate::call_check::CallChecker;
+use super::Plan;
+use super::interp::CallChecker;
+use crate::diag::Diagnostic;
+use crate::ir::{Ir, Tool};
 
-/// The example diagnostics of a valid IR (`example-refused` errors, `no-example` warnings).
-pub fn check_examples(ir: &Ir) -> Vec<Diagnostic> {
+/// The `example-refused` errors of a valid IR and its plan. (`no-example` warnings are
+/// `check`'s and `lint`'s, `load::examples::missing_examples`: a missing example refuses no
+/// folder.)
+pub fn check_examples(ir: &Ir, plan: &Plan) -> Vec<Diagnostic> {
     let mut d = Vec::new();
     // Per tool, per example index: refusal text -> the scopes that gave it.
     let mut refusals: BTreeMap<(usize, usize, usize), BTreeMap<String, Vec<String>>> =
         BTreeMap::new();
     for surface in &ir.surfaces {
-        let Ok(plain) = CallChecker::new(ir, &surface.role, &surface.family) else {
+        let Ok(plain) = CallChecker::new(plan, &surface.role, &surface.family) else {
             continue;
         };
         let scope = format!("{} × {}", surface.role, surface.family);
@@ -27,7 +30,7 @@ pub fn check_examples(ir: &Ir) -> Vec<Diagnostic> {
             decode_tool(ir, &plain, &t.name, &scope, &mut refusals);
         }
         for skill in &surface.skills {
-            let Ok(with_skill) = CallChecker::new(ir, &surface.role, &surface.family)
+            let Ok(with_skill) = CallChecker::new(plan, &surface.role, &surface.family)
                 .and_then(|c| c.with_skills(&[skill.skill.as_str()]))
             else {
                 continue;
@@ -59,14 +62,11 @@ pub fn check_examples(ir: &Ir) -> Vec<Diagnostic> {
             );
         }
     }
-    d.extend(toolsurface_compiler::load::examples::missing_examples(
-        &ir.tools,
-    ));
     d
 }
 
 fn what(tool: &Tool, action_ix: usize) -> String {
-    toolsurface_compiler::load::examples::action_subject(tool, action_ix)
+    crate::load::examples::action_subject(tool, action_ix)
 }
 
 /// At most three scopes, then how many more.

@@ -1,6 +1,9 @@
-//! Support code for the generated parsers (build.rs and `surface!` output): a light borrowed
-//! JSON value the generated walks read, the model-facing [`CallError`], and the few helpers
-//! every generated walk shares. Generated code reaches it as `::toolsurface::__private::*`.
+//! The call-parsing kernel: the one place a refusal is worded. Beneath the compiler (whose plan
+//! interpreter calls it), the generated parsers (build.rs and `surface!` output, which reach it
+//! as `::toolsurface::__private::*`) and the facade: a light borrowed JSON value the walks
+//! read, the model-facing [`CallError`] and one function per refusal text (the catalogue the
+//! TypeScript and Python kernels port, held equal by the conformance corpus), and the few
+//! helpers every generated walk shares.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -1,0 +1,685 @@
+//! The plan: the IR lowered once into plain, versioned, serializable data that every backend
+//! reads — the call interpreter (`plan::interp`, which `check`, `import`, `replay`, `usage`
+//! and the conformance corpus run), the TypeScript and Python generators, and any outside
+//! generator (`toolsurface plan` writes it as JSON; `toolsurface plan --schema` its JSON
+//! schema, derived from these types with schemars). buf's descriptor set is the model.
+//!
+//! What "lowered" means: every rule a call is checked by is here as data with nothing left to
+//! derive — per tool and action the ordered fields with their types, bounds and the
+//! `expected …` texts rendered once, the refusal prefix, the `belongs` lists, the constraints
+//! with each member's presence rule precomputed; per role × family the offered tools, the
+//! skills and the published bytes with their request-fragment parts. The refusal *wording*
+//! (`unexpected field …`, did-you-mean, `got …`) is the kernel's, one small function per
+//! refusal, ported once per language; the plan gives those functions their arguments.
+//!
+//! Stability: the JSON is canonical (declaration order everywhere, `BTreeMap` only for the
+//! trait values) and changes only with the definitions or with [`PLAN_FORMAT`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::codegen::{and_list, expected_text};
+use crate::emit::{self, EmitError, Emitted, EmittedTool};
+use crate::ir::{self, Ir, Type};
+
+pub mod examples;
+pub mod interp;
+
+/// The plan format's version. A reader refuses a plan whose `format` it does not know; it
+/// grows by one when a field changes meaning or a required one is added.
+pub const PLAN_FORMAT: u32 = 1;
+
+/// A whole definitions folder, lowered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    /// [`PLAN_FORMAT`].
+    pub format: u32,
+    /// `toolsurface <version>`: the compiler that lowered it.
+    pub generator: String,
+    /// The tool whose calls activate skills (`activate_skill`); a refusal of a skill tool
+    /// names it when the surface publishes it.
+    pub activation_tool: String,
+    /// `surface.yaml` order.
+    pub families: Vec<FamilyPlan>,
+    /// The trait vocabulary, declaration order (= order of the generated tables).
+    pub traits: Vec<TraitPlan>,
+    /// Sorted by name: the order did-you-mean candidates are offered in.
+    pub tools: Vec<ToolPlan>,
+    /// Sorted by name.
+    pub aliases: Vec<AliasPlan>,
+    /// Sorted by name.
+    pub retired: Vec<RetiredPlan>,
+    /// Sorted by name.
+    pub skills: Vec<SkillPlan>,
+    /// `roles.yaml` order, `extends` resolved.
+    pub roles: Vec<RolePlan>,
+    /// Every role × family: roles in order, then families in order.
+    pub surfaces: Vec<SurfacePlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FamilyPlan {
+    pub name: String,
+    /// `openai-chat`, `openai-responses`, `anthropic`, `gemini`, `mcp`.
+    pub dialect: String,
+    pub strict: bool,
+    /// Publishes the tools declared for this other family.
+    pub like: Option<String>,
+    /// `defer`, `allow_list` or `append`.
+    pub skills: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TraitPlan {
+    pub name: String,
+    pub doc: String,
+    /// `None` for a bool trait; the allowed values (declaration order) for an enum trait.
+    pub values: Option<Vec<String>>,
+    /// The default (`true`/`false` for a bool trait, a value for an enum trait).
+    pub default: TraitValuePlan,
+    /// Read by the runtime through `CallInfo` (`ir::RUNTIME_TRAITS`).
+    pub runtime: bool,
+}
+
+/// A trait value: a bool or one of an enum trait's values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TraitValuePlan {
+    Bool(bool),
+    Enum(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolPlan {
+    pub name: String,
+    /// `thread_host`, `session_host` or `local`.
+    pub route: String,
+    /// The fields naming the session a follow-up call targets.
+    pub session: Option<SessionPlan>,
+    /// The selector field (`action`, `mode`, …); `None` for a plain tool, which has exactly
+    /// one action, named `None`.
+    pub selector: Option<String>,
+    /// `poll, wait, kill`: what a missing or unknown selector is told (empty for plain tools).
+    pub expected_actions: String,
+    /// The families where the tool is a freeform custom tool, and the field its raw input
+    /// fills.
+    pub freeform: Option<FreeformPlan>,
+    /// Declaration order (= the selector enum's published order).
+    pub actions: Vec<ActionPlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionPlan {
+    pub id: String,
+    pub host: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FreeformPlan {
+    pub field: String,
+    pub families: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ActionPlan {
+    /// `None` for the one action of a plain tool.
+    pub name: Option<String>,
+    /// What every refusal about these arguments starts with: `action=wait: ` (selector tools)
+    /// or `read_file: ` (plain tools).
+    pub prefix: String,
+    /// Every trait of the vocabulary, resolved.
+    pub traits: BTreeMap<String, TraitValuePlan>,
+    /// The arguments object (the selector aside).
+    pub object: ObjectPlan,
+}
+
+/// What one object walk accepts: an action's arguments or a nested object's members. The
+/// walk: each key in input order — the selector skipped (a second one is a duplicate); a
+/// field converted (`null` counts as absent; given twice is a duplicate); a key in `belongs`
+/// with `null` let through; anything else an unexpected field. Then each required field
+/// (declaration order), each `exactly_one_of` group, each `forbidden_with` rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ObjectPlan {
+    /// Declaration order: also the `expected one of …` list and the did-you-mean candidates.
+    pub fields: Vec<FieldPlan>,
+    /// Fields other actions take, with who takes them (`poll, wait and kill`).
+    pub belongs: Vec<BelongsPlan>,
+    pub exactly_one_of: Vec<Vec<MemberPlan>>,
+    pub forbidden_with: Vec<ForbiddenPlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FieldPlan {
+    pub name: String,
+    pub required: bool,
+    pub ty: TypePlan,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BelongsPlan {
+    pub field: String,
+    pub actions: String,
+}
+
+/// A constraint member with how the walk counts it as given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MemberPlan {
+    pub field: String,
+    pub presence: Presence,
+}
+
+/// When a constraint counts a field as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    /// A required field: always (the walk refused its absence before).
+    Always,
+    /// When a non-null value was given.
+    Given,
+    /// A boolean in a `forbidden_with` rule: only when it is `true` (`false` asks for
+    /// nothing).
+    True,
+    /// Not a field of this object: never.
+    Never,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ForbiddenPlan {
+    pub field: MemberPlan,
+    pub with: MemberPlan,
+    /// Appended to the prefix when both are given.
+    pub message: String,
+}
+
+/// A field type as the walk converts it; `expected` is the text after `expected ` in a
+/// refusal (`<path>: expected <expected>, got <value>`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TypePlan {
+    /// Lengths count Unicode scalar values; `pattern` is a Rust `regex` (unanchored search).
+    String {
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        pattern: Option<String>,
+        expected: String,
+    },
+    /// A JSON integer, or a number with no fraction within ±2^53 (`5.0`, `1e2`).
+    Integer {
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+        expected: String,
+    },
+    Number {
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+        expected: String,
+    },
+    /// Refused as `expected true or false`.
+    Boolean,
+    Enum {
+        values: Vec<String>,
+        expected: String,
+    },
+    /// Item `i` of a field `f` is reported as `f[i]`.
+    Array {
+        items: Box<TypePlan>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+        expected: String,
+    },
+    /// A nested strict object: its members' refusals are prefixed `<path>: `; a value that is
+    /// not an object is `expected an object`.
+    Object { object: ObjectPlan },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AliasPlan {
+    pub name: String,
+    pub tool: String,
+    /// Keys renamed (old → new), applied first, in this order.
+    pub rename: Vec<(String, String)>,
+    /// Fixed arguments, replacing what the call gave, in this order (appended at the end of
+    /// the object).
+    pub set: Vec<(String, serde_json::Value)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RetiredPlan {
+    pub name: String,
+    pub message: String,
+    pub replaced_by: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillPlan {
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RolePlan {
+    pub name: String,
+    pub description: String,
+    /// Resident tools, published order (before family filtering).
+    pub tools: Vec<String>,
+    pub skills: Vec<String>,
+}
+
+/// One role × family: what a call may name there, and the bytes a request carries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SurfacePlan {
+    pub role: String,
+    pub family: String,
+    /// The resident tools this family publishes, in published order.
+    pub resident: Vec<String>,
+    /// The skills the role offers, each with the tools it makes callable here.
+    pub skills: Vec<SkillSurfacePlan>,
+    /// The family's own dialect.
+    pub published: PublishedPlan,
+    /// The same tools rendered in the MCP dialect (what `toolsurface serve` lists).
+    pub mcp: PublishedPlan,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillSurfacePlan {
+    pub skill: String,
+    pub tools: Vec<String>,
+}
+
+/// The published bytes of one surface in one dialect, and what a request fragment is
+/// assembled from (`emit::request`): `open` + tools + `close_tools` + the restriction for the
+/// active skills + `tail`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PublishedPlan {
+    pub dialect: String,
+    /// `defer`, `allow_list` or `append` in this dialect.
+    pub strategy: String,
+    /// The canonical `tools` array (under `append`: the resident tools only).
+    pub bytes: String,
+    /// Lowercase hex sha256 of `bytes`.
+    pub sha256: String,
+    pub tools: Vec<PublishedToolPlan>,
+    /// Per offered skill (role order): its tools as published (or as activation appends them
+    /// under `append`, each tool once across skills, in activation order).
+    pub skills: Vec<PublishedSkillPlan>,
+    /// Per turn kind (`normal`, `rehearsal`).
+    pub requests: Vec<RequestPlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PublishedToolPlan {
+    pub name: String,
+    /// The tool's canonical JSON (a substring of the array).
+    pub json: String,
+    pub sha256: String,
+    /// Every action is `read_only`: allowed in rehearsal turns.
+    pub read_only: bool,
+    /// The tool's entry in the dialect's allowed-tools list, where the dialect has one.
+    pub allowed_entry: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PublishedSkillPlan {
+    pub name: String,
+    pub tools: Vec<PublishedToolPlan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RequestPlan {
+    /// `normal` or `rehearsal`.
+    pub turn: String,
+    /// `{"tools":` (Gemini `{"tools":[{"functionDeclarations":`).
+    pub open: String,
+    /// Empty (Gemini `}]`).
+    pub close_tools: String,
+    /// The allowed-tools member, when this dialect restricts this turn kind.
+    pub restriction: Option<RestrictionPlan>,
+    /// `,"parallel_tool_calls":true}` (Chat, Responses) or `}`.
+    pub tail: String,
+}
+
+/// The member is `open` + the allowed entries joined by `,` + `close` (resident entries, then
+/// each active skill's in role order, each once), or `none` when no entry is allowed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RestrictionPlan {
+    pub open: String,
+    pub close: String,
+    pub none: String,
+    pub resident: Vec<String>,
+    pub skills: Vec<(String, Vec<String>)>,
+}
+
+/// Lower a valid IR into its plan. Fails only where emission fails (a surface a provider
+/// would refuse), which `check` reports first.
+pub fn lower(ir: &Ir) -> Result<Plan, EmitError> {
+    let mut surfaces = Vec::with_capacity(ir.surfaces.len());
+    for s in &ir.surfaces {
+        surfaces.push(lower_surface(ir, s)?);
+    }
+    Ok(Plan {
+        format: PLAN_FORMAT,
+        generator: format!("toolsurface {}", env!("CARGO_PKG_VERSION")),
+        activation_tool: ir::ACTIVATE_SKILL_TOOL.to_owned(),
+        families: ir.families.iter().map(lower_family).collect(),
+        traits: ir.traits.iter().map(lower_trait).collect(),
+        tools: ir.tools.iter().map(lower_tool).collect(),
+        aliases: ir.aliases.iter().map(lower_alias).collect(),
+        retired: ir
+            .retired
+            .iter()
+            .map(|r| RetiredPlan {
+                name: r.name.clone(),
+                message: r.message.clone(),
+                replaced_by: r.replaced_by.clone(),
+            })
+            .collect(),
+        skills: ir
+            .skills
+            .iter()
+            .map(|s| SkillPlan {
+                name: s.name.clone(),
+                description: s.description.clone(),
+                tools: s.tools.clone(),
+            })
+            .collect(),
+        roles: ir
+            .roles
+            .iter()
+            .map(|r| RolePlan {
+                name: r.name.clone(),
+                description: r.description.clone(),
+                tools: r.tools.clone(),
+                skills: r.skills.clone(),
+            })
+            .collect(),
+        surfaces,
+    })
+}
+
+/// The plan's JSON schema (draft 2020-12), derived from the types above.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::Value::from(schemars::schema_for!(Plan))
+}
+
+/// The plan as canonical pretty JSON with a final newline: what `toolsurface plan` writes.
+pub fn to_json(plan: &Plan) -> String {
+    let mut s = serde_json::to_string_pretty(plan).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn lower_family(f: &ir::Family) -> FamilyPlan {
+    FamilyPlan {
+        name: f.name.clone(),
+        dialect: f.dialect.as_str().to_owned(),
+        strict: f.strict,
+        like: f.like.clone(),
+        skills: f.skills.as_str().to_owned(),
+    }
+}
+
+fn trait_value(v: &ir::TraitValue) -> TraitValuePlan {
+    match v {
+        ir::TraitValue::Bool(b) => TraitValuePlan::Bool(*b),
+        ir::TraitValue::Enum(s) => TraitValuePlan::Enum(s.clone()),
+    }
+}
+
+fn lower_trait(t: &ir::TraitDecl) -> TraitPlan {
+    let (values, default) = match &t.kind {
+        ir::TraitKind::Bool { default } => (None, TraitValuePlan::Bool(*default)),
+        ir::TraitKind::Enum { values, default } => {
+            (Some(values.clone()), TraitValuePlan::Enum(default.clone()))
+        }
+    };
+    TraitPlan {
+        name: t.name.clone(),
+        doc: t.doc.clone(),
+        values,
+        default,
+        runtime: ir::RUNTIME_TRAITS.contains(&t.name.as_str()),
+    }
+}
+
+fn lower_alias(a: &ir::Alias) -> AliasPlan {
+    AliasPlan {
+        name: a.name.clone(),
+        tool: a.tool.clone(),
+        rename: a
+            .rename
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        set: a.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+    }
+}
+
+fn lower_tool(tool: &ir::Tool) -> ToolPlan {
+    let selector = tool.selector.as_ref().map(|s| s.name.clone());
+    let actions = tool
+        .actions
+        .iter()
+        .map(|a| {
+            let prefix = match (&selector, &a.name) {
+                (Some(sel), Some(name)) => format!("{sel}={name}: "),
+                _ => format!("{}: ", tool.name),
+            };
+            ActionPlan {
+                name: a.name.clone(),
+                prefix,
+                traits: a
+                    .traits
+                    .iter()
+                    .map(|(k, v)| (k.clone(), trait_value(v)))
+                    .collect(),
+                object: action_object(tool, a),
+            }
+        })
+        .collect();
+    ToolPlan {
+        name: tool.name.clone(),
+        route: tool.route.as_str().to_owned(),
+        session: tool.session.as_ref().map(|s| SessionPlan {
+            id: s.id.clone(),
+            host: s.host.clone(),
+        }),
+        expected_actions: tool
+            .actions
+            .iter()
+            .filter_map(|a| a.name.as_deref())
+            .collect::<Vec<_>>()
+            .join(", "),
+        selector,
+        freeform: tool.freeform.as_ref().map(|f| FreeformPlan {
+            field: f.field.clone(),
+            families: f.families.clone(),
+        }),
+        actions,
+    }
+}
+
+/// One action's object: the tool's fields it takes, in declaration order.
+fn action_object(tool: &ir::Tool, action: &ir::Action) -> ObjectPlan {
+    let fields: Vec<FieldPlan> = tool
+        .fields
+        .iter()
+        .filter(|f| action.uses(&f.name))
+        .map(|f| FieldPlan {
+            name: f.name.clone(),
+            required: action.is_required(&f.name),
+            ty: lower_type(&f.ty),
+        })
+        .collect();
+    let belongs = tool
+        .fields
+        .iter()
+        .filter(|f| !action.uses(&f.name))
+        .map(|f| BelongsPlan {
+            field: f.name.clone(),
+            actions: and_list(&tool.actions_using(&f.name)),
+        })
+        .filter(|b| !b.actions.is_empty())
+        .collect();
+    let member = |name: &str, forbidden: bool| MemberPlan {
+        field: name.to_owned(),
+        presence: presence(&fields, name, forbidden),
+    };
+    ObjectPlan {
+        exactly_one_of: action
+            .exactly_one_of
+            .iter()
+            .map(|g| g.iter().map(|n| member(n, false)).collect())
+            .collect(),
+        forbidden_with: action
+            .forbidden_with
+            .iter()
+            .map(|fw| ForbiddenPlan {
+                field: member(&fw.field, true),
+                with: member(&fw.with, true),
+                message: fw.message.clone(),
+            })
+            .collect(),
+        belongs,
+        fields,
+    }
+}
+
+/// How a constraint counts `name` as given: a required field always; in a `forbidden_with`
+/// rule a boolean only when `true`; otherwise when given; a name the object lacks never.
+fn presence(fields: &[FieldPlan], name: &str, forbidden: bool) -> Presence {
+    match fields.iter().find(|f| f.name == name) {
+        None => Presence::Never,
+        Some(f) if f.required => Presence::Always,
+        Some(f) if forbidden && matches!(f.ty, TypePlan::Boolean) => Presence::True,
+        Some(_) => Presence::Given,
+    }
+}
+
+fn lower_type(ty: &Type) -> TypePlan {
+    let expected = expected_text(ty);
+    match ty {
+        Type::String {
+            min_length,
+            max_length,
+            pattern,
+        } => TypePlan::String {
+            min_length: *min_length,
+            max_length: *max_length,
+            pattern: pattern.clone(),
+            expected,
+        },
+        Type::Integer { minimum, maximum } => TypePlan::Integer {
+            minimum: *minimum,
+            maximum: *maximum,
+            expected,
+        },
+        Type::Number { minimum, maximum } => TypePlan::Number {
+            minimum: *minimum,
+            maximum: *maximum,
+            expected,
+        },
+        Type::Boolean => TypePlan::Boolean,
+        Type::Enum { values } => TypePlan::Enum {
+            values: values.clone(),
+            expected,
+        },
+        Type::Array {
+            items,
+            min_items,
+            max_items,
+        } => TypePlan::Array {
+            items: Box::new(lower_type(items)),
+            min_items: *min_items,
+            max_items: *max_items,
+            expected,
+        },
+        Type::Object { properties } => {
+            let fields: Vec<FieldPlan> = properties
+                .iter()
+                .map(|p| FieldPlan {
+                    name: p.name.clone(),
+                    required: p.required,
+                    ty: lower_type(&p.ty),
+                })
+                .collect();
+            TypePlan::Object {
+                object: ObjectPlan {
+                    fields,
+                    belongs: Vec::new(),
+                    exactly_one_of: Vec::new(),
+                    forbidden_with: Vec::new(),
+                },
+            }
+        }
+    }
+}
+
+fn lower_surface(ir: &Ir, s: &ir::SurfaceInstance) -> Result<SurfacePlan, EmitError> {
+    let own = emit::surface(ir, &s.role, &s.family, None)?;
+    let mcp = emit::surface(ir, &s.role, &s.family, Some(ir::Dialect::Mcp))?;
+    Ok(SurfacePlan {
+        role: s.role.clone(),
+        family: s.family.clone(),
+        resident: s.tools.iter().map(|t| t.name.clone()).collect(),
+        skills: s
+            .skills
+            .iter()
+            .map(|k| SkillSurfacePlan {
+                skill: k.skill.clone(),
+                tools: k.tools.iter().map(|t| t.name.clone()).collect(),
+            })
+            .collect(),
+        published: published(&own),
+        mcp: published(&mcp),
+    })
+}
+
+fn published_tool(t: &EmittedTool) -> PublishedToolPlan {
+    PublishedToolPlan {
+        name: t.name.clone(),
+        json: t.json.clone(),
+        sha256: t.sha256.clone(),
+        read_only: t.read_only,
+        allowed_entry: t.allowed_entry.clone(),
+    }
+}
+
+fn published(e: &Emitted) -> PublishedPlan {
+    PublishedPlan {
+        dialect: e.dialect.as_str().to_owned(),
+        strategy: e.skill_strategy.as_str().to_owned(),
+        bytes: e.bytes.clone(),
+        sha256: e.sha256.clone(),
+        tools: e.tools.iter().map(published_tool).collect(),
+        skills: e
+            .skills
+            .iter()
+            .map(|k| PublishedSkillPlan {
+                name: k.name.clone(),
+                tools: k.tools.iter().map(published_tool).collect(),
+            })
+            .collect(),
+        requests: emit::request::TurnKind::ALL
+            .into_iter()
+            .map(|turn| {
+                let parts = e.request_parts(turn);
+                RequestPlan {
+                    turn: turn.as_str().to_owned(),
+                    open: parts.open.to_owned(),
+                    close_tools: parts.close_tools.to_owned(),
+                    restriction: parts.restriction.map(|r| RestrictionPlan {
+                        open: r.open.to_owned(),
+                        close: r.close.to_owned(),
+                        none: r.none.to_owned(),
+                        resident: r.resident,
+                        skills: r.skills,
+                    }),
+                    tail: parts.tail.to_owned(),
+                }
+            })
+            .collect(),
+    }
+}
