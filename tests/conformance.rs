@@ -63,6 +63,23 @@ fn recorded(case: &Value) -> Value {
 /// it cannot build the scope.
 type Parse<'a> = &'a dyn Fn(&str, &str, &[String], &str, &str) -> Option<Value>;
 
+/// The generated `Call::parse_in` of whichever surface's `Call`, `Role`, `Family`, `Scope`
+/// and `Skill` are in scope, on string names (`None` when a name is not the surface's).
+macro_rules! parse_in {
+    ($role:expr, $family:expr, $skills:expr, $name:expr, $raw:expr) => {{
+        (|| {
+            let role: Role = $role.parse().ok()?;
+            let family: Family = $family.parse().ok()?;
+            let skills: Vec<Skill> = $skills
+                .iter()
+                .map(|s| s.parse().ok())
+                .collect::<Option<_>>()?;
+            let scope = Scope::new(role, family).with_skills(&skills);
+            Some(answer(Call::parse_in(&scope, $name, $raw)))
+        })()
+    }};
+}
+
 /// Run every case through `parse` (role, family, skills, name, raw); scope refusals are the
 /// interpreter's own and skipped. Returns how many cases ran.
 fn agree(cases: &[Value], parse: Parse<'_>) -> usize {
@@ -149,14 +166,7 @@ fn the_generated_standard_parser_agrees_with_every_case() {
         cases.extend(lines(&text));
     }
     let ran = agree(&cases, &|role, family, skills, name, raw| {
-        let role: Role = role.parse().ok()?;
-        let family: Family = family.parse().ok()?;
-        let skills: Vec<Skill> = skills
-            .iter()
-            .map(|s| s.parse().ok())
-            .collect::<Option<_>>()?;
-        let scope = Scope::new(role, family).with_skills(&skills);
-        Some(answer(Call::parse_in(&scope, name, raw)))
+        parse_in!(role, family, skills, name, raw)
     });
     assert!(ran > 1500, "{ran}");
 }
@@ -171,14 +181,7 @@ fn the_macro_parser_agrees_on_nested_objects_arrays_and_every_constraint() {
     }
     let accepted = cases.iter().filter(|c| c["verdict"] == "accept").count();
     let ran = agree(&cases, &|role, family, skills, name, raw| {
-        let role: Role = role.parse().ok()?;
-        let family: Family = family.parse().ok()?;
-        let skills: Vec<Skill> = skills
-            .iter()
-            .map(|s| s.parse().ok())
-            .collect::<Option<_>>()?;
-        let scope = Scope::new(role, family).with_skills(&skills);
-        Some(answer(Call::parse_in(&scope, name, raw)))
+        parse_in!(role, family, skills, name, raw)
     });
     assert!(
         ran > 400 && accepted > 40,

@@ -73,38 +73,9 @@ impl Default for Limits {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Dialect {
-    OpenaiChat,
-    OpenaiResponses,
-    Anthropic,
-    Gemini,
-    Mcp,
-}
-
-impl Dialect {
-    pub const ALL: [Dialect; 5] = [
-        Dialect::OpenaiChat,
-        Dialect::OpenaiResponses,
-        Dialect::Anthropic,
-        Dialect::Gemini,
-        Dialect::Mcp,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::OpenaiChat => "openai-chat",
-            Dialect::OpenaiResponses => "openai-responses",
-            Dialect::Anthropic => "anthropic",
-            Dialect::Gemini => "gemini",
-            Dialect::Mcp => "mcp",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Dialect> {
-        Dialect::ALL.into_iter().find(|d| d.as_str() == s)
-    }
-}
+/// The shared vocabulary (`toolsurface-kernel`): declared once beneath the compiler, the
+/// generated code and the runtime.
+pub use toolsurface_kernel::vocab::{Dialect, Route, SkillStrategy};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Family {
@@ -147,71 +118,13 @@ impl CacheTtl {
     }
 }
 
-/// How a family publishes the tools of the skills a role offers, and what activating one
-/// changes (`docs/published-bytes.md`, "Skills"). The first two keep the `tools` bytes — the
-/// start of every provider's prompt-cache prefix — identical before and after activation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SkillStrategy {
-    /// Skill tools are in `tools` from the start, marked `defer_loading: true`; activation
-    /// loads them through the conversation (Anthropic `tool_reference` blocks, Responses
-    /// `tool_search_output`).
-    Defer,
-    /// Every offered skill tool is in `tools` from the start; each request restricts the
-    /// callable ones (Chat/Responses `allowed_tools`, Gemini `allowedFunctionNames`; MCP:
-    /// listed from the start, refused by the runtime until activated).
-    AllowList,
-    /// Activation appends the skill's tools to `tools` (changes the cached prefix).
-    Append,
-}
-
-impl SkillStrategy {
-    pub const ALL: [SkillStrategy; 3] = [
-        SkillStrategy::Defer,
-        SkillStrategy::AllowList,
-        SkillStrategy::Append,
-    ];
-
-    /// The word `surface.yaml` uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SkillStrategy::Defer => "defer",
-            SkillStrategy::AllowList => "allow_list",
-            SkillStrategy::Append => "append",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SkillStrategy> {
-        SkillStrategy::ALL.into_iter().find(|x| x.as_str() == s)
-    }
-
-    /// The strategy a family of `dialect` gets when it writes no `skills:`.
-    pub fn default_for(dialect: Dialect) -> SkillStrategy {
-        match dialect {
-            Dialect::Anthropic | Dialect::OpenaiResponses => SkillStrategy::Defer,
-            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => SkillStrategy::AllowList,
-        }
-    }
-
-    /// The strategies `dialect` can carry out: `defer` needs provider-side deferred loading
-    /// (Anthropic, Responses); `allow_list` needs a per-request restriction of the callable
-    /// tools (Chat and Responses `allowed_tools`, Gemini `allowedFunctionNames`) or, for MCP,
-    /// the runtime's gate; Anthropic has no allowed-tools mechanism. `append` works anywhere.
-    pub fn supported_by(dialect: Dialect) -> &'static [SkillStrategy] {
-        match dialect {
-            Dialect::Anthropic => &[SkillStrategy::Defer, SkillStrategy::Append],
-            Dialect::OpenaiResponses => &SkillStrategy::ALL,
-            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => {
-                &[SkillStrategy::AllowList, SkillStrategy::Append]
-            }
-        }
-    }
-
-    /// The strategy of `family` when its tools are rendered in `dialect` (the MCP server
+impl Family {
+    /// The skill strategy of this family's tools rendered in `dialect` (the MCP server
     /// renders every family in `mcp`): the family's own when the dialect is its own, else the
     /// default of `dialect`.
-    pub fn of(family: &Family, dialect: Dialect) -> SkillStrategy {
-        if dialect == family.dialect {
-            family.skills
+    pub fn strategy_in(&self, dialect: Dialect) -> SkillStrategy {
+        if dialect == self.dialect {
+            self.skills
         } else {
             SkillStrategy::default_for(dialect)
         }
@@ -285,24 +198,6 @@ pub enum TraitKind {
 pub enum TraitValue {
     Bool(bool),
     Enum(String),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub enum Route {
-    #[default]
-    ThreadHost,
-    SessionHost,
-    Local,
-}
-
-impl Route {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Route::ThreadHost => "thread_host",
-            Route::SessionHost => "session_host",
-            Route::Local => "local",
-        }
-    }
 }
 
 /// A description template (raw minijinja source) with where it was written.

@@ -11,6 +11,7 @@ use std::fmt;
 mod implements;
 pub mod publish;
 mod scan;
+pub mod vocab;
 
 pub use implements::FromNonNegative;
 pub use scan::{Cursor, scan};

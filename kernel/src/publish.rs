@@ -44,25 +44,82 @@ where
     Cow::Owned(out)
 }
 
-/// The static pieces of one (role, family, turn kind) request fragment, as the compiler's
-/// `emit::request::RequestParts` computes them (generated as statics).
+/// The pieces of one (role, family, turn kind) request fragment: statics in generated code,
+/// a borrowed view of the compiler's `emit::request::RequestParts` — one join for both.
 #[derive(Clone, Copy, Debug)]
-pub struct RequestParts {
-    pub open: &'static str,
-    pub close_tools: &'static str,
-    pub restriction: Option<Restriction>,
-    pub tail: &'static str,
+pub struct RequestParts<'a> {
+    /// `{"tools":` (Gemini `{"tools":[{"functionDeclarations":`).
+    pub open: &'a str,
+    /// What closes the tools member: empty (Gemini `}]`).
+    pub close_tools: &'a str,
+    pub restriction: Option<Restriction<'a>>,
+    /// `,"parallel_tool_calls":true}` (Chat, Responses) or `}`.
+    pub tail: &'a str,
 }
 
 /// The allowed-tools member of a fragment: entries of the resident tools, then of each
 /// active skill (role order), each once; `none` when no entry is left.
 #[derive(Clone, Copy, Debug)]
-pub struct Restriction {
-    pub open: &'static str,
-    pub close: &'static str,
-    pub none: &'static str,
-    pub resident: &'static [&'static str],
-    pub skills: &'static [(&'static str, &'static [&'static str])],
+pub struct Restriction<'a> {
+    /// Up to the first entry, leading comma included.
+    pub open: &'a str,
+    /// After the last entry.
+    pub close: &'a str,
+    /// The member when nothing at all is allowed (leading comma included).
+    pub none: &'a str,
+    pub resident: &'a [&'a str],
+    pub skills: &'a [(&'a str, &'a [&'a str])],
+}
+
+impl Restriction<'_> {
+    /// The member for the active skills: resident entries, then each active skill's in role
+    /// order (whatever the activation order, so the bytes depend on the set only), each once.
+    pub fn member(&self, active: &[&str]) -> String {
+        let mut entries: Vec<&str> = self.resident.to_vec();
+        for (skill, tools) in self.skills {
+            if active.contains(skill) {
+                for e in *tools {
+                    if !entries.contains(e) {
+                        entries.push(e);
+                    }
+                }
+            }
+        }
+        if entries.is_empty() {
+            return self.none.to_owned();
+        }
+        format!("{}{}{}", self.open, entries.join(","), self.close)
+    }
+}
+
+impl RequestParts<'_> {
+    /// The fragment: `open` + `tools` + `close_tools` + the restriction for `active` + `tail`.
+    pub fn assemble(&self, tools: &str, active: &[&str]) -> String {
+        let restriction = self
+            .restriction
+            .as_ref()
+            .map(|r| r.member(active))
+            .unwrap_or_default();
+        format!(
+            "{}{tools}{}{restriction}{}",
+            self.open, self.close_tools, self.tail
+        )
+    }
+
+    /// Every field but `tools`, as its own JSON object (`{}` when there is none): what the
+    /// lock records per turn kind and activation, the part that may vary.
+    pub fn controls(&self, active: &[&str]) -> String {
+        let restriction = self
+            .restriction
+            .as_ref()
+            .map(|r| r.member(active))
+            .unwrap_or_default();
+        let rest = format!("{restriction}{}", self.tail);
+        match rest.strip_prefix(',') {
+            Some(inner) => format!("{{{inner}"),
+            None => format!("{{{rest}"),
+        }
+    }
 }
 
 /// The request fragment for the active skills, byte for byte what the compiler's
@@ -71,7 +128,7 @@ pub struct Restriction {
 /// allowed entry; else joined from `parts`.
 pub fn request_fragment<'s>(
     fragment: &'static str,
-    parts: &RequestParts,
+    parts: &RequestParts<'static>,
     tools: Cow<'static, str>,
     active: impl IntoIterator<Item = &'s str>,
 ) -> Cow<'static, str> {
@@ -84,31 +141,7 @@ pub fn request_fragment<'s>(
     if matches!(tools, Cow::Borrowed(_)) && !adds {
         return Cow::Borrowed(fragment);
     }
-    let mut out = String::with_capacity(fragment.len() + tools.len());
-    out.push_str(parts.open);
-    out.push_str(&tools);
-    out.push_str(parts.close_tools);
-    if let Some(r) = parts.restriction {
-        let mut entries: Vec<&str> = r.resident.to_vec();
-        for (skill, tools) in r.skills {
-            if active.contains(skill) {
-                for e in *tools {
-                    if !entries.contains(e) {
-                        entries.push(e);
-                    }
-                }
-            }
-        }
-        if entries.is_empty() {
-            out.push_str(r.none);
-        } else {
-            out.push_str(r.open);
-            out.push_str(&entries.join(","));
-            out.push_str(r.close);
-        }
-    }
-    out.push_str(parts.tail);
-    Cow::Owned(out)
+    Cow::Owned(parts.assemble(&tools, &active))
 }
 
 #[cfg(test)]
@@ -155,7 +188,7 @@ mod tests {
         );
     }
 
-    const PARTS: RequestParts = RequestParts {
+    const PARTS: RequestParts<'static> = RequestParts {
         open: "{\"tools\":",
         close_tools: "",
         restriction: Some(Restriction {

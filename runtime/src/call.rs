@@ -5,16 +5,8 @@ use std::any::TypeId;
 
 use tokio_util::sync::CancellationToken;
 
-/// Where a call runs (tool-level `route` in the definitions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Route {
-    /// The host the thread is bound to.
-    ThreadHost,
-    /// The host owning the session the call names.
-    SessionHost,
-    /// The runtime's own process.
-    Local,
-}
+/// Where a call runs (tool-level `route` in the definitions): the shared vocabulary.
+pub use toolsurface_kernel::vocab::Route;
 
 /// The session a follow-up call names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

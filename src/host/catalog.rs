@@ -111,9 +111,37 @@ impl SurfaceCatalog<Names> for StandardCatalog {
         Ok(standard::published_with_skills(role, family, skills))
     }
 
+    /// The tools of [`SurfaceCatalog::tool_array`], from the emitter's typed facts (the
+    /// generated summaries), in the same order and under the same rules.
     fn tools(&self, scope: &StandardScope) -> Result<Vec<ToolSummary>, CatalogError> {
-        let bytes = self.tool_array(scope)?;
-        tool_summaries(&bytes)
+        let (role, family) = (scope.role, scope.family);
+        let skills = Self::offered_skills(role, &scope.skills)?;
+        let summary = |(name, description): &(&str, &str)| ToolSummary {
+            name: (*name).to_owned(),
+            description: (*description).to_owned(),
+        };
+        if self.rendering == Rendering::Mcp {
+            return Ok(standard::published_mcp_summaries(role, family)
+                .iter()
+                .map(summary)
+                .collect());
+        }
+        let mut tools: Vec<ToolSummary> = standard::published_summaries(role, family)
+            .iter()
+            .map(summary)
+            .collect();
+        if skills.is_empty() || family.skill_delivery().keeps_tools_stable() {
+            return Ok(tools);
+        }
+        // Under `append` activation appends each skill's tools (a tool two skills share once).
+        for skill in skills {
+            for s in standard::skill_summaries(role, family, *skill) {
+                if !tools.iter().any(|t| t.name == s.0) {
+                    tools.push(summary(s));
+                }
+            }
+        }
+        Ok(tools)
     }
 
     fn skills(&self, role: Role) -> Vec<SkillSummary<Names>> {
@@ -162,34 +190,4 @@ impl SurfaceCatalog<Names> for StandardCatalog {
             })
             .collect())
     }
-}
-
-/// Name and description of every tool of a published array, in order, whatever the dialect
-/// (openai-chat nests them under `function`; the others are flat).
-pub fn tool_summaries(array: &str) -> Result<Vec<ToolSummary>, CatalogError> {
-    let parsed: serde_json::Value = serde_json::from_str(array)
-        .map_err(|e| CatalogError(format!("published array is not JSON: {e}")))?;
-    let items = parsed
-        .as_array()
-        .ok_or_else(|| CatalogError("published array is not a JSON array".into()))?;
-    items
-        .iter()
-        .map(|item| {
-            let tool = item.get("function").unwrap_or(item);
-            let text = |key: &str| tool.get(key).and_then(serde_json::Value::as_str);
-            // openai-responses under `skills: defer` publishes activate_skill as the client
-            // `tool_search` tool, which has no name (docs/published-bytes.md, "Skills").
-            let name = match text("type") {
-                Some("tool_search") => Some(Tool::ActivateSkill.as_str()),
-                _ => text("name"),
-            };
-            match (name, text("description")) {
-                (Some(name), description) => Ok(ToolSummary {
-                    name: name.to_owned(),
-                    description: description.unwrap_or_default().to_owned(),
-                }),
-                (None, _) => Err(CatalogError("a published tool has no name".into())),
-            }
-        })
-        .collect()
 }

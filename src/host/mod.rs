@@ -63,7 +63,6 @@ use toolsurface_runtime::workdirs::Workdirs;
 
 pub use catalog::Rendering;
 pub use catalog::StandardCatalog;
-pub use catalog::tool_summaries;
 pub use config::DEFAULT_CONVERSATION;
 pub use config::DEFAULT_STATE_DIR;
 pub use config::FACTS_DB;

@@ -24,6 +24,9 @@ struct Collected {
     skill_tools: Vec<TokenStream>,
     skill_json: Vec<TokenStream>,
     skill_mcp: Vec<TokenStream>,
+    summaries: Vec<TokenStream>,
+    mcp_summaries: Vec<TokenStream>,
+    skill_summaries: Vec<TokenStream>,
     requests: Vec<TokenStream>,
     used_names: Vec<String>,
 }
@@ -40,6 +43,17 @@ impl Collected {
         self.used_names.push(name.clone());
         format_ident!("{}", name)
     }
+}
+
+/// `(name, description)` tuples of emitted tools.
+fn summaries(tools: &[&emit::EmittedTool]) -> Vec<TokenStream> {
+    tools
+        .iter()
+        .map(|t| {
+            let (n, d) = (&t.name, &t.description);
+            quote!((#n, #d))
+        })
+        .collect()
 }
 
 fn emit_err(e: emit::EmitError) -> CodegenError {
@@ -106,6 +120,18 @@ impl Gen<'_> {
             pub const #m: &str = #mbytes;
             pub const #m_sha: &str = #msha;
         });
+        let ks = c.unique(format!("SUMMARIES_{base}"));
+        let ms = c.unique(format!("SUMMARIES_{base}_MCP"));
+        let (own_sum, mcp_sum) = (
+            summaries(&own.published_tools()),
+            summaries(&mcp.published_tools()),
+        );
+        c.consts.push(quote! {
+            static #ks: &[(&str, &str)] = &[#(#own_sum),*];
+            static #ms: &[(&str, &str)] = &[#(#mcp_sum),*];
+        });
+        c.summaries.push(quote!((Role::#r, Family::#f) => #ks,));
+        c.mcp_summaries.push(quote!((Role::#r, Family::#f) => #ms,));
         c.arrays.push(quote!((Role::#r, Family::#f) => #k,));
         c.sha.push(quote!((Role::#r, Family::#f) => #k_sha,));
         c.mcp.push(quote!((Role::#r, Family::#f) => #m,));
@@ -166,6 +192,13 @@ impl Gen<'_> {
                 #[doc = #mkdoc]
                 pub const #mk: &[&str] = &[#(#mjson),*];
             });
+            let ks = c.unique(format!("SKILL_SUMMARIES_{base}_{}", upper(&sk.name)));
+            let sum = summaries(&sk.tools.iter().collect::<Vec<_>>());
+            c.consts.push(quote! {
+                static #ks: &[(&str, &str)] = &[#(#sum),*];
+            });
+            c.skill_summaries
+                .push(quote!((Role::#r, Family::#f, Skill::#skid) => #ks,));
             c.skill_tools
                 .push(quote!((Role::#r, Family::#f, Skill::#skid) => &[#(Tool::#tools),*],));
             c.skill_json
@@ -188,7 +221,7 @@ impl Gen<'_> {
             return Ok(());
         };
         let rt = rt();
-        for turn in TurnKind::ALL {
+        for turn in TurnKind::FRAGMENTS {
             let fragment = own.request(turn, &[]).map_err(emit_err)?;
             let k = c.unique(format!("REQUEST_{base}_{}", upper(turn.as_str())));
             let kp = c.unique(format!("REQUEST_PARTS_{base}_{}", upper(turn.as_str())));
@@ -228,13 +261,23 @@ impl Gen<'_> {
             }
         };
         let (b1, b2, b3) = (body(&c.arrays), body(&c.sha), body(&c.mcp));
+        let empty_body = |arms: &[TokenStream]| {
+            if ir.roles.is_empty() || ir.families.is_empty() {
+                quote!(let _ = (role, family); &[])
+            } else if complete {
+                quote!(match (role, family) { #(#arms)* })
+            } else {
+                quote!(match (role, family) { #(#arms)* _ => &[], })
+            }
+        };
+        let (b4, b5) = (empty_body(&c.summaries), empty_body(&c.mcp_summaries));
         let own = self.with_skills_body(
             |f| f.skills,
             quote!(published(role, family)),
             quote!(skill_json(role, family, *s)),
         );
         let mcp = self.with_skills_body(
-            |f| SkillStrategy::of(f, Dialect::Mcp),
+            |f| f.strategy_in(Dialect::Mcp),
             quote!(published_mcp(role, family)),
             quote!(skill_json_mcp(role, family, *s)),
         );
@@ -247,6 +290,11 @@ impl Gen<'_> {
             pub fn published_sha256(role: Role, family: Family) -> &'static str { #b2 }
             /// The same array in the mcp dialect (what `toolsurface serve` lists).
             pub fn published_mcp(role: Role, family: Family) -> &'static str { #b3 }
+            /// Name and published description of every tool of [`published`], in order
+            /// (the emitter's typed facts: nothing re-reads the bytes).
+            pub fn published_summaries(role: Role, family: Family) -> &'static [(&'static str, &'static str)] { #b4 }
+            /// [`published_summaries`] of [`published_mcp`].
+            pub fn published_mcp_summaries(role: Role, family: Family) -> &'static [(&'static str, &'static str)] { #b5 }
 
             /// The array for `role` on `family` after activating `skills` (in activation
             /// order). Under `defer` and `allow_list` it is [`published`], borrowed: activation
@@ -313,10 +361,11 @@ impl Gen<'_> {
                 match (role, family, skill) { #(#arms)* _ => &[], }
             }
         };
-        let (s1, s2, s3) = (
+        let (s1, s2, s3, s4) = (
             skill_body(&c.skill_tools),
             skill_body(&c.skill_json),
             skill_body(&c.skill_mcp),
+            skill_body(&c.skill_summaries),
         );
         quote! {
             /// The tools of `skill` for `role` on `family`, in published order (empty when the
@@ -327,6 +376,8 @@ impl Gen<'_> {
             pub fn skill_json(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s2 }
             /// [`skill_json`] in the mcp dialect.
             pub fn skill_json_mcp(role: Role, family: Family, skill: Skill) -> &'static [&'static str] { #s3 }
+            /// Name and published description of each of [`skill_tools`].
+            pub fn skill_summaries(role: Role, family: Family, skill: Skill) -> &'static [(&'static str, &'static str)] { #s4 }
         }
     }
 

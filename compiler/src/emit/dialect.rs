@@ -6,10 +6,31 @@ use crate::ir::{Dialect, Family, Ir, Route, Tool, TraitValue};
 
 use super::json::Json;
 use super::schema::{self, Style, Texts};
-use super::{EmitError, extras};
+use super::{EmitError, ToolKind, extras};
 
 /// One tool in `dialect`, key order as documented in `docs/published-bytes.md`.
 pub(crate) fn tool(
+    ir: &Ir,
+    family: &Family,
+    dialect: Dialect,
+    texts: &Texts<'_>,
+    description: &str,
+    family_sha256: Option<&str>,
+) -> Result<(Json, ToolKind), EmitError> {
+    let json = tool_json(ir, family, dialect, texts, description, family_sha256)?;
+    let custom =
+        dialect == Dialect::OpenaiResponses && freeform_here(ir, family, texts.tool).is_some();
+    Ok((
+        json,
+        if custom {
+            ToolKind::Custom
+        } else {
+            ToolKind::Function
+        },
+    ))
+}
+
+fn tool_json(
     ir: &Ir,
     family: &Family,
     dialect: Dialect,

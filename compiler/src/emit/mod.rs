@@ -69,7 +69,7 @@ pub struct Emitted {
     /// appends them (`append`).
     pub skills: Vec<EmittedSkill>,
     /// How the skills are published and activated: the family's `skills:` when `dialect` is
-    /// the family's own, else the default of `dialect` ([`SkillStrategy::of`]).
+    /// the family's own, else the default of `dialect` ([`crate::ir::Family::strategy_in`]).
     pub skill_strategy: SkillStrategy,
 }
 
@@ -85,6 +85,24 @@ pub struct EmittedTool {
     /// The tool's entry in the dialect's allowed-tools list (canonical JSON), where the
     /// dialect has one (Chat, Responses, Gemini); see [`request`].
     pub allowed_entry: Option<String>,
+    /// What kind of provider tool `json` is.
+    pub kind: ToolKind,
+    /// Published with `defer_loading: true` (a skill tool under `defer`).
+    pub deferred: bool,
+    /// The published description (what `introspect tools` lists).
+    pub description: String,
+}
+
+/// The kind of a published tool: a typed fact of the emitter, so nothing downstream reads
+/// its own output back to learn it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolKind {
+    /// A function tool (every dialect).
+    Function,
+    /// A Responses `custom` grammar tool (a freeform tool on its family).
+    Custom,
+    /// The Responses client `tool_search` tool (`activate_skill` on a deferring surface).
+    ToolSearch,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -268,7 +286,7 @@ fn emit_instance(
     if instance.tools.len() + all_skills > max_tools {
         return Err(too_many(instance.tools.len() + all_skills));
     }
-    let strategy = SkillStrategy::of(family, dialect);
+    let strategy = family.strategy_in(dialect);
     let surface = SurfaceContext {
         ir,
         family,
@@ -382,11 +400,11 @@ fn emit_tool(
                 placement,
                 None,
             )?;
-            Some(sha256_hex(own.to_canonical().as_bytes()))
+            Some(sha256_hex(own.0.to_canonical().as_bytes()))
         }
         _ => None,
     };
-    let json = placed_tool(
+    let (json, kind) = placed_tool(
         surface,
         dialect,
         &texts,
@@ -394,20 +412,23 @@ fn emit_tool(
         placement,
         family_sha256.as_deref(),
     )?;
-    let allowed_entry = skills::allowed_entry(dialect, &tool.name, &json);
+    let strategy = family.strategy_in(dialect);
     let json = json.to_canonical();
     Ok(EmittedTool {
         name: tool.name.clone(),
         sha256: sha256_hex(json.as_bytes()),
         json,
         read_only: annotations(tool).read_only,
-        allowed_entry,
+        allowed_entry: skills::allowed_entry(dialect, &tool.name, kind),
+        kind,
+        deferred: skills::defers(dialect, strategy, placement),
+        description: description.to_owned(),
     })
 }
 
 /// One tool in `dialect` as it sits in the surface: the dialect's shape (or, for
 /// `activate_skill` on a deferring Responses surface, the client `tool_search` tool), plus
-/// what the skill strategy adds.
+/// what the skill strategy adds; and which kind of tool that is.
 fn placed_tool(
     surface: &SurfaceContext<'_>,
     dialect: Dialect,
@@ -415,18 +436,21 @@ fn placed_tool(
     description: &str,
     placement: skills::Placement<'_>,
     family_sha256: Option<&str>,
-) -> Result<json::Json, EmitError> {
+) -> Result<(json::Json, ToolKind), EmitError> {
     let family = surface.family;
-    let strategy = SkillStrategy::of(family, dialect);
+    let strategy = family.strategy_in(dialect);
     let resident = matches!(placement, skills::Placement::Resident { .. });
-    let json = if resident
+    let (json, kind) = if resident
         && skills::is_search_tool(
             &texts.tool.name,
             dialect,
             strategy,
             &surface.deferred_skills,
         ) {
-        skills::search_tool(texts.rendered, description, &surface.deferred_skills)?
+        (
+            skills::search_tool(texts.rendered, description, &surface.deferred_skills)?,
+            ToolKind::ToolSearch,
+        )
     } else {
         dialect::tool(
             surface.ir,
@@ -437,7 +461,8 @@ fn placed_tool(
             family_sha256,
         )?
     };
-    Ok(skills::decorate(json, family, dialect, strategy, placement))
+    let json = skills::decorate(json, family, dialect, strategy, placement);
+    Ok((json, kind))
 }
 
 /// `^[a-z][a-z0-9_]{0,63}$`: valid for every provider (OpenAI `^[a-zA-Z0-9_-]{1,64}$`,

@@ -14,29 +14,9 @@ use crate::ir::{Dialect, SkillStrategy};
 
 use super::{EmitError, Emitted, EmittedTool};
 
-/// The kind of turn a request belongs to. Heartbeat and scheduled turns of the runtime use
-/// the normal fragment: only rehearsal restricts what may be called.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TurnKind {
-    Normal,
-    /// Only tools whose every action is `read_only` are allowed.
-    Rehearsal,
-}
-
-impl TurnKind {
-    pub const ALL: [TurnKind; 2] = [TurnKind::Normal, TurnKind::Rehearsal];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TurnKind::Normal => "normal",
-            TurnKind::Rehearsal => "rehearsal",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<TurnKind> {
-        TurnKind::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-}
+/// The kind of turn a request belongs to (the shared vocabulary): only rehearsal turns have
+/// a fragment of their own ([`TurnKind::FRAGMENTS`]).
+pub use toolsurface_kernel::vocab::TurnKind;
 
 /// The static pieces of one (role, family, turn kind) fragment; [`RequestParts::assemble`]
 /// joins them with the tools array and the active skills. Generated code embeds them so a
@@ -68,54 +48,49 @@ pub struct Restriction {
     pub skills: Vec<(String, Vec<String>)>,
 }
 
-impl Restriction {
-    /// The member for the active skills: resident entries, then each active skill's in role
-    /// order (whatever the activation order, so the bytes depend on the set only), each once.
-    fn member(&self, active: &[&str]) -> String {
-        let mut entries: Vec<&str> = self.resident.iter().map(String::as_str).collect();
-        for (skill, tools) in &self.skills {
-            if active.contains(&skill.as_str()) {
-                for e in tools {
-                    if !entries.contains(&e.as_str()) {
-                        entries.push(e);
-                    }
-                }
-            }
-        }
-        if entries.is_empty() {
-            return self.none.to_owned();
-        }
-        format!("{}{}{}", self.open, entries.join(","), self.close)
-    }
-}
-
 impl RequestParts {
+    /// The kernel's view of these parts, handed to `f` (the one join, shared with the
+    /// generated `request_fragment`).
+    fn with_view<R>(
+        &self,
+        f: impl FnOnce(&toolsurface_kernel::publish::RequestParts<'_>) -> R,
+    ) -> R {
+        let restriction = self.restriction.as_ref();
+        let resident: Vec<&str> = restriction.map_or_else(Vec::new, |r| {
+            r.resident.iter().map(String::as_str).collect()
+        });
+        let entries: Vec<(&str, Vec<&str>)> = restriction.map_or_else(Vec::new, |r| {
+            r.skills
+                .iter()
+                .map(|(s, e)| (s.as_str(), e.iter().map(String::as_str).collect()))
+                .collect()
+        });
+        let skills: Vec<(&str, &[&str])> =
+            entries.iter().map(|(s, e)| (*s, e.as_slice())).collect();
+        let view = toolsurface_kernel::publish::RequestParts {
+            open: self.open,
+            close_tools: self.close_tools,
+            restriction: restriction.map(|r| toolsurface_kernel::publish::Restriction {
+                open: r.open,
+                close: r.close,
+                none: r.none,
+                resident: &resident,
+                skills: &skills,
+            }),
+            tail: self.tail,
+        };
+        f(&view)
+    }
+
     /// The fragment: `open` + `tools` + `close_tools` + the restriction for `active` + `tail`.
     pub fn assemble(&self, tools: &str, active: &[&str]) -> String {
-        let restriction = self
-            .restriction
-            .as_ref()
-            .map(|r| r.member(active))
-            .unwrap_or_default();
-        format!(
-            "{}{tools}{}{restriction}{}",
-            self.open, self.close_tools, self.tail
-        )
+        self.with_view(|v| v.assemble(tools, active))
     }
 
     /// Every field but `tools`, as its own JSON object (`{}` when there is none): what the
     /// lock records per turn kind and activation, the part that may vary.
     pub fn controls(&self, active: &[&str]) -> String {
-        let restriction = self
-            .restriction
-            .as_ref()
-            .map(|r| r.member(active))
-            .unwrap_or_default();
-        let rest = format!("{restriction}{}", self.tail);
-        match rest.strip_prefix(',') {
-            Some(inner) => format!("{{{inner}"),
-            None => format!("{{{rest}"),
-        }
+        self.with_view(|v| v.controls(active))
     }
 }
 
@@ -124,10 +99,10 @@ impl RequestParts {
 fn restricts(dialect: Dialect, strategy: SkillStrategy, turn: TurnKind, has_skills: bool) -> bool {
     match dialect {
         Dialect::Anthropic | Dialect::Mcp => false,
-        Dialect::OpenaiChat | Dialect::OpenaiResponses | Dialect::Gemini => match turn {
-            TurnKind::Rehearsal => true,
-            TurnKind::Normal => strategy == SkillStrategy::AllowList && has_skills,
-        },
+        Dialect::OpenaiChat | Dialect::OpenaiResponses | Dialect::Gemini => {
+            turn.fragment() == TurnKind::Rehearsal
+                || strategy == SkillStrategy::AllowList && has_skills
+        }
     }
 }
 
@@ -157,6 +132,7 @@ fn restriction_shape(dialect: Dialect) -> (&'static str, &'static str, &'static 
 impl Emitted {
     /// The static pieces of the fragment for `turn`.
     pub fn request_parts(&self, turn: TurnKind) -> RequestParts {
+        let turn = turn.fragment();
         let (open, close_tools) = match self.dialect {
             Dialect::Gemini => (r#"{"tools":[{"functionDeclarations":"#, "}]"),
             _ => (r#"{"tools":"#, ""),
@@ -217,8 +193,8 @@ pub(crate) fn check_invariants(e: &Emitted) -> Result<(), EmitError> {
     if e.dialect != Dialect::OpenaiResponses {
         return Ok(());
     }
-    let is_search = |t: &EmittedTool| t.json.starts_with(r#"{"type":"tool_search""#);
-    let is_deferred = |t: &EmittedTool| t.json.ends_with(r#","defer_loading":true}"#);
+    let is_search = |t: &EmittedTool| t.kind == super::ToolKind::ToolSearch;
+    let is_deferred = |t: &EmittedTool| t.deferred;
     let published = e.published_tools();
     let deferred = published.iter().filter(|t| is_deferred(t)).count();
     let searches = e.tools.iter().filter(|t| is_search(t)).count();

@@ -7,9 +7,9 @@
 use crate::ir::{Dialect, Family, RenderedTool, SkillStrategy};
 use crate::load::strategy::ACTIVATE_SKILL;
 
-use super::EmitError;
 use super::extras::META_PREFIX;
 use super::json::Json;
+use super::{EmitError, ToolKind};
 
 /// Where a tool sits in a surface's array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,14 +38,22 @@ pub(crate) fn decorate(
                     .with("ttl", Json::str(ttl.as_str()))
             }),
         ),
-        (Dialect::Anthropic | Dialect::OpenaiResponses, Placement::Skill(_))
-            if strategy == SkillStrategy::Defer =>
-        {
-            json.with("defer_loading", Json::Bool(true))
-        }
+        _ if defers(dialect, strategy, placement) => json.with("defer_loading", Json::Bool(true)),
         (Dialect::Mcp, Placement::Skill(skill)) => with_meta_skill(json, skill),
         _ => json,
     }
+}
+
+/// Whether a tool so placed is published deferred: a skill tool under `defer`, where the
+/// dialect defers (Anthropic, Responses).
+pub(crate) fn defers(dialect: Dialect, strategy: SkillStrategy, placement: Placement<'_>) -> bool {
+    matches!(
+        (dialect, placement),
+        (
+            Dialect::Anthropic | Dialect::OpenaiResponses,
+            Placement::Skill(_)
+        )
+    ) && strategy == SkillStrategy::Defer
 }
 
 /// MCP: a skill tool's `_meta` names its skill (`io.toolsurface/skill`), so a client that
@@ -129,28 +137,17 @@ pub(crate) fn search_tool(
 /// How a request's allowed-tools list names `tool` (the JSON of one entry), where the
 /// dialect has such a list: Chat `{"type":"function","function":{"name":…}}`, Responses
 /// `{"type":"function"|"custom","name":…}` or `{"type":"tool_search"}`, Gemini the bare name.
-pub(crate) fn allowed_entry(dialect: Dialect, name: &str, published: &Json) -> Option<String> {
-    let kind =
-        match published {
-            Json::Obj(entries) => entries
-                .iter()
-                .find(|(k, _)| k == "type")
-                .and_then(|(_, v)| match v {
-                    Json::Str(s) => Some(s.as_str()),
-                    _ => None,
-                }),
-            _ => None,
-        };
+pub(crate) fn allowed_entry(dialect: Dialect, name: &str, kind: ToolKind) -> Option<String> {
     let entry = match dialect {
         Dialect::OpenaiChat => Json::obj()
             .with("type", Json::str("function"))
             .with("function", Json::obj().with("name", Json::str(name))),
         Dialect::OpenaiResponses => match kind {
-            Some("tool_search") => Json::obj().with("type", Json::str("tool_search")),
-            Some(k) => Json::obj()
-                .with("type", Json::str(k))
+            ToolKind::ToolSearch => Json::obj().with("type", Json::str("tool_search")),
+            ToolKind::Custom => Json::obj()
+                .with("type", Json::str("custom"))
                 .with("name", Json::str(name)),
-            None => Json::obj()
+            ToolKind::Function => Json::obj()
                 .with("type", Json::str("function"))
                 .with("name", Json::str(name)),
         },

@@ -53,7 +53,7 @@ pub fn requests_of(e: &Emitted) -> Vec<LockedRequest> {
     let mut out = Vec::new();
     let mut activations: Vec<Option<&str>> = vec![None];
     activations.extend(e.skills.iter().map(|s| Some(s.name.as_str())));
-    for turn in TurnKind::ALL {
+    for turn in TurnKind::FRAGMENTS {
         for skill in &activations {
             let active: Vec<&str> = skill.iter().copied().collect();
             // The skills are the surface's own: neither call can fail.

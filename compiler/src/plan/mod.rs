@@ -667,7 +667,7 @@ fn published(e: &Emitted) -> PublishedPlan {
                 tools: k.tools.iter().map(published_tool).collect(),
             })
             .collect(),
-        requests: emit::request::TurnKind::ALL
+        requests: emit::request::TurnKind::FRAGMENTS
             .into_iter()
             .map(|turn| {
                 let parts = e.request_parts(turn);

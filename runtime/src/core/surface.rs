@@ -90,36 +90,8 @@ impl<N: SurfaceNames> Scope<N> {
 }
 
 /// How a family publishes its skills' tools (the compiler's `skills:` key, mapped by
-/// codegen; the runtime knows no YAML). `Defer` and `AllowList` publish every offered skill
-/// tool from the start, so the tool array never changes on activation; `Append` adds the
-/// skill's tools to the array when it is activated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SkillStrategy {
-    /// Skill tools are published with `defer_loading: true` and loaded through the
-    /// conversation on activation (Anthropic, OpenAI Responses).
-    Defer,
-    /// Skill tools are published from the start; each request restricts the callable ones
-    /// (OpenAI `allowed_tools`, Gemini `allowedFunctionNames`, MCP: the runtime's gate).
-    AllowList,
-    /// Activation appends the skill's tools to the array.
-    Append,
-}
-
-impl SkillStrategy {
-    /// The word surface.yaml uses for it (`defer`, `allow_list`, `append`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SkillStrategy::Defer => "defer",
-            SkillStrategy::AllowList => "allow_list",
-            SkillStrategy::Append => "append",
-        }
-    }
-
-    /// Whether activation leaves the published tool array byte-identical.
-    pub const fn keeps_tools_stable(self) -> bool {
-        !matches!(self, SkillStrategy::Append)
-    }
-}
+/// codegen; the runtime knows no YAML): the shared vocabulary.
+pub use toolsurface_kernel::vocab::SkillStrategy;
 
 /// A tool as `introspect tools` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]

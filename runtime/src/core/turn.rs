@@ -6,28 +6,9 @@ use std::sync::Arc;
 use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 
-/// Why the turn happens. Only [`TurnKind::Rehearsal`] changes what runs; no kind changes the
-/// tool array (see [`super::Scope`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TurnKind {
-    /// A user message.
-    Normal,
-    /// A dry run: only read-only actions execute.
-    Rehearsal,
-    /// A periodic check-in.
-    Heartbeat,
-    /// A scheduled task or a wake-up.
-    Scheduled,
-}
-
-impl TurnKind {
-    pub const ALL: [TurnKind; 4] = [
-        TurnKind::Normal,
-        TurnKind::Rehearsal,
-        TurnKind::Heartbeat,
-        TurnKind::Scheduled,
-    ];
-}
+/// Why the turn happens (the shared vocabulary). Only [`TurnKind::Rehearsal`] changes what
+/// runs; no kind changes the tool array (see [`super::Scope`]).
+pub use toolsurface_kernel::vocab::TurnKind;
 
 /// A turn. Clones share the interrupt token and the lock, so a host can keep a clone to
 /// interrupt the turn while [`super::Runtime::execute`] runs it.
