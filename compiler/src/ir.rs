@@ -58,18 +58,27 @@ impl Ir {
     }
 }
 
+/// The surface's own limits (`limits:` of surface.yaml): `check` refuses what exceeds them
+/// and `emit` never publishes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     pub max_tools: usize,
     pub max_description_chars: usize,
 }
 
+impl Limits {
+    /// The lowest limits a provider documents (OpenAI: 128 tools a request, 1024 characters a
+    /// function description): the default, and where `check` warns when a surface declares
+    /// more (a provider may refuse the array).
+    pub const PROVIDER: Limits = Limits {
+        max_tools: 128,
+        max_description_chars: 1024,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_tools: 128,
-            max_description_chars: 1024,
-        }
+        Limits::PROVIDER
     }
 }
 
@@ -103,6 +112,11 @@ impl Dialect {
 
     pub fn parse(s: &str) -> Option<Dialect> {
         Dialect::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+
+    /// The limits the provider of this dialect documents, where it documents some.
+    pub fn provider_limits(self) -> Option<Limits> {
+        matches!(self, Dialect::OpenaiChat | Dialect::OpenaiResponses).then_some(Limits::PROVIDER)
     }
 }
 

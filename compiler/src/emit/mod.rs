@@ -45,10 +45,6 @@ pub fn published_output_schema(tool: &crate::ir::Tool) -> Option<String> {
     extras::output_schema(tool).map(|j| j.to_canonical())
 }
 
-/// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
-pub const MAX_TOOLS: usize = 128;
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
-
 /// One role × family array, in one dialect, as published.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
@@ -254,7 +250,7 @@ fn emit_instance(
     instance: &SurfaceInstance,
     dialect: Dialect,
 ) -> Result<Emitted, EmitError> {
-    let max_tools = ir.limits.max_tools.min(MAX_TOOLS);
+    let max_tools = ir.limits.max_tools;
     let too_many = |count: usize| EmitError::TooManyTools {
         role: instance.role.clone(),
         family: instance.family.clone(),
@@ -360,7 +356,7 @@ fn emit_tool(
     } else {
         description
     };
-    let max = ir.limits.max_description_chars.min(MAX_DESCRIPTION_CHARS);
+    let max = ir.limits.max_description_chars;
     let chars = description.chars().count();
     if chars > max {
         return Err(EmitError::DescriptionTooLong {

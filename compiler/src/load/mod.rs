@@ -29,7 +29,8 @@
 //!   `alias-field-refused`, `retired-is-tool`, `empty-message`.
 //! - templates and limits: `template-syntax`, `template-error`, `template-unknown-tool`,
 //!   `template-absent-tool`, `template-retired-tool`, `mentions-retired-tool`,
-//!   `description-too-long`, `too-many-tools`; warning `mentions-absent-tool`.
+//!   `description-too-long`, `too-many-tools`; warnings `mentions-absent-tool`, `provider-limit`
+//!   (over the provider's own limit, under the surface's).
 
 use std::path::Path;
 

@@ -273,7 +273,9 @@ fn read_traits(node: &Node, d: &mut Diags) -> (Vec<TraitDecl>, BTreeSet<String>)
     (traits, broken_traits)
 }
 
-/// `limits:` of surface.yaml; a value outside 1..=ceiling keeps the default.
+/// `limits:` of surface.yaml; 0 keeps the default. A value above the providers' own limit is
+/// the surface's choice (an imported surface states what its input needs); `check` warns where
+/// a published surface exceeds the provider limit.
 fn read_limits(node: &Node, d: &mut Diags) -> Limits {
     let mut limits = Limits::default();
     let Some(l) = Struct::read(
@@ -285,29 +287,29 @@ fn read_limits(node: &Node, d: &mut Diags) -> Limits {
     ) else {
         return limits;
     };
-    let ceiling = Limits::default();
-    for (key, slot, max) in [
-        ("max_tools", &mut limits.max_tools, ceiling.max_tools),
-        (
-            "max_description_chars",
-            &mut limits.max_description_chars,
-            ceiling.max_description_chars,
-        ),
+    for (key, slot) in [
+        ("max_tools", &mut limits.max_tools),
+        ("max_description_chars", &mut limits.max_description_chars),
     ] {
         if let Some(n) = l.get(key)
             && let Some(v) = read::uint(n, key, d)
         {
-            if v > max as u64 || v == 0 {
-                d.push(
+            match usize::try_from(v) {
+                Ok(v) if v > 0 => *slot = v,
+                _ => d.push(
                     Diagnostic::error(
                         "bad-limit",
                         Some(n.span),
-                        format!("`{key}: {v}` is outside 1..={max}"),
+                        format!("`{key}: {v}` is not a count from 1"),
                     )
-                    .with_hint(format!("{max} is the hard ceiling providers accept")),
-                );
-            } else {
-                *slot = v as usize;
+                    .with_hint(format!(
+                        "leave it out for the providers' own limit ({})",
+                        match key {
+                            "max_tools" => Limits::PROVIDER.max_tools,
+                            _ => Limits::PROVIDER.max_description_chars,
+                        }
+                    )),
+                ),
             }
         }
     }
