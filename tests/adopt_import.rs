@@ -650,3 +650,81 @@ fn the_limits_the_input_needs_are_written_and_check_warns_per_provider() {
         assert_eq!(said.contains("warning[provider-limit]"), warns, "{said}");
     }
 }
+
+/// Gemini `parametersJsonSchema` is read (not dropped) and published back under the family's
+/// `parameters_json_schema: true`; BFCL's `dict` / `float` map to object / number at every
+/// depth, reported; MCP read-only annotations come back as they were (a fixpoint).
+#[test]
+fn gemini_json_schema_bfcl_types_and_mcp_read_only_round_trip() {
+    let gemini = r#"[{"functionDeclarations": [{"name": "read_file", "description": "Read a file.",
+      "parametersJsonSchema": {"type": "object", "properties": {
+        "path": {"type": "string", "description": "The path."},
+        "limit": {"type": "integer", "description": "At most.", "minimum": 1}},
+        "required": ["path"], "additionalProperties": false}}]}]"#;
+    let bfcl = r#"[{"name": "move", "description": "Move.", "parameters": {"type": "dict",
+      "properties": {"to": {"type": "dict", "description": "Where.", "properties": {
+        "x": {"type": "float", "description": "X."}}, "required": ["x"]}},
+      "required": ["to"]}}]"#;
+    let mcp = r#"{"tools": [{"name": "get_me", "title": "Get me", "description": "Who am I.",
+      "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+      "annotations": {"title": "Get me", "readOnlyHint": true}}]}"#;
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, doc) in [("gemini", gemini), ("bfcl", bfcl), ("mcp", mcp)] {
+        let input = tmp.path().join(format!("{name}.json"));
+        std::fs::write(&input, doc).unwrap();
+        let out = tmp.path().join(name);
+        let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
+        let text = stdout(&o);
+        assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+        let c = run(&["check", &s(&out)]);
+        assert_eq!(code(&c), 0, "{}{}", stdout(&c), stderr(&c));
+        match name {
+            "bfcl" => {
+                for want in [
+                    "type `dict` (BFCL's spelling): mapped to `object` [/0/parameters/type]",
+                    "mapped to `object` [/0/parameters/properties/to/type]",
+                    "type `float` (BFCL's spelling): mapped to `number` [/0/parameters/properties/to/properties/x/type]",
+                    "`type` \"float\" → \"NUMBER\" [/0/parameters/properties/to/properties/x/type]",
+                ] {
+                    assert!(text.contains(want), "missing {want:?} in:\n{text}");
+                }
+                assert!(!text.contains("mapped to no fields"), "{text}");
+                let tool = std::fs::read_to_string(out.join("tools/move.yaml")).unwrap();
+                assert!(tool.contains("x:\n        type: number"), "{tool}");
+            }
+            _ => {
+                assert!(text.contains("equals the input"), "{name}: {text}");
+                // Import of the emit is the same folder: a fixpoint.
+                let family = if name == "gemini" { "gemini" } else { "mcp" };
+                let emitted = tmp.path().join(format!("{name}.emitted.json"));
+                emit_to(&s(&out), "main", family, None, &emitted);
+                let again = tmp.path().join(format!("{name}-again"));
+                let o2 = run(&["import", "--from", &s(&emitted), "--out", &s(&again)]);
+                assert_eq!(code(&o2), 0, "{}", stdout(&o2));
+                for f in [
+                    "surface.yaml",
+                    &format!(
+                        "tools/{}.yaml",
+                        if name == "gemini" {
+                            "read_file"
+                        } else {
+                            "get_me"
+                        }
+                    ),
+                ] {
+                    let strip = |p: &Path| {
+                        std::fs::read_to_string(p.join(f))
+                            .unwrap()
+                            .lines()
+                            .filter(|l| {
+                                !l.starts_with("# Imported") && !l.contains("Imported from")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    };
+                    assert_eq!(strip(&out), strip(&again), "{name}: {f}");
+                }
+            }
+        }
+    }
+}

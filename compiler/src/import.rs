@@ -423,7 +423,19 @@ impl Mapper<'_> {
     /// what its keys imply, else a string (reported).
     fn json_type_name_of(&mut self, o: &Map<String, Value>, ptr: &str) -> String {
         match o.get("type") {
-            Some(Value::String(s)) => s.to_ascii_lowercase(),
+            Some(Value::String(s)) => {
+                let lower = s.to_ascii_lowercase();
+                match non_standard_type(&lower) {
+                    Some(standard) => {
+                        self.note(
+                            &format!("{ptr}/type"),
+                            format!("type `{s}` (BFCL's spelling): mapped to `{standard}`"),
+                        );
+                        standard.to_owned()
+                    }
+                    None => lower,
+                }
+            }
             Some(Value::Array(list)) => {
                 let names: Vec<String> = list
                     .iter()
@@ -685,6 +697,17 @@ impl Mapper<'_> {
     }
 }
 
+/// A non-standard type name some surfaces write (BFCL's Python spellings), with the JSON
+/// Schema type it means.
+fn non_standard_type(lower: &str) -> Option<&'static str> {
+    match lower {
+        "dict" => Some("object"),
+        "float" => Some("number"),
+        "tuple" => Some("array"),
+        _ => None,
+    }
+}
+
 fn first_branch_description(schema: &Value) -> Option<String> {
     ["anyOf", "oneOf"].iter().find_map(|u| {
         schema.get(*u)?.as_array()?.iter().find_map(|b| {
@@ -835,6 +858,10 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             defs.iter().any(|d| !d.traits.is_empty()),
             defs.iter().any(|d| d.extras.output.is_some()),
             limits,
+            shape == Shape::Gemini
+                && tools
+                    .iter()
+                    .any(|(_, t)| t.get(GEMINI_JSON_SCHEMA).is_some()),
         ),
     });
     files.push(File {
@@ -931,7 +958,19 @@ fn import_tool(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let (schema_key, known) = schema_key_and_known_tool_keys(shape);
+    let (mut schema_key, known) = schema_key_and_known_tool_keys(shape);
+    if shape == Shape::Gemini && body.get(GEMINI_JSON_SCHEMA).is_some() {
+        schema_key = GEMINI_JSON_SCHEMA;
+        if body.get("parameters").is_some() {
+            local.push(Note {
+                tool: name.clone(),
+                pointer: format!("{body_ptr}/parameters"),
+                message: "both `parameters` and `parametersJsonSchema`: the JSON Schema is \
+                          imported, `parameters` dropped"
+                    .into(),
+            });
+        }
+    }
     note_tool_keys_without_equivalent(shape, &name, body, &body_ptr, known, &mut local);
     notes.append(&mut local);
     if shape == Shape::OpenaiResponses && t.get("type").and_then(Value::as_str) == Some("custom") {
@@ -1011,6 +1050,9 @@ fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Ve
     name
 }
 
+/// Gemini's plain-JSON-Schema parameters key (the family's `parameters_json_schema: true`).
+const GEMINI_JSON_SCHEMA: &str = "parametersJsonSchema";
+
 /// Per input shape: the key that holds the input schema, and the tool keys it maps.
 fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'static str]) {
     match shape {
@@ -1033,7 +1075,10 @@ fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'st
             "input_schema",
             &["name", "description", "input_schema", "type"],
         ),
-        Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
+        Shape::Gemini => (
+            "parameters",
+            &["name", "description", "parameters", GEMINI_JSON_SCHEMA],
+        ),
         Shape::Mcp => (
             "inputSchema",
             &["name", "title", "description", "inputSchema", "annotations"],
@@ -1116,10 +1161,12 @@ fn fields_of_a_plain_object_root(
     if let Some(t) = root.get("type").and_then(Value::as_str)
         && !t.eq_ignore_ascii_case("object")
     {
-        m.note(
-            &format!("{schema_ptr}/type"),
-            format!("a root of type `{t}`: tools take an object; mapped to no fields"),
-        );
+        let message = if non_standard_type(&t.to_ascii_lowercase()) == Some("object") {
+            format!("type `{t}` (BFCL's spelling): mapped to `object`")
+        } else {
+            format!("a root of type `{t}`: tools take an object; read as one")
+        };
+        m.note(&format!("{schema_ptr}/type"), message);
     }
     for k in root.keys() {
         if ![
@@ -1156,18 +1203,32 @@ fn fields_of_a_plain_object_root(
     m.props(&root, schema_ptr)
 }
 
-/// An MCP tool's annotations as traits, with MCP's defaults for the hints it leaves out.
+/// An MCP tool's annotations as traits: the hints it gives, MCP's defaults for those it leaves
+/// out, except that a read-only tool left without `destructiveHint` / `idempotentHint` is
+/// neither (MCP: those are meaningful only when not read-only), so `emit` of the import gives
+/// the same hints back.
 fn traits_from_mcp_annotations(t: &Value) -> Vec<(&'static str, bool)> {
-    let hint = |k: &str, default: bool| {
+    let given = |k: &str| {
         t.pointer(&format!("/annotations/{k}"))
             .and_then(Value::as_bool)
-            .unwrap_or(default)
     };
+    let hint = |k: &str| {
+        given(k).unwrap_or_else(|| {
+            roundtrip::MCP_HINT_DEFAULTS
+                .iter()
+                .find(|(h, _)| *h == k)
+                .is_some_and(|(_, d)| *d)
+        })
+    };
+    let read_only = hint("readOnlyHint");
+    // Left out on a read-only tool: not destructive, not declared idempotent (emit's own
+    // derivation for a read-only tool), whatever MCP's default for a writing one.
+    let unless_read_only = |k: &str| given(k).unwrap_or(!read_only && hint(k));
     vec![
-        ("read_only", hint("readOnlyHint", false)),
-        ("destructive", hint("destructiveHint", true)),
-        ("idempotent", hint("idempotentHint", false)),
-        ("open_world", hint("openWorldHint", true)),
+        ("read_only", read_only),
+        ("destructive", unless_read_only("destructiveHint")),
+        ("idempotent", unless_read_only("idempotentHint")),
+        ("open_world", hint("openWorldHint")),
     ]
 }
 
@@ -1323,6 +1384,7 @@ fn surface_yaml(
     mcp_traits: bool,
     outputs: bool,
     limits: crate::ir::Limits,
+    json_schema: bool,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -1345,10 +1407,17 @@ fn surface_yaml(
             shape.family(),
             shape.dialect()
         );
-    } else if publish_outputs {
+    } else if publish_outputs || json_schema {
+        let mut switches = String::new();
+        if publish_outputs {
+            switches.push_str(", output_schema: true");
+        }
+        if json_schema {
+            switches.push_str(", parameters_json_schema: true");
+        }
         let _ = writeln!(
             s,
-            "  {}: {{ dialect: {}, output_schema: true }}",
+            "  {}: {{ dialect: {}{switches} }}",
             shape.family(),
             shape.dialect()
         );

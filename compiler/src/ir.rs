@@ -243,6 +243,9 @@ pub struct Publish {
     /// Responses `output_schema` / Gemini `responseJsonSchema` (MCP always publishes
     /// `outputSchema`).
     pub output_schema: bool,
+    /// Gemini `parametersJsonSchema` (plain JSON Schema) instead of `parameters` (the OpenAPI
+    /// subset).
+    pub parameters_json_schema: bool,
 }
 
 impl Publish {
@@ -252,6 +255,7 @@ impl Publish {
             input_examples: dialect == Dialect::Anthropic,
             examples_in_description: false,
             output_schema: false,
+            parameters_json_schema: false,
         }
     }
 }

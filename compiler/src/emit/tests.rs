@@ -754,6 +754,7 @@ fn examples_and_outputs_follow_the_family_switches() {
         input_examples: true,
         examples_in_description: true,
         output_schema: true,
+        parameters_json_schema: false,
     };
     let ir = ir_with_extras(on);
     let anthropic = surface(&ir, "side_chat", "anthropic", None).unwrap();

@@ -203,13 +203,14 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
-const FAMILY_KEYS: [&str; 8] = [
+const FAMILY_KEYS: [&str; 9] = [
     "dialect",
     "strict",
     "like",
     "input_examples",
     "examples_in_description",
     "output_schema",
+    "parameters_json_schema",
     "skills",
     "cache_control",
 ];
