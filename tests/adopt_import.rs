@@ -121,7 +121,8 @@ fn assert_round_trip(input: &Path, role: &str, family: &str, bytes: &[u8], out: 
 }
 
 /// The round trip printed no difference, or only the skill keys an import has no skills for
-/// (`defer_loading`, `cache_control`; see [`without_own_meta`]), each reported at its pointer.
+/// (`defer_loading`, `cache_control`, the `tool_search` tool; see [`without_own_meta`]), each
+/// reported at its pointer.
 fn assert_only_skill_keys_differ(text: &str, input: &Path) {
     let Some((_, diffs)) = text.split_once("round-trip differences") else {
         assert!(text.contains("equals the input"), "{}: {text}", s(input));
@@ -129,7 +130,9 @@ fn assert_only_skill_keys_differ(text: &str, input: &Path) {
     };
     for line in diffs.lines().skip(1).take_while(|l| l.starts_with("  ")) {
         assert!(
-            (line.contains("`defer_loading`") || line.contains("`cache_control`"))
+            (line.contains("`defer_loading`")
+                || line.contains("`cache_control`")
+                || line.contains("the `tool_search` tool is not published"))
                 && line.ends_with(']'),
             "{}: an unexpected difference {line:?} in:\n{text}",
             s(input)
@@ -727,4 +730,32 @@ fn gemini_json_schema_bfcl_types_and_mcp_read_only_round_trip() {
             }
         }
     }
+}
+
+/// The shape is read per tool: an Anthropic array that starts with a server tool is still
+/// Anthropic (its `input_schema`s kept); a provider-hosted tool is reported where it stands,
+/// and its absence from `emit` is a round-trip difference, never "equals the input".
+#[test]
+fn a_hosted_tool_first_does_not_decide_the_shape_and_its_absence_is_reported() {
+    let doc = r#"[{"type": "bash_20250124", "name": "bash"},
+      {"name": "note", "description": "Take a note.", "input_schema": {"type": "object",
+        "properties": {"text": {"type": "string", "description": "The note."}},
+        "required": ["text"], "additionalProperties": false}}]"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("mixed.json");
+    std::fs::write(&input, doc).unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
+    assert!(text.contains("imported 1 tools (anthropic)"), "{text}");
+    assert!(
+        text.contains("the provider-hosted tool `bash_20250124` is not published [/0]"),
+        "{text}"
+    );
+    assert!(!text.contains("equals the input"), "{text}");
+    let tool = std::fs::read_to_string(out.join("tools/note.yaml")).unwrap();
+    assert!(tool.contains("text:\n    type: string"), "{tool}");
+    let c = run(&["check", &s(&out)]);
+    assert_eq!(code(&c), 0, "{}{}", stdout(&c), stderr(&c));
 }

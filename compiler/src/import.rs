@@ -90,6 +90,8 @@ pub struct Imported {
     pub inputs: Vec<(String, Value)>,
     pub files: Vec<File>,
     pub notes: Vec<Note>,
+    /// The input tools not imported at all (a round-trip difference each).
+    pub dropped: Vec<Note>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -173,9 +175,38 @@ pub fn tools_of(
     ))
 }
 
+/// A provider-hosted (server) tool: a `type` other than a function's, and no schema of its own
+/// (`local_shell`, `web_search`, Anthropic's versioned `bash_20250124`, `text_editor_…`).
+pub fn is_hosted(t: &Value) -> bool {
+    let Some(ty) = t.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    !matches!(ty, "function" | "custom" | "tool_search")
+        && ["function", "inputSchema", "input_schema", "parameters"]
+            .iter()
+            .all(|k| t.get(*k).is_none())
+}
+
+/// The shape, read from the first tool that is not provider-hosted (a hosted tool's shape is
+/// its `type`: a versioned Anthropic name such as `bash_20250124`, else a Responses one).
 fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
-    let Some(first) = list.first() else {
+    if list.is_empty() {
         return Err(ImportError::Shape("the array is empty".into()));
+    }
+    let Some(first) = list.iter().find(|t| !is_hosted(t)) else {
+        let versioned = list.iter().all(|t| {
+            t.get("type")
+                .and_then(Value::as_str)
+                .and_then(|ty| ty.rsplit_once('_'))
+                .is_some_and(|(_, date)| {
+                    date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit())
+                })
+        });
+        return Ok(if versioned {
+            Shape::Anthropic
+        } else {
+            Shape::OpenaiResponses
+        });
     };
     let has = |k: &str| first.get(k).is_some();
     Ok(if has("function") {
@@ -800,6 +831,7 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         return Err(ImportError::Shape("no tools".into()));
     }
     let mut notes = Vec::new();
+    let mut dropped = Vec::new();
     let mut defs: Vec<DefTool> = Vec::new();
     let mut inputs = Vec::new();
     let strict = shape == Shape::OpenaiChat
@@ -819,6 +851,28 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
                           dropped (declare `activate_skill` and the skills by hand; a \
                           `skills: defer` family publishes it as its tool_search)"
                     .into(),
+            });
+            dropped.push(Note {
+                tool: String::new(),
+                pointer: ptr.clone(),
+                message: "the `tool_search` tool is not published".into(),
+            });
+            continue;
+        }
+        if is_hosted(t) {
+            let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
+            notes.push(Note {
+                tool: String::new(),
+                pointer: ptr.clone(),
+                message: format!(
+                    "the provider-hosted tool `{ty}` has no definition to import (the language \
+                     has no pass-through entry yet): dropped"
+                ),
+            });
+            dropped.push(Note {
+                tool: String::new(),
+                pointer: ptr.clone(),
+                message: format!("the provider-hosted tool `{ty}` is not published"),
             });
             continue;
         }
@@ -888,6 +942,7 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         inputs,
         files,
         notes,
+        dropped,
     })
 }
 

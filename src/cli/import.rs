@@ -207,7 +207,7 @@ fn round_trip_differences(
     imported: &import::Imported,
     emitted: &emit::Emitted,
 ) -> anyhow::Result<Vec<Note>> {
-    let mut differences: Vec<Note> = Vec::new();
+    let mut differences: Vec<Note> = imported.dropped.clone();
     let published: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
     if published != imported.tools {
         differences.push(Note {
