@@ -687,11 +687,11 @@ impl Mapper<'_> {
         for (name, schema) in props {
             let p = format!("{ptr}/properties/{}", escape(name));
             let mut field_name = name.clone();
-            if !valid_name(name) {
+            if !crate::load::read::is_field_name(name) {
                 field_name = snake_name(name);
                 self.note(
                     &p,
-                    format!("property name `{name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{field_name}` (calls must use the new name)"),
+                    format!("property name `{name}` is outside what every provider accepts (^[a-zA-Z0-9_.-]{{1,64}}$): renamed to `{field_name}` (calls must use the new name)"),
                 );
             }
             while out.iter().any(|f| f.name == field_name) {
@@ -824,6 +824,38 @@ pub fn snake_name(s: &str) -> String {
     out
 }
 
+/// A tool with no definition of its own to import: the note saying why, and the round-trip
+/// difference its absence is. A Responses client `tool_search` (the compiler publishes
+/// `activate_skill` as one under `skills: defer`), or a provider-hosted tool.
+fn not_importable(shape: Shape, ptr: &str, t: &Value) -> Option<(Note, Note)> {
+    let note = |message: String| Note {
+        tool: String::new(),
+        pointer: ptr.to_owned(),
+        message,
+    };
+    let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
+    if shape == Shape::OpenaiResponses && ty == "tool_search" {
+        return Some((
+            note(
+                "the `tool_search` tool has no equivalent in the definition language: dropped \
+                 (declare `activate_skill` and the skills by hand; a `skills: defer` family \
+                 publishes it as its tool_search)"
+                    .into(),
+            ),
+            note("the `tool_search` tool is not published".into()),
+        ));
+    }
+    is_hosted(t).then(|| {
+        (
+            note(format!(
+                "the provider-hosted tool `{ty}` has no definition to import (the language has \
+                 no pass-through entry yet): dropped"
+            )),
+            note(format!("the provider-hosted tool `{ty}` is not published")),
+        )
+    })
+}
+
 /// Import `doc`: the definitions folder's files and every note.
 pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     let (shape, tools) = tools_of(doc, opts.shape)?;
@@ -839,41 +871,9 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             .iter()
             .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
     for (ptr, t) in &tools {
-        // A Responses client tool search has no name and no definition of its own (the
-        // compiler publishes `activate_skill` as one under `skills: defer`).
-        if shape == Shape::OpenaiResponses
-            && t.get("type").and_then(Value::as_str) == Some("tool_search")
-        {
-            notes.push(Note {
-                tool: String::new(),
-                pointer: ptr.clone(),
-                message: "the `tool_search` tool has no equivalent in the definition language: \
-                          dropped (declare `activate_skill` and the skills by hand; a \
-                          `skills: defer` family publishes it as its tool_search)"
-                    .into(),
-            });
-            dropped.push(Note {
-                tool: String::new(),
-                pointer: ptr.clone(),
-                message: "the `tool_search` tool is not published".into(),
-            });
-            continue;
-        }
-        if is_hosted(t) {
-            let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
-            notes.push(Note {
-                tool: String::new(),
-                pointer: ptr.clone(),
-                message: format!(
-                    "the provider-hosted tool `{ty}` has no definition to import (the language \
-                     has no pass-through entry yet): dropped"
-                ),
-            });
-            dropped.push(Note {
-                tool: String::new(),
-                pointer: ptr.clone(),
-                message: format!("the provider-hosted tool `{ty}` is not published"),
-            });
+        if let Some((why, gone)) = not_importable(shape, ptr, t) {
+            notes.push(why);
+            dropped.push(gone);
             continue;
         }
         let def = import_tool(shape, strict, ptr, t, &mut notes)?;
@@ -1089,9 +1089,9 @@ fn tool_body_and_its_pointer<'t>(
     }
 }
 
-/// The tool's name, snake-cased (and reported) when it is not a valid definition name.
+/// The tool's name as written; snake-cased (and reported) only when no provider would take it.
 fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Vec<Note>) -> String {
-    if valid_name(raw_name) {
+    if crate::load::read::is_tool_name(raw_name) {
         return raw_name.to_owned();
     }
     let name = snake_name(raw_name);
@@ -1099,7 +1099,7 @@ fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Ve
         tool: name.clone(),
         pointer: format!("{body_ptr}/name"),
         message: format!(
-            "tool name `{raw_name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{name}`"
+            "tool name `{raw_name}` is outside what every provider accepts (^[a-zA-Z0-9_-]{{1,64}}$): renamed to `{name}`"
         ),
     });
     name

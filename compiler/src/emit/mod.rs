@@ -179,7 +179,7 @@ pub enum EmitError {
         chars: usize,
         max: usize,
     },
-    #[error("tool name `{0}` is not publishable (expected ^[a-z][a-z0-9_]{{0,63}}$)")]
+    #[error("tool name `{0}` is not publishable (expected ^[a-zA-Z0-9_-]{{1,64}}$)")]
     InvalidName(String),
     #[error("tool `{tool}`: an action uses field `{field}`, which is not declared")]
     UndeclaredField { tool: String, field: String },
@@ -436,13 +436,9 @@ fn placed_tool(
     Ok(skills::decorate(json, family, dialect, strategy, placement))
 }
 
-/// `^[a-z][a-z0-9_]{0,63}$`: valid for every provider (OpenAI `^[a-zA-Z0-9_-]{1,64}$`,
-/// Gemini, MCP SEP-986).
+/// The language's tool-name rule: valid for every provider.
 fn is_valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some('a'..='z'))
-        && name.len() <= 64
-        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+    crate::load::read::is_tool_name(name)
 }
 
 #[cfg(test)]

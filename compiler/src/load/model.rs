@@ -663,7 +663,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
 
 /// One tool per file, and the file is named after the tool.
 fn check_tool_name_matches_file(name: &Sp<String>, stem: &str, d: &mut Diags) {
-    if read::check_name(name, "tool", d) && name.v != stem {
+    if read::check_tool_name(name, d) && name.v != stem {
         d.push(
             Diagnostic::error(
                 "name-mismatch",
@@ -743,8 +743,24 @@ fn read_selector(n: &Node, d: &mut Diags) -> Option<SelectorDef> {
 fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
     let mut fields = Vec::new();
     let mut broken_fields = BTreeSet::new();
+    let mut spelled: Vec<(String, String)> = Vec::new();
     for (fname, fnode) in read::entries(node, "fields", d) {
-        read::check_name(&fname, "field", d);
+        read::check_field_name(&fname, "field", d);
+        let rust = read::rust_spelling(&fname.v);
+        if let Some((other, _)) = spelled.iter().find(|(_, r)| *r == rust) {
+            d.push(
+                Diagnostic::error(
+                    "name-collision",
+                    Some(fname.span),
+                    format!(
+                        "field `{}` and field `{other}` are both `{rust}` in generated code",
+                        fname.v
+                    ),
+                )
+                .with_hint("rename one of them"),
+            );
+        }
+        spelled.push((fname.v.clone(), rust));
         let what = format!("field `{}`", fname.v);
         match read_type(fnode, &what, true, d) {
             Some((ty, description)) => fields.push(Field {
@@ -1266,7 +1282,7 @@ impl TypeBody<'_, '_> {
         let mut properties: Vec<Property> = Vec::new();
         if let Some(pnode) = self.s.get("properties") {
             for (pname, p) in read::entries(pnode, "properties", d) {
-                read::check_name(&pname, "property", d);
+                read::check_field_name(&pname, "property", d);
                 let pwhat = format!("property `{}` of {what}", pname.v);
                 if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
                     properties.push(Property {
