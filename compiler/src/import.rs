@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 mod extras;
+mod roundtrip;
 
 /// The shape of the input array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +90,8 @@ pub struct Imported {
     pub inputs: Vec<(String, Value)>,
     pub files: Vec<File>,
     pub notes: Vec<Note>,
+    /// The input tools not imported at all (a round-trip difference each).
+    pub dropped: Vec<Note>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -172,9 +175,38 @@ pub fn tools_of(
     ))
 }
 
+/// A provider-hosted (server) tool: a `type` other than a function's, and no schema of its own
+/// (`local_shell`, `web_search`, Anthropic's versioned `bash_20250124`, `text_editor_…`).
+pub fn is_hosted(t: &Value) -> bool {
+    let Some(ty) = t.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    !matches!(ty, "function" | "custom" | "tool_search")
+        && ["function", "inputSchema", "input_schema", "parameters"]
+            .iter()
+            .all(|k| t.get(*k).is_none())
+}
+
+/// The shape, read from the first tool that is not provider-hosted (a hosted tool's shape is
+/// its `type`: a versioned Anthropic name such as `bash_20250124`, else a Responses one).
 fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
-    let Some(first) = list.first() else {
+    if list.is_empty() {
         return Err(ImportError::Shape("the array is empty".into()));
+    }
+    let Some(first) = list.iter().find(|t| !is_hosted(t)) else {
+        let versioned = list.iter().all(|t| {
+            t.get("type")
+                .and_then(Value::as_str)
+                .and_then(|ty| ty.rsplit_once('_'))
+                .is_some_and(|(_, date)| {
+                    date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit())
+                })
+        });
+        return Ok(if versioned {
+            Shape::Anthropic
+        } else {
+            Shape::OpenaiResponses
+        });
     };
     let has = |k: &str| first.get(k).is_some();
     Ok(if has("function") {
@@ -422,7 +454,19 @@ impl Mapper<'_> {
     /// what its keys imply, else a string (reported).
     fn json_type_name_of(&mut self, o: &Map<String, Value>, ptr: &str) -> String {
         match o.get("type") {
-            Some(Value::String(s)) => s.to_ascii_lowercase(),
+            Some(Value::String(s)) => {
+                let lower = s.to_ascii_lowercase();
+                match non_standard_type(&lower) {
+                    Some(standard) => {
+                        self.note(
+                            &format!("{ptr}/type"),
+                            format!("type `{s}` (BFCL's spelling): mapped to `{standard}`"),
+                        );
+                        standard.to_owned()
+                    }
+                    None => lower,
+                }
+            }
             Some(Value::Array(list)) => {
                 let names: Vec<String> = list
                     .iter()
@@ -643,11 +687,11 @@ impl Mapper<'_> {
         for (name, schema) in props {
             let p = format!("{ptr}/properties/{}", escape(name));
             let mut field_name = name.clone();
-            if !valid_name(name) {
+            if !crate::load::read::is_field_name(name) {
                 field_name = snake_name(name);
                 self.note(
                     &p,
-                    format!("property name `{name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{field_name}` (calls must use the new name)"),
+                    format!("property name `{name}` is outside what every provider accepts (^[a-zA-Z0-9_.-]{{1,64}}$): renamed to `{field_name}` (calls must use the new name)"),
                 );
             }
             while out.iter().any(|f| f.name == field_name) {
@@ -681,6 +725,17 @@ impl Mapper<'_> {
             }
         }
         out
+    }
+}
+
+/// A non-standard type name some surfaces write (BFCL's Python spellings), with the JSON
+/// Schema type it means.
+fn non_standard_type(lower: &str) -> Option<&'static str> {
+    match lower {
+        "dict" => Some("object"),
+        "float" => Some("number"),
+        "tuple" => Some("array"),
+        _ => None,
     }
 }
 
@@ -769,6 +824,38 @@ pub fn snake_name(s: &str) -> String {
     out
 }
 
+/// A tool with no definition of its own to import: the note saying why, and the round-trip
+/// difference its absence is. A Responses client `tool_search` (the compiler publishes
+/// `activate_skill` as one under `skills: defer`), or a provider-hosted tool.
+fn not_importable(shape: Shape, ptr: &str, t: &Value) -> Option<(Note, Note)> {
+    let note = |message: String| Note {
+        tool: String::new(),
+        pointer: ptr.to_owned(),
+        message,
+    };
+    let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
+    if shape == Shape::OpenaiResponses && ty == "tool_search" {
+        return Some((
+            note(
+                "the `tool_search` tool has no equivalent in the definition language: dropped \
+                 (declare `activate_skill` and the skills by hand; a `skills: defer` family \
+                 publishes it as its tool_search)"
+                    .into(),
+            ),
+            note("the `tool_search` tool is not published".into()),
+        ));
+    }
+    is_hosted(t).then(|| {
+        (
+            note(format!(
+                "the provider-hosted tool `{ty}` has no definition to import (the language has \
+                 no pass-through entry yet): dropped"
+            )),
+            note(format!("the provider-hosted tool `{ty}` is not published")),
+        )
+    })
+}
+
 /// Import `doc`: the definitions folder's files and every note.
 pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     let (shape, tools) = tools_of(doc, opts.shape)?;
@@ -776,6 +863,7 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         return Err(ImportError::Shape("no tools".into()));
     }
     let mut notes = Vec::new();
+    let mut dropped = Vec::new();
     let mut defs: Vec<DefTool> = Vec::new();
     let mut inputs = Vec::new();
     let strict = shape == Shape::OpenaiChat
@@ -783,19 +871,9 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             .iter()
             .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
     for (ptr, t) in &tools {
-        // A Responses client tool search has no name and no definition of its own (the
-        // compiler publishes `activate_skill` as one under `skills: defer`).
-        if shape == Shape::OpenaiResponses
-            && t.get("type").and_then(Value::as_str) == Some("tool_search")
-        {
-            notes.push(Note {
-                tool: String::new(),
-                pointer: ptr.clone(),
-                message: "the `tool_search` tool has no equivalent in the definition language: \
-                          dropped (declare `activate_skill` and the skills by hand; a \
-                          `skills: defer` family publishes it as its tool_search)"
-                    .into(),
-            });
+        if let Some((why, gone)) = not_importable(shape, ptr, t) {
+            notes.push(why);
+            dropped.push(gone);
             continue;
         }
         let def = import_tool(shape, strict, ptr, t, &mut notes)?;
@@ -808,6 +886,22 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         inputs.push((ptr.clone(), (*t).clone()));
         defs.push(def);
     }
+    let limits = limits_the_input_needs(&defs);
+    if limits != crate::ir::Limits::default() {
+        notes.push(Note {
+            tool: String::new(),
+            pointer: String::new(),
+            message: format!(
+                "the input needs `limits: {{ max_tools: {}, max_description_chars: {} }}` (over \
+                 the defaults {} and {}): written into surface.yaml; `check` warns where a \
+                 provider refuses them",
+                limits.max_tools,
+                limits.max_description_chars,
+                crate::ir::Limits::default().max_tools,
+                crate::ir::Limits::default().max_description_chars
+            ),
+        });
+    }
     let mut files = Vec::new();
     files.push(File {
         path: "surface.yaml".into(),
@@ -817,6 +911,11 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
             opts,
             defs.iter().any(|d| !d.traits.is_empty()),
             defs.iter().any(|d| d.extras.output.is_some()),
+            limits,
+            shape == Shape::Gemini
+                && tools
+                    .iter()
+                    .any(|(_, t)| t.get(GEMINI_JSON_SCHEMA).is_some()),
         ),
     });
     files.push(File {
@@ -843,7 +942,51 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         inputs,
         files,
         notes,
+        dropped,
     })
+}
+
+/// The limits the imported definitions need: the defaults, raised to the tool count and the
+/// longest description (tool, field, nested property or action) where those exceed them.
+fn limits_the_input_needs(defs: &[DefTool]) -> crate::ir::Limits {
+    fn longest_in(props: &[DefProp]) -> usize {
+        props
+            .iter()
+            .map(|p| {
+                let nested = match &p.ty {
+                    DefType::Object(inner) => longest_in(inner),
+                    DefType::Array { items, .. } => match items.as_ref() {
+                        DefType::Object(inner) => longest_in(inner),
+                        _ => 0,
+                    },
+                    _ => 0,
+                };
+                p.description.chars().count().max(nested)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+    let longest = defs
+        .iter()
+        .map(|d| {
+            let actions = d.selector.iter().flat_map(|(_, a)| a);
+            let action = actions
+                .map(|a| a.description.chars().count())
+                .max()
+                .unwrap_or(0);
+            d.description
+                .chars()
+                .count()
+                .max(longest_in(&d.fields))
+                .max(action)
+        })
+        .max()
+        .unwrap_or(0);
+    let default = crate::ir::Limits::default();
+    crate::ir::Limits {
+        max_tools: default.max_tools.max(defs.len()),
+        max_description_chars: default.max_description_chars.max(longest),
+    }
 }
 
 /// One input tool → its definition: find its body and name, report keys without an
@@ -870,7 +1013,19 @@ fn import_tool(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let (schema_key, known) = schema_key_and_known_tool_keys(shape);
+    let (mut schema_key, known) = schema_key_and_known_tool_keys(shape);
+    if shape == Shape::Gemini && body.get(GEMINI_JSON_SCHEMA).is_some() {
+        schema_key = GEMINI_JSON_SCHEMA;
+        if body.get("parameters").is_some() {
+            local.push(Note {
+                tool: name.clone(),
+                pointer: format!("{body_ptr}/parameters"),
+                message: "both `parameters` and `parametersJsonSchema`: the JSON Schema is \
+                          imported, `parameters` dropped"
+                    .into(),
+            });
+        }
+    }
     note_tool_keys_without_equivalent(shape, &name, body, &body_ptr, known, &mut local);
     notes.append(&mut local);
     if shape == Shape::OpenaiResponses && t.get("type").and_then(Value::as_str) == Some("custom") {
@@ -934,9 +1089,9 @@ fn tool_body_and_its_pointer<'t>(
     }
 }
 
-/// The tool's name, snake-cased (and reported) when it is not a valid definition name.
+/// The tool's name as written; snake-cased (and reported) only when no provider would take it.
 fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Vec<Note>) -> String {
-    if valid_name(raw_name) {
+    if crate::load::read::is_tool_name(raw_name) {
         return raw_name.to_owned();
     }
     let name = snake_name(raw_name);
@@ -944,11 +1099,14 @@ fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Ve
         tool: name.clone(),
         pointer: format!("{body_ptr}/name"),
         message: format!(
-            "tool name `{raw_name}` does not match ^[a-z][a-z0-9_]{{0,63}}$: renamed to `{name}`"
+            "tool name `{raw_name}` is outside what every provider accepts (^[a-zA-Z0-9_-]{{1,64}}$): renamed to `{name}`"
         ),
     });
     name
 }
+
+/// Gemini's plain-JSON-Schema parameters key (the family's `parameters_json_schema: true`).
+const GEMINI_JSON_SCHEMA: &str = "parametersJsonSchema";
 
 /// Per input shape: the key that holds the input schema, and the tool keys it maps.
 fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'static str]) {
@@ -972,7 +1130,10 @@ fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'st
             "input_schema",
             &["name", "description", "input_schema", "type"],
         ),
-        Shape::Gemini => ("parameters", &["name", "description", "parameters"]),
+        Shape::Gemini => (
+            "parameters",
+            &["name", "description", "parameters", GEMINI_JSON_SCHEMA],
+        ),
         Shape::Mcp => (
             "inputSchema",
             &["name", "title", "description", "inputSchema", "annotations"],
@@ -1055,10 +1216,12 @@ fn fields_of_a_plain_object_root(
     if let Some(t) = root.get("type").and_then(Value::as_str)
         && !t.eq_ignore_ascii_case("object")
     {
-        m.note(
-            &format!("{schema_ptr}/type"),
-            format!("a root of type `{t}`: tools take an object; mapped to no fields"),
-        );
+        let message = if non_standard_type(&t.to_ascii_lowercase()) == Some("object") {
+            format!("type `{t}` (BFCL's spelling): mapped to `object`")
+        } else {
+            format!("a root of type `{t}`: tools take an object; read as one")
+        };
+        m.note(&format!("{schema_ptr}/type"), message);
     }
     for k in root.keys() {
         if ![
@@ -1095,18 +1258,32 @@ fn fields_of_a_plain_object_root(
     m.props(&root, schema_ptr)
 }
 
-/// An MCP tool's annotations as traits, with MCP's defaults for the hints it leaves out.
+/// An MCP tool's annotations as traits: the hints it gives, MCP's defaults for those it leaves
+/// out, except that a read-only tool left without `destructiveHint` / `idempotentHint` is
+/// neither (MCP: those are meaningful only when not read-only), so `emit` of the import gives
+/// the same hints back.
 fn traits_from_mcp_annotations(t: &Value) -> Vec<(&'static str, bool)> {
-    let hint = |k: &str, default: bool| {
+    let given = |k: &str| {
         t.pointer(&format!("/annotations/{k}"))
             .and_then(Value::as_bool)
-            .unwrap_or(default)
     };
+    let hint = |k: &str| {
+        given(k).unwrap_or_else(|| {
+            roundtrip::MCP_HINT_DEFAULTS
+                .iter()
+                .find(|(h, _)| *h == k)
+                .is_some_and(|(_, d)| *d)
+        })
+    };
+    let read_only = hint("readOnlyHint");
+    // Left out on a read-only tool: not destructive, not declared idempotent (emit's own
+    // derivation for a read-only tool), whatever MCP's default for a writing one.
+    let unless_read_only = |k: &str| given(k).unwrap_or(!read_only && hint(k));
     vec![
-        ("read_only", hint("readOnlyHint", false)),
-        ("destructive", hint("destructiveHint", true)),
-        ("idempotent", hint("idempotentHint", false)),
-        ("open_world", hint("openWorldHint", true)),
+        ("read_only", read_only),
+        ("destructive", unless_read_only("destructiveHint")),
+        ("idempotent", unless_read_only("idempotentHint")),
+        ("open_world", hint("openWorldHint")),
     ]
 }
 
@@ -1261,6 +1438,8 @@ fn surface_yaml(
     opts: &Options,
     mcp_traits: bool,
     outputs: bool,
+    limits: crate::ir::Limits,
+    json_schema: bool,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -1283,10 +1462,17 @@ fn surface_yaml(
             shape.family(),
             shape.dialect()
         );
-    } else if publish_outputs {
+    } else if publish_outputs || json_schema {
+        let mut switches = String::new();
+        if publish_outputs {
+            switches.push_str(", output_schema: true");
+        }
+        if json_schema {
+            switches.push_str(", parameters_json_schema: true");
+        }
         let _ = writeln!(
             s,
-            "  {}: {{ dialect: {}, output_schema: true }}",
+            "  {}: {{ dialect: {}{switches} }}",
             shape.family(),
             shape.dialect()
         );
@@ -1296,6 +1482,17 @@ fn surface_yaml(
             "  {}: {{ dialect: {} }}",
             shape.family(),
             shape.dialect()
+        );
+    }
+    if limits != crate::ir::Limits::default() {
+        let _ = writeln!(
+            s,
+            "# The input needs these (over the providers' usual limits; `check` warns where one refuses them)."
+        );
+        let _ = writeln!(
+            s,
+            "limits: {{ max_tools: {}, max_description_chars: {} }}",
+            limits.max_tools, limits.max_description_chars
         );
     }
     let _ = writeln!(s, "traits:");
@@ -1521,347 +1718,7 @@ fn write_type(s: &mut String, ty: &DefType, depth: usize) {
 
 // --- The round trip ------------------------------------------------------------------------------
 
-/// What `emitted` (one tool of `emit` of the imported folder, same shape) says differently from
-/// `input` on names, order, property sets, types, required sets, enum values, bounds and
-/// descriptions. `ptr` is the input tool's pointer.
-pub fn compare(shape: Shape, strict: bool, ptr: &str, input: &Value, emitted: &Value) -> Vec<Note> {
-    let body = |v: &Value| -> Value {
-        match shape {
-            Shape::OpenaiChat => v.get("function").cloned().unwrap_or(Value::Null),
-            _ => v.clone(),
-        }
-    };
-    let (a, b) = (body(input), body(emitted));
-    let name = b
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let mut out = Vec::new();
-    let mut push = |pointer: String, message: String| {
-        out.push(Note {
-            tool: name.clone(),
-            pointer,
-            message,
-        })
-    };
-    let base = if shape == Shape::OpenaiChat {
-        format!("{ptr}/function")
-    } else {
-        ptr.to_owned()
-    };
-    for k in ["name", "description"] {
-        let (x, y) = (
-            a.get(k).and_then(Value::as_str).unwrap_or(""),
-            b.get(k).and_then(Value::as_str).unwrap_or(""),
-        );
-        if x != y {
-            push(
-                format!("{base}/{k}"),
-                format!(
-                    "{k}: {} → {}",
-                    short(&Value::from(x)),
-                    short(&Value::from(y))
-                ),
-            );
-        }
-    }
-    if shape == Shape::Mcp {
-        let derived = b.get("title").and_then(Value::as_str).unwrap_or("");
-        match a.get("title").and_then(Value::as_str) {
-            Some(t) if t != derived => push(
-                format!("{base}/title"),
-                format!(
-                    "title {} → {} (derived from the name)",
-                    quoted(t),
-                    quoted(derived)
-                ),
-            ),
-            None => push(
-                format!("{base}/title"),
-                format!("title added: {} (derived from the name)", quoted(derived)),
-            ),
-            _ => {}
-        }
-        if a.get("annotations").is_none() {
-            push(
-                format!("{base}/annotations"),
-                "annotations added (all four hints, from the traits)".into(),
-            );
-        }
-    }
-    for k in extras::keys(shape).iter().filter(|k| **k != "_meta") {
-        if a.get(*k) != b.get(*k) {
-            push(
-                format!("{base}/{k}"),
-                match (a.get(*k), b.get(*k)) {
-                    (Some(_), None) => format!("`{k}` is not published (not imported)"),
-                    (None, Some(_)) => format!("`{k}` is published but not in the input"),
-                    _ => format!("`{k}` differs from the input"),
-                },
-            );
-        }
-    }
-    let key = match shape {
-        Shape::Anthropic => "input_schema",
-        Shape::Mcp => "inputSchema",
-        _ => "parameters",
-    };
-    let empty = Value::Object(Map::new());
-    let (sa, sb) = (a.get(key).unwrap_or(&empty), b.get(key).unwrap_or(&empty));
-    if sa.get("oneOf").is_some() || sa.get("anyOf").is_some() {
-        push(
-            format!("{base}/{key}"),
-            "the root union is published as one flat object with a selector".into(),
-        );
-        return out;
-    }
-    let mut diffs = Vec::new();
-    schema_diff(&format!("{base}/{key}"), sa, sb, strict, &mut diffs);
-    for (p, m) in diffs {
-        push(p, m);
-    }
-    out
-}
-
-/// The semantic part of a schema node, normalized across dialects.
-fn norm_type(v: &Value, strict: bool) -> (String, bool) {
-    match v.get("type") {
-        Some(Value::String(s)) => (s.to_ascii_lowercase(), false),
-        Some(Value::Array(list)) => {
-            let nullable = list.iter().any(|x| x == "null");
-            let t = list
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|x| *x != "null")
-                .unwrap_or("null");
-            (t.to_ascii_lowercase(), nullable && strict)
-        }
-        _ => {
-            if v.get("properties").is_some() {
-                ("object".into(), false)
-            } else if v.get("enum").is_some() || v.get("const").is_some() {
-                ("string".into(), false)
-            } else {
-                (String::new(), false)
-            }
-        }
-    }
-}
-
-/// A union node as the mapping read it: its first non-null branch, with the node's own keys.
-fn unwrap_union(a: &Value) -> Value {
-    for u in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = a.get(u)
-            && let Some(first) = branches
-                .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-        {
-            let mut merged = first.clone();
-            if let (Some(m), Some(o)) = (merged.as_object_mut(), a.as_object()) {
-                for (k, v) in o {
-                    if k != u {
-                        m.entry(k.clone()).or_insert_with(|| v.clone());
-                    }
-                }
-            }
-            return merged;
-        }
-    }
-    a.clone()
-}
-
-/// What differs between the input schema `a` and the published `b`, as (pointer, change):
-/// one family of keys per step, recursing into items and common properties.
-fn schema_diff(ptr: &str, a: &Value, b: &Value, strict: bool, out: &mut Vec<(String, String)>) {
-    let a = &unwrap_union(a);
-    let (ta, _) = norm_type(a, strict);
-    let (tb, _) = norm_type(b, strict);
-    if ta != tb {
-        out.push((format!("{ptr}/type"), format!("type {ta} → {tb}")));
-    }
-    schema_diff_description(ptr, a, b, out);
-    schema_diff_enum_values(ptr, a, b, out);
-    schema_diff_bounds(ptr, a, b, strict, out);
-    if let (Some(ia), Some(ib)) = (a.get("items"), b.get("items")) {
-        schema_diff(&format!("{ptr}/items"), ia, ib, strict, out);
-    }
-    let (pa, pb) = (properties_in_order(a), properties_in_order(b));
-    schema_diff_properties(ptr, &pa, &pb, strict, out);
-    schema_diff_required(ptr, a, b, &pa, &pb, strict, out);
-}
-
-/// The description, compared as text (absent = empty).
-fn schema_diff_description(ptr: &str, a: &Value, b: &Value, out: &mut Vec<(String, String)>) {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    if text(a, "description") != text(b, "description") {
-        out.push((
-            format!("{ptr}/description"),
-            format!(
-                "description {} → {}",
-                short(&Value::from(text(a, "description"))),
-                short(&Value::from(text(b, "description")))
-            ),
-        ));
-    }
-}
-
-/// The allowed values (`enum`, or `const` as one value), compared without null.
-fn schema_diff_enum_values(ptr: &str, a: &Value, b: &Value, out: &mut Vec<(String, String)>) {
-    let enum_of = |v: &Value| -> Option<Vec<Value>> {
-        v.get("enum")
-            .and_then(Value::as_array)
-            .cloned()
-            .or_else(|| v.get("const").map(|c| vec![c.clone()]))
-    };
-    let (ea, eb) = (enum_of(a), enum_of(b));
-    let strip_null = |e: Option<Vec<Value>>| {
-        e.map(|v| v.into_iter().filter(|x| !x.is_null()).collect::<Vec<_>>())
-    };
-    if strip_null(ea.clone()) != strip_null(eb.clone()) {
-        out.push((
-            format!("{ptr}/enum"),
-            format!(
-                "enum {} → {}",
-                short(&Value::from(ea.unwrap_or_default())),
-                short(&Value::from(eb.unwrap_or_default()))
-            ),
-        ));
-    }
-}
-
-/// The numeric, length and pattern bounds (a trivial zero minimum, and strict mode's dropped
-/// lengths, are no difference).
-fn schema_diff_bounds(
-    ptr: &str,
-    a: &Value,
-    b: &Value,
-    strict: bool,
-    out: &mut Vec<(String, String)>,
-) {
-    for k in [
-        "minimum",
-        "maximum",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minItems",
-        "maxItems",
-    ] {
-        let num = |v: &Value| {
-            v.get(k)
-                .map(|x| x.as_f64().map_or_else(|| x.to_string(), |f| f.to_string()))
-        };
-        let (x, y) = (num(a), num(b));
-        let trivial_zero =
-            matches!(k, "minLength" | "minItems") && x.as_deref() == Some("0") && y.is_none();
-        let strict_dropped = strict && matches!(k, "minLength" | "maxLength") && y.is_none();
-        if x != y && !trivial_zero && !strict_dropped {
-            out.push((
-                format!("{ptr}/{k}"),
-                format!(
-                    "{k} {} → {}",
-                    x.unwrap_or_else(|| "none".into()),
-                    y.unwrap_or_else(|| "none".into())
-                ),
-            ));
-        }
-    }
-}
-
-/// A schema's `properties`, in their order.
-fn properties_in_order(v: &Value) -> Vec<(String, Value)> {
-    v.get("properties")
-        .and_then(Value::as_object)
-        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-        .unwrap_or_default()
-}
-
-/// Properties only on one side, a different order of the common ones, then each common one
-/// compared in turn.
-fn schema_diff_properties(
-    ptr: &str,
-    pa: &[(String, Value)],
-    pb: &[(String, Value)],
-    strict: bool,
-    out: &mut Vec<(String, String)>,
-) {
-    let names_a: Vec<&str> = pa.iter().map(|(k, _)| k.as_str()).collect();
-    let names_b: Vec<&str> = pb.iter().map(|(k, _)| k.as_str()).collect();
-    for n in &names_a {
-        if !names_b.contains(n) {
-            out.push((
-                format!("{ptr}/properties/{}", escape(n)),
-                format!("property {n} is not published (renamed or dropped)"),
-            ));
-        }
-    }
-    for n in &names_b {
-        if !names_a.contains(n) {
-            out.push((
-                format!("{ptr}/properties/{}", escape(n)),
-                format!("property {n} is published but not in the input"),
-            ));
-        }
-    }
-    let common_a: Vec<&&str> = names_a.iter().filter(|n| names_b.contains(n)).collect();
-    let common_b: Vec<&&str> = names_b.iter().filter(|n| names_a.contains(n)).collect();
-    if common_a != common_b {
-        out.push((format!("{ptr}/properties"), "property order differs".into()));
-    }
-    for (k, va) in pa {
-        if let Some((_, vb)) = pb.iter().find(|(n, _)| n == k) {
-            schema_diff(
-                &format!("{ptr}/properties/{}", escape(k)),
-                va,
-                vb,
-                strict,
-                out,
-            );
-        }
-    }
-}
-
-/// The required set (in strict mode a nullable property counts as optional); not compared
-/// when neither side has properties.
-fn schema_diff_required(
-    ptr: &str,
-    a: &Value,
-    b: &Value,
-    pa: &[(String, Value)],
-    pb: &[(String, Value)],
-    strict: bool,
-    out: &mut Vec<(String, String)>,
-) {
-    let required = |v: &Value, props: &[(String, Value)]| -> BTreeSet<String> {
-        v.get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect::<BTreeSet<_>>()
-            })
-            .unwrap_or_default()
-            .into_iter()
-            // Strict mode lists every property; the optional ones are the nullable.
-            .filter(|n| {
-                !strict
-                    || props
-                        .iter()
-                        .find(|(k, _)| k == n)
-                        .is_none_or(|(_, p)| !is_nullable(p))
-            })
-            .collect()
-    };
-    let (ra, rb) = (required(a, pa), required(b, pb));
-    if ra != rb && !(pa.is_empty() && pb.is_empty()) {
-        out.push((
-            format!("{ptr}/required"),
-            format!("required {:?} → {:?}", ra, rb),
-        ));
-    }
-}
+pub use roundtrip::{EQUIVALENCES, compare};
 
 #[cfg(test)]
 mod tests {

@@ -58,24 +58,38 @@ impl Ir {
     }
 }
 
+/// The surface's own limits (`limits:` of surface.yaml): `check` refuses what exceeds them
+/// and `emit` never publishes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     pub max_tools: usize,
     pub max_description_chars: usize,
 }
 
+impl Limits {
+    /// The lowest limits a provider documents (OpenAI: 128 tools a request, 1024 characters a
+    /// function description): the default, and where `check` warns when a surface declares
+    /// more (a provider may refuse the array).
+    pub const PROVIDER: Limits = Limits {
+        max_tools: 128,
+        max_description_chars: 1024,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_tools: 128,
-            max_description_chars: 1024,
-        }
+        Limits::PROVIDER
     }
 }
 
 /// The shared vocabulary (`toolsurface-kernel`): declared once beneath the compiler, the
 /// generated code and the runtime.
 pub use toolsurface_kernel::vocab::{Dialect, Route, SkillStrategy};
+
+/// The limits the provider of `dialect` documents, where it documents some.
+pub fn provider_limits(dialect: Dialect) -> Option<Limits> {
+    matches!(dialect, Dialect::OpenaiChat | Dialect::OpenaiResponses).then_some(Limits::PROVIDER)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Family {
@@ -142,6 +156,9 @@ pub struct Publish {
     /// Responses `output_schema` / Gemini `responseJsonSchema` (MCP always publishes
     /// `outputSchema`).
     pub output_schema: bool,
+    /// Gemini `parametersJsonSchema` (plain JSON Schema) instead of `parameters` (the OpenAPI
+    /// subset).
+    pub parameters_json_schema: bool,
 }
 
 impl Publish {
@@ -151,6 +168,7 @@ impl Publish {
             input_examples: dialect == Dialect::Anthropic,
             examples_in_description: false,
             output_schema: false,
+            parameters_json_schema: false,
         }
     }
 }

@@ -207,7 +207,7 @@ fn round_trip_differences(
     imported: &import::Imported,
     emitted: &emit::Emitted,
 ) -> anyhow::Result<Vec<Note>> {
-    let mut differences: Vec<Note> = Vec::new();
+    let mut differences: Vec<Note> = imported.dropped.clone();
     let published: Vec<&str> = emitted.tools.iter().map(|t| t.name.as_str()).collect();
     if published != imported.tools {
         differences.push(Note {
@@ -221,13 +221,7 @@ fn round_trip_differences(
             continue;
         };
         let json: Value = serde_json::from_str(&t.json)?;
-        differences.extend(import::compare(
-            imported.shape,
-            imported.strict,
-            ptr,
-            input,
-            &json,
-        ));
+        differences.extend(import::compare(imported.shape, ptr, input, &json));
     }
     Ok(differences)
 }

@@ -14,8 +14,17 @@ const STRICT: &[&str] = &[
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
-/// A snake_case identifier for a definition name (`type` -> `r#type`, `self` -> `self_`).
+/// A snake_case identifier for a definition name (`type` -> `r#type`, `self` -> `self_`); a
+/// provider-legal name that is no Rust identifier is spelled as one (`per-page` ->
+/// `per_page`, `2fa` -> `n2fa`, `perPage` -> `per_page`).
 pub fn snake(name: &str) -> Ident {
+    let plain = name
+        .bytes()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+    if !plain {
+        return snake(&crate::load::read::rust_spelling(name));
+    }
     if NOT_RAW.contains(&name) {
         Ident::new(&format!("{name}_"), Span::call_site())
     } else if STRICT.contains(&name) {
@@ -126,6 +135,9 @@ mod tests {
         assert_eq!(pascal_str("2d"), "V2d");
         assert_eq!(snake("type").to_string(), "r#type");
         assert_eq!(snake("self").to_string(), "self_");
+        assert_eq!(snake("perPage").to_string(), "per_page");
+        assert_eq!(snake("per-page").to_string(), "per_page");
+        assert_eq!(snake("2fa").to_string(), "n2fa");
         assert_eq!(predicate("poll"), "is_poll");
         assert_eq!(predicate("result_on_interrupt"), "result_on_interrupt");
         assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");

@@ -118,7 +118,8 @@ fn openai_responses_tool(
     })
 }
 
-/// Gemini: `parameters` only when the tool has some, `responseJsonSchema` when the family
+/// Gemini: `parameters` only when the tool has some (or, under `parameters_json_schema`,
+/// `parametersJsonSchema` in plain JSON Schema, always), `responseJsonSchema` when the family
 /// publishes output schemas.
 fn gemini_tool(
     family: &Family,
@@ -127,15 +128,22 @@ fn gemini_tool(
     desc: Json,
 ) -> Result<Json, EmitError> {
     let t = texts.tool;
+    let json_schema = family
+        .publish
+        .parameters_json_schema
+        .then(|| schema::parameters(texts, Style::JsonSchema))
+        .transpose()?;
     // Gemini refuses an OBJECT with no properties: a tool without parameters leaves
     // `parameters` unset, as the API documents.
-    let params = (t.selector.is_some() || !schema::published_fields(t).is_empty())
-        .then(|| schema::parameters(texts, Style::Gemini))
-        .transpose()?;
+    let params = (json_schema.is_none()
+        && (t.selector.is_some() || !schema::published_fields(t).is_empty()))
+    .then(|| schema::parameters(texts, Style::Gemini))
+    .transpose()?;
     Ok(Json::obj()
         .with("name", name)
         .with("description", desc)
         .with_opt("parameters", params)
+        .with_opt("parametersJsonSchema", json_schema)
         .with_opt(
             "responseJsonSchema",
             family

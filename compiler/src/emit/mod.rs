@@ -45,10 +45,6 @@ pub fn published_output_schema(tool: &crate::ir::Tool) -> Option<String> {
     extras::output_schema(tool).map(|j| j.to_canonical())
 }
 
-/// Hard ceilings, whatever `surface.yaml` says (providers refuse more).
-pub const MAX_TOOLS: usize = 128;
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
-
 /// One role × family array, in one dialect, as published.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {
@@ -201,7 +197,7 @@ pub enum EmitError {
         chars: usize,
         max: usize,
     },
-    #[error("tool name `{0}` is not publishable (expected ^[a-z][a-z0-9_]{{0,63}}$)")]
+    #[error("tool name `{0}` is not publishable (expected ^[a-zA-Z0-9_-]{{1,64}}$)")]
     InvalidName(String),
     #[error("tool `{tool}`: an action uses field `{field}`, which is not declared")]
     UndeclaredField { tool: String, field: String },
@@ -272,7 +268,7 @@ fn emit_instance(
     instance: &SurfaceInstance,
     dialect: Dialect,
 ) -> Result<Emitted, EmitError> {
-    let max_tools = ir.limits.max_tools.min(MAX_TOOLS);
+    let max_tools = ir.limits.max_tools;
     let too_many = |count: usize| EmitError::TooManyTools {
         role: instance.role.clone(),
         family: instance.family.clone(),
@@ -378,7 +374,7 @@ fn emit_tool(
     } else {
         description
     };
-    let max = ir.limits.max_description_chars.min(MAX_DESCRIPTION_CHARS);
+    let max = ir.limits.max_description_chars;
     let chars = description.chars().count();
     if chars > max {
         return Err(EmitError::DescriptionTooLong {
@@ -465,13 +461,9 @@ fn placed_tool(
     Ok((json, kind))
 }
 
-/// `^[a-z][a-z0-9_]{0,63}$`: valid for every provider (OpenAI `^[a-zA-Z0-9_-]{1,64}$`,
-/// Gemini, MCP SEP-986).
+/// The language's tool-name rule: valid for every provider.
 fn is_valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some('a'..='z'))
-        && name.len() <= 64
-        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+    crate::load::read::is_tool_name(name)
 }
 
 #[cfg(test)]

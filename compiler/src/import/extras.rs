@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{Note, Shape, escape, quoted, valid_name};
+use super::{Note, Shape, escape, quoted};
 use crate::ir::Icon;
 
 /// One node of a declared output, as `output:` writes it.
@@ -369,8 +369,8 @@ fn properties(
     let mut out = Vec::new();
     for (name, p) in declared.into_iter().flatten() {
         let pptr = format!("{ptr}/properties/{}", escape(name));
-        if !valid_name(name) {
-            notes.push((pptr, format!("property name `{name}` does not match ^[a-z][a-z0-9_]{{0,63}}$ (a result cannot be renamed)")));
+        if !crate::load::read::is_field_name(name) {
+            notes.push((pptr, format!("property name `{name}` is outside ^[a-zA-Z0-9_.-]{{1,64}}$ (a result cannot be renamed)")));
             continue;
         }
         out.push((

@@ -162,6 +162,10 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
             &mut publish.examples_in_description,
         ),
         ("output_schema", &mut publish.output_schema),
+        (
+            "parameters_json_schema",
+            &mut publish.parameters_json_schema,
+        ),
     ] {
         if let Some(v) = f.get(key).and_then(|n| read::boolean(n, key, d)) {
             *slot = v;
@@ -184,6 +188,7 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
                     "input_examples" => {
                         "other dialects can show examples with `examples_in_description: true`"
                     }
+                    "parameters_json_schema" => "only Gemini has two parameter keys",
                     _ => "MCP always publishes `outputSchema`; other dialects have no slot for it",
                 })
             })
@@ -193,6 +198,7 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
         "output_schema",
         &[Dialect::OpenaiResponses, Dialect::Gemini],
     ));
+    d.extend(misplaced("parameters_json_schema", &[Dialect::Gemini]));
     publish
 }
 

@@ -11,7 +11,7 @@
 //! - surface.yaml: `unknown-dialect`, `like-chain`, `bad-strict`, `bad-default`,
 //!   `empty-enum`, `bad-limit`, `unknown-skill-strategy`, `unsupported-skill-strategy`,
 //!   `bad-cache-control`; per surface `deferred-without-search`, `deferred-activation`.
-//! - tools: `name-mismatch`, `duplicate-tool`, `unknown-family`, `like-family`,
+//! - tools: `name-mismatch`, `name-collision`, `duplicate-tool`, `unknown-family`, `like-family`,
 //!   `no-families`, `unknown-route`, `unknown-type`, `bad-pattern`, `bad-bounds`,
 //!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
 //!   `selector-without-actions`, `actions-without-selector`, `no-actions`,
@@ -29,7 +29,8 @@
 //!   `alias-field-refused`, `retired-is-tool`, `empty-message`.
 //! - templates and limits: `template-syntax`, `template-error`, `template-unknown-tool`,
 //!   `template-absent-tool`, `template-retired-tool`, `mentions-retired-tool`,
-//!   `description-too-long`, `too-many-tools`; warning `mentions-absent-tool`.
+//!   `description-too-long`, `too-many-tools`; warnings `mentions-absent-tool`, `provider-limit`
+//!   (over the provider's own limit, under the surface's).
 
 use std::path::Path;
 

@@ -203,13 +203,14 @@ fn read_families(node: &Node, d: &mut Diags) -> Vec<FamilyDef> {
     families
 }
 
-const FAMILY_KEYS: [&str; 8] = [
+const FAMILY_KEYS: [&str; 9] = [
     "dialect",
     "strict",
     "like",
     "input_examples",
     "examples_in_description",
     "output_schema",
+    "parameters_json_schema",
     "skills",
     "cache_control",
 ];
@@ -273,7 +274,9 @@ fn read_traits(node: &Node, d: &mut Diags) -> (Vec<TraitDecl>, BTreeSet<String>)
     (traits, broken_traits)
 }
 
-/// `limits:` of surface.yaml; a value outside 1..=ceiling keeps the default.
+/// `limits:` of surface.yaml; 0 keeps the default. A value above the providers' own limit is
+/// the surface's choice (an imported surface states what its input needs); `check` warns where
+/// a published surface exceeds the provider limit.
 fn read_limits(node: &Node, d: &mut Diags) -> Limits {
     let mut limits = Limits::default();
     let Some(l) = Struct::read(
@@ -285,29 +288,29 @@ fn read_limits(node: &Node, d: &mut Diags) -> Limits {
     ) else {
         return limits;
     };
-    let ceiling = Limits::default();
-    for (key, slot, max) in [
-        ("max_tools", &mut limits.max_tools, ceiling.max_tools),
-        (
-            "max_description_chars",
-            &mut limits.max_description_chars,
-            ceiling.max_description_chars,
-        ),
+    for (key, slot) in [
+        ("max_tools", &mut limits.max_tools),
+        ("max_description_chars", &mut limits.max_description_chars),
     ] {
         if let Some(n) = l.get(key)
             && let Some(v) = read::uint(n, key, d)
         {
-            if v > max as u64 || v == 0 {
-                d.push(
+            match usize::try_from(v) {
+                Ok(v) if v > 0 => *slot = v,
+                _ => d.push(
                     Diagnostic::error(
                         "bad-limit",
                         Some(n.span),
-                        format!("`{key}: {v}` is outside 1..={max}"),
+                        format!("`{key}: {v}` is not a count from 1"),
                     )
-                    .with_hint(format!("{max} is the hard ceiling providers accept")),
-                );
-            } else {
-                *slot = v as usize;
+                    .with_hint(format!(
+                        "leave it out for the providers' own limit ({})",
+                        match key {
+                            "max_tools" => Limits::PROVIDER.max_tools,
+                            _ => Limits::PROVIDER.max_description_chars,
+                        }
+                    )),
+                ),
             }
         }
     }
@@ -660,7 +663,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
 
 /// One tool per file, and the file is named after the tool.
 fn check_tool_name_matches_file(name: &Sp<String>, stem: &str, d: &mut Diags) {
-    if read::check_name(name, "tool", d) && name.v != stem {
+    if read::check_tool_name(name, d) && name.v != stem {
         d.push(
             Diagnostic::error(
                 "name-mismatch",
@@ -740,8 +743,24 @@ fn read_selector(n: &Node, d: &mut Diags) -> Option<SelectorDef> {
 fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
     let mut fields = Vec::new();
     let mut broken_fields = BTreeSet::new();
+    let mut spelled: Vec<(String, String)> = Vec::new();
     for (fname, fnode) in read::entries(node, "fields", d) {
-        read::check_name(&fname, "field", d);
+        read::check_field_name(&fname, "field", d);
+        let rust = read::rust_spelling(&fname.v);
+        if let Some((other, _)) = spelled.iter().find(|(_, r)| *r == rust) {
+            d.push(
+                Diagnostic::error(
+                    "name-collision",
+                    Some(fname.span),
+                    format!(
+                        "field `{}` and field `{other}` are both `{rust}` in generated code",
+                        fname.v
+                    ),
+                )
+                .with_hint("rename one of them"),
+            );
+        }
+        spelled.push((fname.v.clone(), rust));
         let what = format!("field `{}`", fname.v);
         match read_type(fnode, &what, true, d) {
             Some((ty, description)) => fields.push(Field {
@@ -1263,7 +1282,7 @@ impl TypeBody<'_, '_> {
         let mut properties: Vec<Property> = Vec::new();
         if let Some(pnode) = self.s.get("properties") {
             for (pname, p) in read::entries(pnode, "properties", d) {
-                read::check_name(&pname, "property", d);
+                read::check_field_name(&pname, "property", d);
                 let pwhat = format!("property `{}` of {what}", pname.v);
                 if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
                     properties.push(Property {

@@ -149,7 +149,7 @@ fn read_properties(s: &Struct<'_>, what: &str, d: &mut Diags) -> Vec<OutputPrope
     let mut properties: Vec<OutputProperty> = Vec::new();
     if let Some(pnode) = s.get("properties") {
         for (pname, p) in read::entries(pnode, "properties", d) {
-            read::check_name(&pname, "property", d);
+            read::check_field_name(&pname, "property", d);
             let pwhat = format!("output property `{}` of {what}", pname.v);
             if let Some(ty) = read_output(p, &pwhat, true, d) {
                 properties.push(OutputProperty {

@@ -258,6 +258,82 @@ pub fn is_name(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
 }
 
+/// A tool name every provider accepts: `^[a-zA-Z0-9_-]{1,64}$` (OpenAI's rule, the
+/// narrowest; Anthropic, Gemini and MCP take it too). `lint` may suggest snake_case; the
+/// language does not require it, so an adopted surface keeps its names.
+pub fn is_tool_name(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
+
+/// A field or property name every provider accepts as a JSON-Schema property name:
+/// `^[a-zA-Z0-9_.-]{1,64}$` (Anthropic's rule for property keys, the narrowest).
+pub fn is_field_name(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
+}
+
+/// The Rust identifier generated code spells a field as: `perPage` / `per-page` / `per.page`
+/// -> `per_page`, a leading digit gets `n`; a snake_case name is itself.
+pub fn rust_spelling(name: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            prev_lower = true;
+        } else {
+            out.push('_');
+            prev_lower = false;
+        }
+    }
+    if !out.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
+        out.insert(0, 'n');
+    }
+    out
+}
+
+/// Report a tool name outside [`is_tool_name`]; returns whether it was well-formed.
+pub fn check_tool_name(name: &Sp<String>, d: &mut Diags) -> bool {
+    check_with(name, "tool", is_tool_name, "^[a-zA-Z0-9_-]{1,64}$", d)
+}
+
+/// Report a field or property name outside [`is_field_name`].
+pub fn check_field_name(name: &Sp<String>, kind: &str, d: &mut Diags) -> bool {
+    check_with(name, kind, is_field_name, "^[a-zA-Z0-9_.-]{1,64}$", d)
+}
+
+fn check_with(
+    name: &Sp<String>,
+    kind: &str,
+    valid: fn(&str) -> bool,
+    rule: &str,
+    d: &mut Diags,
+) -> bool {
+    if valid(&name.v) {
+        return true;
+    }
+    d.push(
+        Diagnostic::error(
+            "bad-name",
+            Some(name.span),
+            format!("{kind} name `{}` is not a valid name", name.v),
+        )
+        .with_hint(format!(
+            "{kind} names match {rule} (what every provider accepts)"
+        )),
+    );
+    false
+}
+
 /// Report a malformed name; returns whether it was well-formed.
 pub fn check_name(name: &Sp<String>, kind: &str, d: &mut Diags) -> bool {
     if is_name(&name.v) {
@@ -303,5 +379,9 @@ mod tests {
         assert!(!is_name(""));
         assert!(is_name(&"a".repeat(64)));
         assert!(!is_name(&"a".repeat(65)));
+        assert!(super::is_tool_name("get-me") && super::is_tool_name("getMe"));
+        assert!(!super::is_tool_name("get me") && !super::is_tool_name(""));
+        assert!(super::is_field_name("perPage") && super::is_field_name("a.b"));
+        assert!(!super::is_field_name("a b") && !super::is_field_name(&"a".repeat(65)));
     }
 }

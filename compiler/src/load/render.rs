@@ -236,20 +236,21 @@ impl SurfaceRenderer<'_, '_> {
             s.family.clone_from(&surface.family);
             s.names.clone_from(&resident);
         }
-        self.render_list(&mut surface.tools, &ctx, at, out);
+        self.render_list(&mut surface.tools, surface.dialect, &ctx, at, out);
         for skill in &mut surface.skills {
             {
                 let mut s = lock(self.state);
                 s.names = resident.clone();
                 s.names.extend(skill.tools.iter().map(|t| t.name.clone()));
             }
-            self.render_list(&mut skill.tools, &ctx, at, out);
+            self.render_list(&mut skill.tools, surface.dialect, &ctx, at, out);
         }
     }
 
     fn render_list(
         &self,
         list: &mut [RenderedTool],
+        dialect: crate::ir::Dialect,
         ctx: &minijinja::Value,
         at: &(String, String),
         out: &mut Collector,
@@ -262,7 +263,10 @@ impl SurfaceRenderer<'_, '_> {
                     ctx,
                     self.state,
                     self.sources,
-                    self.limits.max_description_chars,
+                    (
+                        self.limits.max_description_chars,
+                        crate::ir::provider_limits(dialect).map(|p| p.max_description_chars),
+                    ),
                     at,
                     out,
                 );
@@ -308,6 +312,21 @@ fn check_tool_counts(
                     surface.role, limits.max_tools
                 ),
             ),
+            Some(at),
+        );
+    } else if let Some(provider) = crate::ir::provider_limits(surface.dialect)
+        && with_skills > provider.max_tools
+    {
+        out.add(
+            Diagnostic::warning(
+                "provider-limit",
+                role_span,
+                format!(
+                    "role `{}` publishes {with_skills} tools; the provider refuses more than {} a request",
+                    surface.role, provider.max_tools
+                ),
+            )
+            .with_hint("move rarely used tools into a skill, or publish this role in a dialect without the limit"),
             Some(at),
         );
     }
@@ -419,7 +438,7 @@ fn render_tool(
     ctx: &minijinja::Value,
     state: &Mutex<Surface>,
     sources: &Sources,
-    max_chars: usize,
+    (max_chars, provider_max_chars): (usize, Option<usize>),
     at: &(String, String),
     out: &mut Collector,
 ) -> RenderedTool {
@@ -475,7 +494,23 @@ fn render_tool(
                         slot.what
                     ),
                 )
-                .with_hint("shorten it; providers reject longer descriptions"),
+                .with_hint("shorten it, or raise `limits: max_description_chars` in surface.yaml"),
+                Some(at),
+            );
+        } else if let Some(provider) = provider_max_chars
+            && chars > provider
+        {
+            out.add_keyed(
+                slot.what.clone(),
+                Diagnostic::warning(
+                    "provider-limit",
+                    Some(slot.template.span),
+                    format!(
+                        "{} renders to {chars} characters; the provider refuses descriptions over {provider}",
+                        slot.what,
+                    ),
+                )
+                .with_hint("shorten it, or publish this role in a dialect without the limit"),
                 Some(at),
             );
         }

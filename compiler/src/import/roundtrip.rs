@@ -1,0 +1,235 @@
+//! The round trip's comparison: every difference between an input tool and `emit` of its
+//! import, found by walking both JSON documents keyword by keyword (names, descriptions,
+//! every schema keyword, annotations, the keys beside the schema), so that nothing the
+//! emitted tool says differently can pass unreported. Only what a dialect documents as the
+//! same meaning is equal without being the same text: [`EQUIVALENCES`] lists each.
+
+use serde_json::{Map, Value};
+
+use super::{Note, Shape, escape, short};
+
+/// What is the same by definition, not a difference (each rule is one arm of [`same_by_rule`]
+/// or of the walk below, named here so the list is read as one):
+pub const EQUIVALENCES: &[&str] = &[
+    "the order of the keys inside an object (the order of `properties` is compared)",
+    "the order of the names in `required`",
+    "`strict: false` published where the input has no `strict` (OpenAI's default)",
+    "an MCP annotation hint published with MCP's default where the input has none",
+    "MCP `destructiveHint` / `idempotentHint` published for a tool the input marks \
+     `readOnlyHint: true` (MCP: meaningful only when not read-only)",
+    "toolsurface's own MCP `_meta` keys (`io.toolsurface/…`) on either side: `import` drops \
+     them, `emit` derives them again for the imported surface",
+    "the letter case of a Gemini `type` name (`object` / `OBJECT`: one enum value)",
+];
+
+/// MCP's defaults for the annotation hints a tool leaves out.
+pub(super) const MCP_HINT_DEFAULTS: [(&str, bool); 4] = [
+    ("readOnlyHint", false),
+    ("destructiveHint", true),
+    ("idempotentHint", false),
+    ("openWorldHint", true),
+];
+
+/// Every difference between the input tool `input` (at `ptr`) and the emitted `emitted`, each
+/// at its pointer in the input document.
+pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<Note> {
+    let tool = match shape {
+        Shape::OpenaiChat => emitted.pointer("/function/name"),
+        _ => emitted.get("name"),
+    }
+    .and_then(Value::as_str)
+    .unwrap_or("")
+    .to_owned();
+    let mut w = Walk {
+        shape,
+        read_only: input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),
+        out: Vec::new(),
+    };
+    w.value(ptr, input, emitted, "");
+    w.out
+        .into_iter()
+        .map(|(pointer, message)| Note {
+            tool: tool.clone(),
+            pointer,
+            message,
+        })
+        .collect()
+}
+
+struct Walk {
+    shape: Shape,
+    read_only: bool,
+    out: Vec<(String, String)>,
+}
+
+impl Walk {
+    /// One node of both documents; `key` is the key it stands under in its parent.
+    fn value(&mut self, ptr: &str, a: &Value, b: &Value, key: &str) {
+        match (a, b) {
+            (Value::Object(oa), Value::Object(ob)) => self.object(ptr, oa, ob, key),
+            (Value::Array(la), Value::Array(lb)) if key == "required" => {
+                let mut sa: Vec<String> = la.iter().map(Value::to_string).collect();
+                let mut sb: Vec<String> = lb.iter().map(Value::to_string).collect();
+                sa.sort();
+                sb.sort();
+                if sa != sb {
+                    self.push(ptr, format!("required {} → {}", short(a), short(b)));
+                }
+            }
+            (Value::Array(la), Value::Array(lb)) => {
+                if la.len() != lb.len() {
+                    self.push(
+                        ptr,
+                        format!(
+                            "{} → {} ({} items → {})",
+                            short(a),
+                            short(b),
+                            la.len(),
+                            lb.len()
+                        ),
+                    );
+                    return;
+                }
+                for (i, (x, y)) in la.iter().zip(lb).enumerate() {
+                    self.value(&format!("{ptr}/{i}"), x, y, "");
+                }
+            }
+            _ if a == b || self.same_gemini_type(a, b, key) => {}
+            _ => self.push(ptr, format!("`{key}` {} → {}", short(a), short(b))),
+        }
+    }
+
+    fn object(&mut self, ptr: &str, a: &Map<String, Value>, b: &Map<String, Value>, key: &str) {
+        if key == "_meta" && self.shape == Shape::Mcp {
+            let own = |m: &Map<String, Value>| -> Map<String, Value> {
+                m.iter()
+                    .filter(|(k, _)| !k.starts_with(crate::emit::META_PREFIX))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            };
+            let (a, b) = (own(a), own(b));
+            return self.object(ptr, &a, &b, "");
+        }
+        for (k, va) in a {
+            let p = format!("{ptr}/{}", escape(k));
+            match b.get(k) {
+                Some(vb) => self.value(&p, va, vb, k),
+                None => self.push(&p, format!("`{k}` is not published ({})", short(va))),
+            }
+        }
+        for (k, vb) in b {
+            if a.contains_key(k) || self.same_by_rule(k, vb, key) {
+                continue;
+            }
+            let p = format!("{ptr}/{}", escape(k));
+            if k == "annotations"
+                && let Value::Object(hints) = vb
+            {
+                // Annotations the input leaves out: only the hints that differ from MCP's
+                // defaults (and the title) are additions.
+                for (h, v) in hints {
+                    if !self.same_by_rule(h, v, "annotations") {
+                        self.push(
+                            &format!("{p}/{}", escape(h)),
+                            format!("`{h}: {}` is published but not in the input", short(v)),
+                        );
+                    }
+                }
+                continue;
+            }
+            self.push(
+                &p,
+                format!("`{k}: {}` is published but not in the input", short(vb)),
+            );
+        }
+        if key == "properties" {
+            let common_a: Vec<&String> = a.keys().filter(|k| b.contains_key(*k)).collect();
+            let common_b: Vec<&String> = b.keys().filter(|k| a.contains_key(*k)).collect();
+            if common_a != common_b {
+                self.push(ptr, "the order of the properties differs".into());
+            }
+        }
+    }
+
+    /// A key published where the input has none that means what its absence means.
+    fn same_by_rule(&self, k: &str, v: &Value, parent: &str) -> bool {
+        match (k, v) {
+            ("strict", Value::Bool(false)) => {
+                matches!(self.shape, Shape::OpenaiChat | Shape::OpenaiResponses)
+            }
+            ("_meta", Value::Object(m)) => {
+                self.shape == Shape::Mcp
+                    && m.keys().all(|x| x.starts_with(crate::emit::META_PREFIX))
+            }
+            (h, Value::Bool(x)) if parent == "annotations" && self.shape == Shape::Mcp => {
+                (self.read_only && matches!(h, "destructiveHint" | "idempotentHint"))
+                    || MCP_HINT_DEFAULTS.contains(&(h, *x))
+            }
+            _ => false,
+        }
+    }
+
+    fn same_gemini_type(&self, a: &Value, b: &Value, key: &str) -> bool {
+        self.shape == Shape::Gemini
+            && key == "type"
+            && matches!((a, b), (Value::String(x), Value::String(y)) if x.eq_ignore_ascii_case(y))
+    }
+
+    fn push(&mut self, ptr: &str, message: String) {
+        self.out.push((ptr.to_owned(), message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn pointers(shape: Shape, a: Value, b: Value) -> Vec<String> {
+        compare(shape, "/0", &a, &b)
+            .into_iter()
+            .map(|n| format!("{} {}", n.pointer, n.message))
+            .collect()
+    }
+
+    #[test]
+    fn every_keyword_is_compared() {
+        let a = json!({"name": "t", "parametersJsonSchema": {"type": "object"},
+            "parameters": {"type": "object", "additionalProperties": true, "title": "T",
+              "properties": {"a": {"type": "string", "default": "x"}, "b": {"type": "integer"}},
+              "required": ["a", "b"]}});
+        let b = json!({"name": "t",
+            "parameters": {"type": "OBJECT",
+              "properties": {"b": {"type": "INTEGER"}, "a": {"type": "STRING"}},
+              "required": ["b", "a"]}});
+        let got = pointers(Shape::Gemini, a, b);
+        assert_eq!(
+            got,
+            vec![
+                "/0/parametersJsonSchema `parametersJsonSchema` is not published ({\"type\":\"object\"})",
+                "/0/parameters/additionalProperties `additionalProperties` is not published (true)",
+                "/0/parameters/title `title` is not published (\"T\")",
+                "/0/parameters/properties/a/default `default` is not published (\"x\")",
+                "/0/parameters/properties the order of the properties differs",
+            ]
+        );
+    }
+
+    #[test]
+    fn documented_defaults_are_no_difference() {
+        let a = json!({"name": "t", "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true}});
+        let b = json!({"name": "t", "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true, "destructiveHint": false,
+              "idempotentHint": false, "openWorldHint": true, "title": "T"},
+            "_meta": {"io.toolsurface/sha256": "x"}});
+        assert_eq!(
+            pointers(Shape::Mcp, a, b),
+            vec!["/0/annotations/title `title: \"T\"` is published but not in the input"]
+        );
+        let chat = json!({"type": "function", "function": {"name": "t"}});
+        let out = json!({"type": "function", "function": {"name": "t", "strict": false}});
+        assert!(pointers(Shape::OpenaiChat, chat, out).is_empty());
+    }
+}
