@@ -46,9 +46,15 @@
 //!   sent. The default is [`DEFAULT_LOG_LEVEL`] (`debug`: everything is sent).
 //!
 //! Protocol versions: the handshake-era revisions (2024-11-05 … 2025-11-25). The stateless
-//! 2026-07-28 revision is not offered: its server-to-client notifications (list changes,
-//! wake-ups) need `subscriptions/listen`, which this adapter does not implement yet; clients
-//! that probe with `server/discover` fall back to `initialize`.
+//! 2026-07-28 revision is not offered yet: its server-to-client notifications (wake-ups)
+//! need `subscriptions/listen`, and its requests carry no session, while a conversation
+//! (background sessions, read memory, staged writes) lives as long as an MCP session. As
+//! the 2026-07-28 backward-compatibility rules ask of a server that does not speak it, its
+//! opener `server/discover` is answered `-32601` (method not found), on stdio and HTTP alike
+//! and before rmcp's per-request version check (which would answer `-32022`, read by
+//! dual-era clients as "a 2026-era server that refuses the version"): dual-era clients (the
+//! AI SDK, the Python SDK's `mode="auto"`) then fall back to `initialize`. See
+//! [`UNSPOKEN_METHODS`].
 
 // Logging notifications (how wake-ups travel) are SEP-2577-deprecated in rmcp, yet they are the
 // handshake-era protocol's way to tell a client something outside a request.
@@ -113,6 +119,24 @@ pub const WAKE_LOGGER: &str = "toolsurface.wake";
 pub const MAX_PENDING_WAKES: usize = 256;
 /// The log level a session starts with: every notification is sent.
 pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Debug;
+
+/// Methods of protocol revisions this server does not speak, answered `-32601` by the
+/// framing ([`stdio::refusal`], which the HTTP gate shares) before rmcp sees them.
+pub const UNSPOKEN_METHODS: [&str; 1] = ["server/discover"];
+
+/// The `-32601` message for `method`: what was not found and what to send instead.
+pub fn unspoken_method_message(method: &str) -> String {
+    let versions: Vec<&str> =
+        ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .iter()
+            .map(ProtocolVersion::as_str)
+            .collect();
+    format!(
+        "method not found: {method} (this server speaks the handshake-era MCP revisions {}; \
+         send initialize)",
+        versions.join(", ")
+    )
+}
 
 /// Limits every MCP session of a server shares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
