@@ -183,6 +183,7 @@ def test_langchain_mcp_adapters_strict_conversion_runs_on_chat_strict(
     # The session-holding form: the write and the read share one conversation.
     assert out["same_session_read"] is True, out["held"]
     # The quick-start form opens an MCP session per call: the write never saw the read.
+    assert out["per_call"]["write"]["is_error"] is True, out["per_call"]
     per_call_write = out["per_call"]["write"]["text"]
     assert per_call_write.startswith("Not written:"), per_call_write
     assert "was not read in this conversation" in per_call_write, per_call_write
