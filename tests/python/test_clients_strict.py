@@ -187,3 +187,11 @@ def test_langchain_mcp_adapters_strict_conversion_runs_on_chat_strict(
     per_call_write = out["per_call"]["write"]["text"]
     assert per_call_write.startswith("Not written:"), per_call_write
     assert "was not read in this conversation" in per_call_write, per_call_write
+    # A command left running: promised a wake-up in the held session, told the truth (it is
+    # killed when the session closes) in the per-call one.
+    held_bg = out["held_background"]["text"]
+    assert "will be woken when it exits" in held_bg, held_bg
+    per_call_bg = out["per_call_background"]["text"]
+    assert "keeps running in the background" in per_call_bg, per_call_bg
+    assert "woken when" not in per_call_bg, per_call_bg
+    assert "never listed the tools" in per_call_bg, per_call_bg

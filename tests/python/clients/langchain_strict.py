@@ -6,7 +6,8 @@ a strict model, then a scripted strict model's calls (strict_model.CALLS, every 
 invoked as LangChain's ToolNode does (`tool.ainvoke(tool_call)`). Then read-then-write in the
 held session (one conversation: the write sees the read) and, as the control, through the
 quick-start `client.get_tools()` tools (a new MCP session per call: the write never saw the
-read). Prints one JSON object for tests/python/test_clients_strict.py.
+read, and a command left running is told it dies with the session instead of being promised
+a wake-up). Prints one JSON object for tests/python/test_clients_strict.py.
 
     python langchain_strict.py stdio BIN ROLE FAMILY WORKDIR
     python langchain_strict.py http URL ROLE FAMILY WORKDIR
@@ -27,6 +28,10 @@ from langchain_mcp_adapters.client import MultiServerMCPClient  # noqa: E402
 from langchain_mcp_adapters.tools import load_mcp_tools  # noqa: E402
 
 from strict_model import CALLS, strict_arguments  # noqa: E402
+
+
+# A command that outlives its call: shell hands back a session id after 250 ms.
+BACKGROUND = {"command": "sleep 30", "yield_ms": 250}
 
 
 def connection(kind: str, target: str, role: str, family: str, workdir: str) -> dict[str, Any]:
@@ -67,11 +72,13 @@ async def main() -> None:
             out["sent"].append(args)
             out["outputs"].append(await invoke(tools[name], args, f"call_{i}"))
         held = await read_then_write(tools, "note.txt")
+        out["held_background"] = await invoke(tools["shell"], BACKGROUND, "bg")
     out["held"] = held
     out["same_session_read"] = not held["read"]["is_error"] and not held["write"]["is_error"]
     per_call = {t.name: t for t in await client.get_tools()}
     (Path(workdir) / "other.txt").write_text("other\n")
     out["per_call"] = await read_then_write(per_call, "other.txt")
+    out["per_call_background"] = await invoke(per_call["shell"], BACKGROUND, "bg")
     print(json.dumps(out))
 
 
