@@ -521,6 +521,14 @@ pub fn checker_for<'ir>(
     let family = family
         .or_else(|| ir.families.first().map(|f| f.name.as_str()))
         .ok_or_else(|| anyhow::anyhow!("the definitions declare no family"))?;
+    if ir.role(role).is_none() {
+        let known = ir.roles.iter().map(|r| r.name.as_str());
+        anyhow::bail!("{}", super::unknown_name("role", role, known));
+    }
+    if ir.family(family).is_none() {
+        let known = ir.families.iter().map(|f| f.name.as_str());
+        anyhow::bail!("{}", super::unknown_name("family", family, known));
+    }
     let skills: Vec<&str> = skills.iter().map(String::as_str).collect();
     Ok(CallChecker::new(ir, role, family)?.with_skills(&skills)?)
 }
