@@ -37,6 +37,10 @@ def langchain_python() -> Path:
     return _installed(CLIENTS / "langchain" / "bin" / "python", "the langchain venv")
 
 
+def frameworks_python() -> Path:
+    return _installed(CLIENTS / "py" / "bin" / "python", "the fastmcp / pydantic-ai venv")
+
+
 def run_json(argv: list[str], cwd: Path) -> dict:
     """Run a client driver; its stdout's last line is one JSON object."""
     proc = subprocess.run(
