@@ -1,9 +1,11 @@
-"""MCP 2026-07-28 discovery against `toolsurface serve`: the raw bytes a dual-era client sends
-first (`server/discover` declaring 2026-07-28) must be answered `-32601`, so that it falls back
-to `initialize` (a `-32022` makes the AI SDK give up), on stdio and streamable HTTP; then the
-Vercel AI SDK itself (pinned in tests/python/clients/package.json, run on the Node that
-scripts/test-setup-clients installs) connects with its default discovery, converts the tools
-and runs a scripted model through shell, read_file, shell_session list and a wrong call.
+"""The JavaScript clients and MCP 2026-07-28 discovery against `toolsurface serve`: the raw
+bytes a dual-era client sends first (`server/discover` declaring 2026-07-28) must be answered
+`-32601`, so that it falls back to `initialize` (a `-32022` makes the AI SDK give up), on
+stdio and streamable HTTP; then the Vercel AI SDK itself (pinned in
+tests/python/clients/package.json, run on the Node that scripts/test-setup-clients installs)
+connects with its default discovery, converts the tools and runs a scripted model through
+shell, read_file, shell_session list and a wrong call; and OpenAI Agents JS does the same in
+strict mode against `--family chat_strict`.
 """
 
 from __future__ import annotations
@@ -139,3 +141,31 @@ def test_ai_sdk_discovers_falls_back_and_runs_a_scripted_model(
         finally:
             server.close()
     check_ai_sdk_run(out, "chat")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_agents_js_strict_mode_runs_on_chat_strict(transport: str, tmp_path: Path) -> None:
+    """OpenAI Agents JS with convertSchemasToStrict and a scripted strict model: the chat_strict
+    rendering is kept as published (every tool strict), the other actions' fields go as null
+    and every call gets its real result (tests/python/clients/agents_js.mjs)."""
+    if transport == "stdio":
+        out = run_node("agents_js.mjs", "stdio", str(BIN), "main", "chat_strict", str(tmp_path))
+    else:
+        server = HttpServer("main", "chat_strict", tmp_path)
+        try:
+            assert server.url is not None
+            out = run_node("agents_js.mjs", "http", server.url)
+        finally:
+            server.close()
+    published = {t["name"]: t["inputSchema"] for t in emit("main", "chat_strict", "mcp")}
+    assert out["strict"] == {name: True for name in published}
+    for name, schema in published.items():
+        assert out["schemas"][name]["properties"] == schema["properties"], name
+        assert sorted(out["schemas"][name]["required"]) == sorted(schema["required"]), name
+    assert out["sent"][2]["action"] == "list" and out["sent"][2]["session_id"] is None
+    shell, read, listing, wrong = out["outputs"]
+    assert '\\"exit_code\\":0' in shell and "strict" in shell, shell
+    assert "strict" in read, read
+    assert "sessions" in listing, listing
+    assert "action=kill: unexpected field timeout_s (it belongs to wait)" in wrong, wrong
+    assert out["finalOutput"] == "done"
