@@ -4,8 +4,8 @@ bytes a dual-era client sends first (`server/discover` declaring 2026-07-28) mus
 stdio and streamable HTTP; then the Vercel AI SDK itself (pinned in
 tests/python/clients/package.json, run on the Node that scripts/test-setup-clients installs)
 connects with its default discovery, converts the tools and runs a scripted model through
-shell, read_file, shell_session list and a wrong call; and OpenAI Agents JS does the same in
-strict mode against `--family chat_strict`.
+shell, read_file, shell_session list and a wrong call; OpenAI Agents JS does the same in
+strict mode against `--family chat_strict`; Mastra's MCPClient builds its tools and runs them.
 """
 
 from __future__ import annotations
@@ -169,3 +169,26 @@ def test_agents_js_strict_mode_runs_on_chat_strict(transport: str, tmp_path: Pat
     assert "sessions" in listing, listing
     assert "action=kill: unexpected field timeout_s (it belongs to wait)" in wrong, wrong
     assert out["finalOutput"] == "done"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_mastra_lists_and_runs_the_tools(transport: str, tmp_path: Path) -> None:
+    """Mastra's MCPClient: listToolsets() builds Mastra tools from the listing; execute() runs
+    them, and the wrong call's isError surfaces as the exact refusal text
+    (tests/python/clients/mastra.mjs)."""
+    if transport == "stdio":
+        out = run_node("mastra.mjs", "stdio", str(BIN), "main", "chat", str(tmp_path))
+    else:
+        server = HttpServer("main", "chat", tmp_path)
+        try:
+            assert server.url is not None
+            out = run_node("mastra.mjs", "http", server.url)
+        finally:
+            server.close()
+    assert out["listed"] == [t["name"] for t in emit("main", "chat", "mcp")]
+    shell, read, listing, wrong = out["outputs"]
+    assert shell["is_error"] is False and shell["result"]["exit_code"] == 0, shell
+    assert read["is_error"] is False and read["result"]["content"] == "strict\n", read
+    assert listing == {"is_error": False, "result": {"sessions": []}}, listing
+    assert wrong["is_error"] is True
+    assert wrong["text"] == "action=kill: unexpected field timeout_s (it belongs to wait)"
