@@ -24,6 +24,13 @@ fn main() -> ExitCode {
     for f in &folder.sources.files {
         println!("cargo:rerun-if-changed={}", root.join(&f.path).display());
     }
+    if let Err(e) = write_if_changed(
+        &out_dir.join("standard_sources.rs"),
+        &sources_table(&root, &folder.sources),
+    ) {
+        println!("cargo:warning={e}");
+        return ExitCode::FAILURE;
+    }
     let ir = match folder.into_valid() {
         Ok(valid) => valid.ir,
         Err(folder) => {
@@ -49,6 +56,32 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// `STANDARD_SOURCES`: every definitions file of `tool-defs/` as (path, text), embedded with
+/// `include_str!`, so the CLI can compile the standard surface where no folder is found.
+fn sources_table(root: &Path, sources: &toolsurface_compiler::Sources) -> String {
+    let mut out = String::from(
+        "/// The standard surface's definitions files (path under tool-defs/, text).\n\
+         pub const STANDARD_SOURCES: &[(&str, &str)] = &[\n",
+    );
+    for f in &sources.files {
+        let full = root.join(&f.path);
+        out.push_str(&format!(
+            "    ({:?}, include_str!({:?})),\n",
+            f.path,
+            full.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    out
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Rerun when a file is added to or removed from any definitions folder.

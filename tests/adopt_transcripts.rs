@@ -270,7 +270,11 @@ fn replay_usage_errors() {
     );
     let o = run(&["replay", FIXTURES, "--role", "nobody"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("unknown role nobody"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown role `nobody`"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["replay", "--help"]);
     assert!(
         stdout(&o).contains("toolsurface replay logs/"),

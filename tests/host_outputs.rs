@@ -190,12 +190,21 @@ async fn files_messages_and_the_framework_conform() {
     let written = run("write_file", r#"{"path":"a.txt","content":"1\n"}"#).await;
     assert_eq!(structured(&written)["status"], "written");
     write(&fx.path("unread.txt"), "mine\n");
-    let staged = run(
+    // Nothing written: an error result, still with its declared (staged) shape.
+    let stage = [(
+        "c1",
         "write_file",
         r#"{"path":"unread.txt","content":"theirs\n"}"#,
-    )
-    .await;
+    )];
+    let staged = fx.run(&Turn::normal(), &stage).await.remove(0);
+    assert!(
+        staged.is_error,
+        "a staged write is an error result: {}",
+        staged.text
+    );
     assert_eq!(structured(&staged)["status"], "staged");
+    let staged_validated = conforming(&fx.host, &stage, std::slice::from_ref(&staged));
+    assert_eq!(staged_validated, ["write_file"]);
     let token = structured(&staged)["confirm_token"]
         .as_str()
         .unwrap()
@@ -277,6 +286,7 @@ async fn files_messages_and_the_framework_conform() {
     run("set_workdirs", r#"{"dirs":[]}"#).await;
     // read_file ×2, write_file ×4, file_edit, apply_patch, grep_files, message_read ×6,
     // search_memory, introspect ×7, set_workdirs ×4.
+    validated.extend(staged_validated);
     assert_eq!(validated.len(), 27, "{validated:?}");
     let covered: BTreeSet<&str> = validated.iter().map(String::as_str).collect();
     assert_eq!(covered, FILES_AND_FRAMEWORK.iter().copied().collect());

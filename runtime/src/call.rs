@@ -84,12 +84,28 @@ pub struct ToolOutput {
     pub structured: Option<serde_json::Value>,
 }
 
+/// The `status` of a file tool's output when nothing was written and the content was staged
+/// instead (write_file, file_edit, apply_patch declare it as an output shape).
+pub const STAGED_STATUS: &str = "staged";
+
 impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
             text: text.into(),
             structured: None,
         }
+    }
+
+    /// Whether the call did not do what it was asked although the handler answered with its
+    /// facts: a write whose content was staged, not written. Such a result goes back as an
+    /// error result (`is_error`, MCP `isError: true`) carrying its structured output, so a
+    /// client that branches on the error flag never counts an unwritten file as written.
+    pub fn unapplied(&self) -> bool {
+        self.structured
+            .as_ref()
+            .and_then(|s| s.get("status"))
+            .and_then(serde_json::Value::as_str)
+            == Some(STAGED_STATUS)
     }
 }
 
@@ -136,4 +152,29 @@ pub struct CallContext {
     pub rehearsal: bool,
     /// The surface's tool names (the call's [`CallInfo::tool_names`]).
     pub names: &'static ToolNames,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn only_a_staged_output_is_unapplied() {
+        let with = |status: &str| ToolOutput {
+            text: "t".into(),
+            structured: Some(serde_json::json!({"status": status})),
+        };
+        assert!(with(STAGED_STATUS).unapplied());
+        for done in ["written", "created", "edited", "applied"] {
+            assert!(!with(done).unapplied(), "{done}");
+        }
+        assert!(!ToolOutput::text("Staged").unapplied());
+        let nested = ToolOutput {
+            text: "t".into(),
+            structured: Some(serde_json::json!({"files": [{"status": "staged"}]})),
+        };
+        assert!(!nested.unapplied(), "only the output's own status counts");
+    }
 }

@@ -67,17 +67,129 @@ pub fn compile_dir_with_warnings(
             dir.display()
         );
     }
-    let mut folder = compile_folder(dir, &dir.display().to_string())
+    let folder = compile_folder(dir, &dir.display().to_string())
         .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    report_folder(folder, &[])
+}
+
+/// [`compile_dir`] printing no warning whose code is in `reported_later`: a command that
+/// reports those itself (lint's `no-example` findings) prints each once.
+pub fn compile_dir_reporting_later(
+    dir: &Path,
+    reported_later: &[&str],
+) -> anyhow::Result<Result<(Sources, Ir), Status>> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a definitions folder (no such directory)",
+            dir.display()
+        );
+    }
+    let folder = compile_folder(dir, &dir.display().to_string())
+        .with_context(|| format!("reading definitions from {}", dir.display()))?;
+    Ok(report_folder(folder, reported_later)?.map(|(sources, ir, _)| (sources, ir)))
+}
+
+/// The folder a command looks for when none is given.
+pub const DEFAULT_DIR: &str = "tool-defs";
+
+/// The standard surface's definitions files, embedded by build.rs (`STANDARD_SOURCES`).
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/standard_sources.rs"));
+}
+
+/// Where a command's definitions come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Defs {
+    /// A definitions folder (given, or `tool-defs` found in the current directory).
+    Folder(PathBuf),
+    /// No folder given and no `tool-defs` here: the standard surface built into the binary,
+    /// the one `serve` and `validate` use.
+    Embedded,
+}
+
+impl Defs {
+    /// `dir` when given; else [`DEFAULT_DIR`] when it is a folder here; else the embedded
+    /// standard surface.
+    pub fn resolve(dir: Option<&Path>) -> Defs {
+        match dir {
+            Some(d) => Defs::Folder(d.to_path_buf()),
+            None if Path::new(DEFAULT_DIR).is_dir() => Defs::Folder(PathBuf::from(DEFAULT_DIR)),
+            None => Defs::Embedded,
+        }
+    }
+
+    /// How a command names the surface it used (on stderr: stdout stays the output).
+    pub fn describe(&self) -> String {
+        match self {
+            Defs::Folder(d) => format!("the definitions in {}", d.display()),
+            Defs::Embedded => format!(
+                "the standard surface built into this binary (no folder given, no {DEFAULT_DIR}/ here)"
+            ),
+        }
+    }
+
+    /// The folder, for messages and for commands that need one (`(built-in)` otherwise).
+    pub fn shown(&self) -> String {
+        match self {
+            Defs::Folder(d) => d.display().to_string(),
+            Defs::Embedded => "(built-in standard surface)".to_owned(),
+        }
+    }
+}
+
+/// Compile the definitions `dir` names (see [`Defs::resolve`]), saying on stderr which
+/// surface is used, then as [`compile_dir`].
+pub fn compile_defs(dir: Option<&Path>) -> anyhow::Result<Result<(Sources, Ir), Status>> {
+    let defs = Defs::resolve(dir);
+    eprintln!("toolsurface: using {}", defs.describe());
+    match defs {
+        Defs::Folder(d) => compile_dir(&d),
+        Defs::Embedded => {
+            let files = embedded::STANDARD_SOURCES
+                .iter()
+                .map(|(path, text)| toolsurface_compiler::SourceFile {
+                    path: (*path).to_owned(),
+                    text: (*text).to_owned(),
+                    not_utf8_at: None,
+                })
+                .collect();
+            let sources = Sources {
+                root: Defs::Embedded.shown(),
+                files,
+            };
+            let compiled = toolsurface_compiler::compile(&sources);
+            let folder = toolsurface_compiler::Folder { sources, compiled };
+            Ok(report_folder(folder, &[])?.map(|(sources, ir, _)| (sources, ir)))
+        }
+    }
+}
+
+/// Add a compiled folder's `no-example` warnings, print its diagnostics (but the warnings whose code
+/// is in `reported_later`), and hand back the IR when nothing is an error.
+fn report_folder(
+    mut folder: toolsurface_compiler::Folder,
+    reported_later: &[&str],
+) -> anyhow::Result<Result<(Sources, Ir, usize), Status>> {
     // The compile decoded every example already; an action without one is check's warning.
     if let Some(ir) = &folder.compiled.ir {
         let missing = toolsurface_compiler::load::examples::missing_examples(&ir.tools);
         folder.compiled.diagnostics.extend(missing);
         toolsurface_compiler::load::sort_diagnostics(&mut folder.compiled.diagnostics);
     }
-    if !folder.compiled.diagnostics.is_empty() {
+    let shown: Vec<toolsurface_compiler::Diagnostic> = folder
+        .compiled
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.severity != toolsurface_compiler::Severity::Warning
+                || !reported_later.contains(&d.code)
+        })
+        .cloned()
+        .collect();
+    if !shown.is_empty() {
         let mut err = std::io::stderr().lock();
-        err.write_all(folder.report().as_bytes())?;
+        let report = toolsurface_compiler::diag::render_all(&shown, &folder.sources);
+        err.write_all(report.as_bytes())?;
         err.flush()?;
     }
     match folder.into_valid() {

@@ -81,15 +81,27 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     for (what, name) in [("role", &args.role), ("family", &args.family)] {
         if let Some(n) = name {
-            let known = |l: &toolsurface_compiler::lock::Lock| {
-                if what == "role" {
-                    l.roles().contains(&n.as_str())
+            let mut all: Vec<&str> = Vec::new();
+            for lock in [&a.lock, &b.lock] {
+                let names = if what == "role" {
+                    lock.roles()
                 } else {
-                    l.families().contains(&n.as_str())
+                    lock.families()
+                };
+                for x in names {
+                    if !all.contains(&x) {
+                        all.push(x);
+                    }
                 }
-            };
-            if !known(&a.lock) && !known(&b.lock) {
-                anyhow::bail!("no {what} `{n}` in {} or {}", a.name, b.name);
+            }
+            if !all.contains(&n.as_str()) {
+                eprintln!(
+                    "error: {} (in {} or {})",
+                    super::unknown_name(what, n, all.iter().copied()),
+                    a.name,
+                    b.name
+                );
+                return Ok(Status::Usage);
             }
         }
     }

@@ -54,9 +54,9 @@ pub struct Args {
     /// Print every surface as `role family` lines, in lock order, and exit.
     #[arg(long, conflicts_with_all = ["role", "family", "dialect", "tool", "with_skill", "pretty", "request"])]
     pub list: bool,
-    /// Definitions folder.
-    #[arg(default_value = "tool-defs")]
-    pub dir: PathBuf,
+    /// Definitions folder (default: tool-defs when it is here, else the standard surface
+    /// built into the binary).
+    pub dir: Option<PathBuf>,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -77,7 +77,7 @@ fn parse_turn(s: &str) -> Result<TurnKind, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let ir = match super::check::compile_dir(&args.dir)? {
+    let ir = match super::check::compile_defs(args.dir.as_deref())? {
         Ok((_sources, ir)) => ir,
         Err(status) => return Ok(status),
     };
@@ -94,8 +94,14 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     let emitted = match emit::surface(&ir, role, family, args.dialect) {
         Ok(e) => e,
-        Err(e @ (emit::EmitError::UnknownRole(_) | emit::EmitError::UnknownFamily(_))) => {
-            eprintln!("error: {e}");
+        Err(emit::EmitError::UnknownRole(r)) => {
+            let known = ir.roles.iter().map(|r| r.name.as_str());
+            eprintln!("error: {}", super::unknown_name("role", &r, known));
+            return Ok(Status::Usage);
+        }
+        Err(emit::EmitError::UnknownFamily(f)) => {
+            let known = ir.families.iter().map(|f| f.name.as_str());
+            eprintln!("error: {}", super::unknown_name("family", &f, known));
             return Ok(Status::Usage);
         }
         Err(e) => {

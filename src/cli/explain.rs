@@ -13,7 +13,6 @@ use toolsurface_compiler::ir::{
 };
 
 use super::Status;
-use super::check::compile_dir;
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -36,13 +35,13 @@ pub struct Args {
     /// Render descriptions for this family (needs --role).
     #[arg(long, requires = "role")]
     pub family: Option<String>,
-    /// Definitions folder.
-    #[arg(default_value = "tool-defs")]
-    pub dir: PathBuf,
+    /// Definitions folder (default: tool-defs when it is here, else the standard surface
+    /// built into the binary).
+    pub dir: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let (_sources, ir) = match compile_dir(&args.dir)? {
+    let (_sources, ir) = match super::check::compile_defs(args.dir.as_deref())? {
         Ok(compiled) => compiled,
         Err(status) => return Ok(status),
     };
@@ -574,7 +573,7 @@ mod tests {
             tool: tool.into(),
             role: role.map(Into::into),
             family: family.map(Into::into),
-            dir: PathBuf::new(),
+            dir: None,
         }
     }
 

@@ -80,17 +80,22 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let (sources, ir) = match super::check::compile_dir(&args.dir)? {
+    // Lint reports `no-example` itself (as findings): the compile step leaves it out.
+    let own = &[toolsurface_compiler::load::examples::NO_EXAMPLE];
+    let (sources, ir) = match super::check::compile_dir_reporting_later(&args.dir, own)? {
         Ok(c) => c,
         Err(s) => return Ok(s),
     };
     if let Some(r) = &args.role
         && ir.role(r).is_none()
     {
-        anyhow::bail!(
-            "role `{r}` is not declared in {}/roles.yaml",
+        let known = ir.roles.iter().map(|r| r.name.as_str());
+        eprintln!(
+            "error: {} (in {}/roles.yaml)",
+            super::unknown_name("role", r, known),
             args.dir.display()
         );
+        return Ok(Status::Usage);
     }
     let usage = read_usage(&args, &ir)?;
     let th = Thresholds {

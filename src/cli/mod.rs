@@ -96,6 +96,20 @@ pub enum Command {
     Retire(retire::Args),
 }
 
+/// The one wording of an unknown `--role` / `--family` / `--skill` name: what was given,
+/// the closest known name (toolsurface-text's policy, as every other did-you-mean) and every
+/// known one: `unknown role `mian` (did you mean main?); expected one of side_chat, main, …`.
+pub fn unknown_name<'a>(what: &str, got: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let known: Vec<&str> = known.into_iter().collect();
+    let hint = toolsurface_compiler::diag::did_you_mean(got, known.iter().copied())
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    format!(
+        "unknown {what} `{got}`{hint}; expected one of {}",
+        known.join(", ")
+    )
+}
+
 pub fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -534,6 +534,14 @@ pub fn checker_for<'ir>(
     let family = family
         .or_else(|| plan.families.first().map(|f| f.name.as_str()))
         .ok_or_else(|| anyhow::anyhow!("the definitions declare no family"))?;
+    if !plan.roles.iter().any(|r| r.name == role) {
+        let known = plan.roles.iter().map(|r| r.name.as_str());
+        anyhow::bail!("{}", super::unknown_name("role", role, known));
+    }
+    if !plan.families.iter().any(|f| f.name == family) {
+        let known = plan.families.iter().map(|f| f.name.as_str());
+        anyhow::bail!("{}", super::unknown_name("family", family, known));
+    }
     let skills: Vec<&str> = skills.iter().map(String::as_str).collect();
     Ok(CallChecker::new(plan, role, family)?.with_skills(&skills)?)
 }

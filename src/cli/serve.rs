@@ -370,10 +370,7 @@ pub fn http_addr(addr: &str) -> String {
 }
 
 fn unknown<const N: usize>(what: &str, got: &str, all: [&str; N]) -> String {
-    format!(
-        "unknown {what} `{got}` (expected one of {})",
-        all.join(", ")
-    )
+    super::unknown_name(what, got, all)
 }
 
 /// A YAML or JSON config file as a JSON object.

@@ -23,9 +23,9 @@ use super::Status;
                         Exit codes: 0 ok, 1 invalid definitions, 2 usage error."
 )]
 pub struct Args {
-    /// Definitions folder.
-    #[arg(default_value = "tool-defs")]
-    pub dir: PathBuf,
+    /// Definitions folder (default: tool-defs when it is here, else the standard surface
+    /// built into the binary).
+    pub dir: Option<PathBuf>,
     /// Only this role.
     #[arg(long)]
     pub role: Option<String>,
@@ -35,19 +35,23 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Status> {
-    let (_sources, ir) = match super::check::compile_dir(&args.dir)? {
+    let (_sources, ir) = match super::check::compile_defs(args.dir.as_deref())? {
         Ok(x) => x,
         Err(status) => return Ok(status),
     };
     if let Some(r) = &args.role
         && ir.role(r).is_none()
     {
-        anyhow::bail!("no role `{r}` in {}", args.dir.display());
+        let known = ir.roles.iter().map(|r| r.name.as_str());
+        eprintln!("error: {}", super::unknown_name("role", r, known));
+        return Ok(Status::Usage);
     }
     if let Some(f) = &args.family
         && ir.family(f).is_none()
     {
-        anyhow::bail!("no family `{f}` in {}", args.dir.display());
+        let known = ir.families.iter().map(|f| f.name.as_str());
+        eprintln!("error: {}", super::unknown_name("family", f, known));
+        return Ok(Status::Usage);
     }
     let surfaces: Vec<_> = emit::surfaces(&ir)?
         .into_iter()

@@ -58,17 +58,17 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     };
     let role: Role = match role.parse() {
         Ok(r) => r,
-        Err(e) => return usage(&e),
+        Err(_) => return usage(&unknown("role", role, Role::ALL.map(Role::as_str))),
     };
     let family: Family = match family.parse() {
         Ok(f) => f,
-        Err(e) => return usage(&e),
+        Err(_) => return usage(&unknown("family", family, Family::ALL.map(Family::as_str))),
     };
     let mut skills: Vec<Skill> = Vec::new();
     for s in &args.skills {
         match s.parse() {
             Ok(s) => skills.push(s),
-            Err(e) => return usage(&e),
+            Err(_) => return usage(&unknown("skill", s, Skill::ALL.map(Skill::as_str))),
         }
     }
     let scope = Scope::new(role, family).with_skills(&skills);
@@ -104,6 +104,8 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     }
     Ok(status)
 }
+
+use super::unknown_name as unknown;
 
 fn usage(e: &dyn std::fmt::Display) -> anyhow::Result<Status> {
     eprintln!("error: {e}");

@@ -14,7 +14,8 @@
 //!    is kept.
 //! 4. **JSON-RPC shape** (a `POST`): a body that is not UTF-8, not JSON (or nested deeper
 //!    than 128) or not a JSON-RPC message gets 400 with a JSON-RPC error (`-32700` /
-//!    `-32600`), as on stdio (see [`super::stdio::refusal`]).
+//!    `-32600`), as on stdio (see [`super::stdio::refusal`]); `server/discover` gets 200
+//!    with its `-32601` error (no session is opened for it).
 //! 5. rmcp: DNS-rebinding defence — the `Host` header must name a loopback host
 //!    (`localhost`, `127.0.0.1`, `[::1]`, any port) unless more are allowed; a request
 //!    carrying an `Origin` must come from a loopback origin unless more are allowed
@@ -293,7 +294,7 @@ impl Gate {
                 super::stdio::refusal(&super::stdio::Line::Text(body.to_vec()), body.len())
         {
             let mut response = Response::new(Full::new(Bytes::from(answer)).boxed());
-            *response.status_mut() = StatusCode::BAD_REQUEST;
+            *response.status_mut() = refusal_status(&body);
             response.headers_mut().insert(
                 hyper::header::CONTENT_TYPE,
                 hyper::header::HeaderValue::from_static("application/json"),
@@ -528,6 +529,20 @@ fn end_every_session(gate: &Gate) {
     }
 }
 
+/// The HTTP status of a framing refusal of `body`: a well-formed request of a revision this
+/// server does not speak (`server/discover`) is answered like any request, 200 with its
+/// `-32601` error; a malformed message is a 400.
+fn refusal_status(body: &[u8]) -> StatusCode {
+    let unspoken = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .is_some_and(|v| super::stdio::unspoken_method(&v).is_some());
+    if unspoken {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    }
+}
+
 /// rmcp answers a session `DELETE` with 202 Accepted; MCP clients (the Python SDK among
 /// them) expect 200 or 204 for a terminated session, so it becomes 204 No Content.
 fn session_deleted_status<B>(delete: bool, mut response: Response<B>) -> Response<B> {
@@ -570,6 +585,13 @@ mod tests {
         assert!(refuse_unauthenticated_bind(lo, None).is_none());
         let token = BearerToken::new("t").unwrap();
         assert!(refuse_unauthenticated_bind(any, Some(&token)).is_none());
+    }
+
+    #[test]
+    fn discover_is_answered_200_and_bad_json_400() {
+        let discover = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#;
+        assert_eq!(refusal_status(discover), StatusCode::OK);
+        assert_eq!(refusal_status(b"{\"jsonrpc\":"), StatusCode::BAD_REQUEST);
     }
 
     #[test]

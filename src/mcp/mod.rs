@@ -40,15 +40,23 @@
 //! - Wake-ups (a watched session of this conversation exited or its output matched) are
 //!   sent to the session as `notifications/message` with level `notice`, logger
 //!   [`WAKE_LOGGER`] and structured `data` (see [`wake_data`]). Before the client has
-//!   initialized they are kept (up to [`MAX_PENDING_WAKES`]).
+//!   initialized they are kept (up to [`MAX_PENDING_WAKES`]). A session that never asked for
+//!   `tools/list` was opened for one call and is promised no wake-up ([`unpromised_wake`]):
+//!   its background sessions are killed when it closes.
 //! - Logging: the `logging` capability is declared; `logging/setLevel` sets the session's
 //!   minimum level, and every `notifications/message` (wake-ups included) below it is not
 //!   sent. The default is [`DEFAULT_LOG_LEVEL`] (`debug`: everything is sent).
 //!
 //! Protocol versions: the handshake-era revisions (2024-11-05 … 2025-11-25). The stateless
-//! 2026-07-28 revision is not offered: its server-to-client notifications (list changes,
-//! wake-ups) need `subscriptions/listen`, which this adapter does not implement yet; clients
-//! that probe with `server/discover` fall back to `initialize`.
+//! 2026-07-28 revision is not offered yet: its server-to-client notifications (wake-ups)
+//! need `subscriptions/listen`, and its requests carry no session, while a conversation
+//! (background sessions, read memory, staged writes) lives as long as an MCP session. As
+//! the 2026-07-28 backward-compatibility rules ask of a server that does not speak it, its
+//! opener `server/discover` is answered `-32601` (method not found), on stdio and HTTP alike
+//! and before rmcp's per-request version check (which would answer `-32022`, read by
+//! dual-era clients as "a 2026-era server that refuses the version"): dual-era clients (the
+//! AI SDK, the Python SDK's `mode="auto"`) then fall back to `initialize`. See
+//! [`UNSPOKEN_METHODS`].
 
 // Logging notifications (how wake-ups travel) are SEP-2577-deprecated in rmcp, yet they are the
 // handshake-era protocol's way to tell a client something outside a request.
@@ -113,6 +121,24 @@ pub const WAKE_LOGGER: &str = "toolsurface.wake";
 pub const MAX_PENDING_WAKES: usize = 256;
 /// The log level a session starts with: every notification is sent.
 pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Debug;
+
+/// Methods of protocol revisions this server does not speak, answered `-32601` by the
+/// framing ([`stdio::refusal`], which the HTTP gate shares) before rmcp sees them.
+pub const UNSPOKEN_METHODS: [&str; 1] = ["server/discover"];
+
+/// The `-32601` message for `method`: what was not found and what to send instead.
+pub fn unspoken_method_message(method: &str) -> String {
+    let versions: Vec<&str> =
+        ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .iter()
+            .map(ProtocolVersion::as_str)
+            .collect();
+    format!(
+        "method not found: {method} (this server speaks the handshake-era MCP revisions {}; \
+         send initialize)",
+        versions.join(", ")
+    )
+}
 
 /// Limits every MCP session of a server shares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +244,7 @@ impl McpServer {
             last_active: Mutex::new(Instant::now()),
             next_call: AtomicU64::new(1),
             ended: AtomicBool::new(false),
+            listed: AtomicBool::new(false),
         });
         state.spawn_wake_forwarder();
         Ok(McpSession { state })
@@ -243,6 +270,9 @@ struct SessionState {
     last_active: Mutex<Instant>,
     next_call: AtomicU64,
     ended: AtomicBool,
+    /// Whether this session asked for `tools/list`: a session that never did got its tools
+    /// elsewhere and was opened for one call (see [`unpromised_wake`]).
+    listed: AtomicBool,
 }
 
 impl Drop for SessionState {
@@ -479,6 +509,11 @@ impl McpSession {
         let result = results.into_iter().next().ok_or_else(|| {
             McpError::internal_error("the runtime returned no result for the call", None)
         })?;
+        let result = if state.listed.load(Ordering::SeqCst) {
+            result
+        } else {
+            unpromised_wake(result)
+        };
         Ok(to_call_tool_result(result))
     }
 }
@@ -518,6 +553,48 @@ impl Progress {
         // A client that went away gets no progress; the call itself still finishes.
         let _ = self.peer.notify_progress(param).await;
     }
+}
+
+/// What replaces the runtime's wake-up promise in a session that never listed the tools.
+pub const ONE_CALL_SESSION_NOTE: &str = "This MCP session never listed the tools, so it looks \
+     opened for this call alone: when it closes, the background session is killed and no \
+     wake-up can reach you. Hold one MCP session open across calls to keep background \
+     sessions running and hear when they end.";
+
+/// `result` without a wake-up promise the session cannot keep. A session that never asked
+/// for `tools/list` got its tools elsewhere and was opened for this one call (LangChain's
+/// `MultiServerMCPClient.get_tools()` tools open an MCP session per call, initialize, call,
+/// close): when it closes its conversation ends and its background sessions are killed, so
+/// "you will be woken when it exits" (shell leaving a command running, monitor_start) would
+/// be false. The promise goes (the runtime's `… you will be woken when it exits.` clause and
+/// `You will be woken …` lines) and [`ONE_CALL_SESSION_NOTE`] says what happens instead.
+/// Other results are returned unchanged.
+pub fn unpromised_wake(mut result: ToolResult) -> ToolResult {
+    const CLAUSE: &str = "; you will be woken when it exits.";
+    const LINE: &str = "You will be woken ";
+    // Only the runtime's own lines count: the command's output (from `Output:` on) is the
+    // command's, whatever it says.
+    let split = result
+        .text
+        .find("Output:\n")
+        .filter(|&i| i == 0 || result.text[..i].ends_with('\n'))
+        .unwrap_or(result.text.len());
+    let (head, output) = result.text.split_at(split);
+    let promised = head.contains(CLAUSE) || head.lines().any(|l| l.starts_with(LINE));
+    if !promised {
+        return result;
+    }
+    let head = head.replace(CLAUSE, ".");
+    let mut text = String::new();
+    for line in head.lines().filter(|l| !l.starts_with(LINE)) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(ONE_CALL_SESSION_NOTE);
+    text.push('\n');
+    text.push_str(output);
+    result.text = text;
+    result
 }
 
 /// A runtime result as an MCP tool result: the text as the first text block; the structured
@@ -647,6 +724,7 @@ impl ServerHandler for McpSession {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.state.touch();
+        self.state.listed.store(true, Ordering::SeqCst);
         let tools = self
             .tools()
             .map_err(|e| McpError::internal_error(e, None))?;
@@ -834,6 +912,108 @@ mod tests {
             text.starts_with("action=kill: unexpected field timeout_s"),
             "{text}"
         );
+    }
+
+    /// A stdio-like JSON-RPC client of an in-memory session (main × chat, rooted at `dir`).
+    async fn client(
+        dir: &std::path::Path,
+    ) -> impl AsyncFnMut(serde_json::Value) -> Option<serde_json::Value> {
+        use tokio::io::AsyncBufReadExt;
+        use tokio::io::AsyncWriteExt;
+
+        let config = crate::host::HostConfig::single_host(
+            "local",
+            dir,
+            crate::standard::Role::Main,
+            crate::standard::Family::Chat,
+        );
+        let session = McpServer::new(StandardHost::new(config).unwrap())
+            .open_session()
+            .unwrap();
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(async move {
+            let running = session.serve(tokio::io::split(server_end)).await.unwrap();
+            let _ = running.waiting().await;
+        });
+        let (read, mut write) = tokio::io::split(client_end);
+        let mut lines = tokio::io::BufReader::new(read).lines();
+        async move |v: serde_json::Value| {
+            write.write_all(format!("{v}\n").as_bytes()).await.unwrap();
+            v.get("id")?;
+            loop {
+                let line = lines.next_line().await.unwrap().unwrap();
+                let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+                if answer.get("id") == v.get("id") {
+                    return Some(answer);
+                }
+            }
+        }
+    }
+
+    /// The text of a `shell` call that leaves `sleep 30` running, in a session that listed
+    /// the tools first or not.
+    async fn background_shell_text(list_first: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut send = client(dir.path()).await;
+        send(
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},
+            "clientInfo":{"name":"t","version":"0"}}}),
+        )
+        .await;
+        send(serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        if list_first {
+            send(serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"})).await;
+        }
+        let call = send(
+            serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
+            "params":{"name":"shell","arguments":{"command":"sleep 30","yield_ms":250}}}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            call["result"]["structuredContent"]["running"], true,
+            "{call}"
+        );
+        call["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    #[tokio::test]
+    async fn a_session_that_never_listed_is_promised_no_wake_up() {
+        let listed = background_shell_text(true).await;
+        assert!(listed.contains("will be woken when it exits"), "{listed}");
+        assert!(!listed.contains(ONE_CALL_SESSION_NOTE), "{listed}");
+        let one_call = background_shell_text(false).await;
+        assert!(!one_call.contains("woken when"), "{one_call}");
+        assert!(one_call.contains(ONE_CALL_SESSION_NOTE), "{one_call}");
+        assert!(
+            one_call.contains("keeps running in the background"),
+            "{one_call}"
+        );
+    }
+
+    #[test]
+    fn the_command_output_is_never_rewritten() {
+        let result = |text: &str| ToolResult {
+            call_id: "1".into(),
+            is_error: false,
+            text: text.into(),
+            structured: None,
+            outcome: Outcome::Completed,
+        };
+        let echoed =
+            "Exit code: 0\nOutput:\nYou will be woken at 7; you will be woken when it exits.\n";
+        assert_eq!(unpromised_wake(result(echoed)).text, echoed);
+        let monitor = "Monitoring session 2 (pid 9) on host local: `make`.\n\
+                       You will be woken when it exits (watcher 1).\n\
+                       Read it with shell_session poll/wait; stop it with shell_session kill.";
+        let out = unpromised_wake(result(monitor)).text;
+        assert!(!out.contains("woken when"), "{out}");
+        assert!(out.contains(ONE_CALL_SESSION_NOTE), "{out}");
+        assert!(out.starts_with("Monitoring session 2"), "{out}");
     }
 
     #[test]

@@ -178,7 +178,9 @@ pub fn conforming_to(
     .unwrap();
     let mut validated = Vec::new();
     for (result, (_, name, arguments)) in results.iter().zip(batch) {
-        if result.is_error {
+        // An error result is checked when it carries structured output (a staged write:
+        // an error that still reports its declared shape).
+        if result.is_error && result.structured.is_none() {
             continue;
         }
         let Ok(checked) = checker.check(name, *arguments) else {

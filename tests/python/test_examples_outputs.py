@@ -199,9 +199,10 @@ async def _serve(tmp_path: Path, family: str, calls, config: Path | None = None)
     covered: set[str] = set()
     async with Client(params, read_timeout_seconds=GUARD_S) as client:
 
-        async def call(name: str, arguments: dict, action: str | None = None):
+        async def call(name: str, arguments: dict, action: str | None = None,
+                       is_error: bool = False):
             result = await client.call_tool(name, arguments)
-            assert result.is_error is False, (name, arguments, result.content)
+            assert result.is_error is is_error, (name, arguments, result.content)
             assert result.structured_content is not None, (name, arguments)
             covered.add(f"{name} {action}" if action else name)
             return result
@@ -219,7 +220,9 @@ def _files_and_framework_calls(tmp_path: Path):
         await call("read_file", {"path": "blob.bin"})
         await call("write_file", {"path": "new.txt", "content": "x\n"})
         (tmp_path / "unread.txt").write_text("mine\n")
-        staged = await call("write_file", {"path": "unread.txt", "content": "y\n"})
+        # Nothing written: an isError result that still carries its declared (staged) shape.
+        staged = await call("write_file", {"path": "unread.txt", "content": "y\n"},
+                            is_error=True)
         assert staged.structured_content["status"] == "staged"
         await call("file_edit", {"path": "new.txt", "old_text": "x", "new_text": "z"})
         await call(

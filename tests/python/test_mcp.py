@@ -309,7 +309,10 @@ def test_unread_existing_file_is_staged_with_a_confirm_token(
                 "write_file", {"path": "existing.txt", "content": "new\n"}
             )
             body = text(staged)
+            # An unwritten file is a failed write: isError, with the staged facts.
+            assert staged.is_error is True, body
             structured = staged.structured_content or {}
+            assert structured.get("status") == "staged", body
             token = structured.get("confirm_token")
             if token is None:
                 m = re.search(r"confirm_token\W+([A-Za-z0-9_-]+)", body)

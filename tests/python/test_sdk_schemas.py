@@ -125,8 +125,13 @@ def test_flat_root_and_limits(role, family, dialect):
         for path, node in walk(params):
             for banned in ("const", "$ref", "default", "oneOf", "anyOf", "allOf"):
                 assert banned not in node, f"{name}{path}: {banned}"
-            if node.get("type") in ("object", "OBJECT") and d != "gemini":
+            # Closed objects everywhere but Gemini's own dialect and the gemini family's MCP
+            # rendering (google-genai's MCP conversion crashes on additionalProperties).
+            open_objects = d == "gemini" or (d == "mcp" and family == "gemini")
+            if node.get("type") in ("object", "OBJECT") and not open_objects:
                 assert node.get("additionalProperties") is False, f"{name}{path}"
+            elif node.get("type") in ("object", "OBJECT"):
+                assert "additionalProperties" not in node, f"{name}{path}"
     assert len(set(names)) == len(names), "duplicate tool names"
 
 

@@ -75,7 +75,7 @@ fn tool_json(
                     .flatten(),
             ),
         Dialect::Gemini => gemini_tool(family, texts, name, desc)?,
-        Dialect::Mcp => mcp_tool(texts, family_sha256, name, desc)?,
+        Dialect::Mcp => mcp_tool(family, texts, family_sha256, name, desc)?,
     })
 }
 
@@ -157,6 +157,7 @@ fn gemini_tool(
 /// MCP: title, icons, output schema, trait-derived annotations and (when given) the
 /// family's hash in `_meta`.
 fn mcp_tool(
+    family: &Family,
     texts: &Texts<'_>,
     family_sha256: Option<&str>,
     name: Json,
@@ -169,10 +170,27 @@ fn mcp_tool(
         .with("title", Json::str(title.clone()))
         .with("description", desc)
         .with_opt("icons", t.icon.as_ref().map(extras::icons))
-        .with("inputSchema", schema::parameters(texts, Style::JsonSchema)?)
+        .with("inputSchema", schema::parameters(texts, mcp_style(family))?)
         .with_opt("outputSchema", extras::mcp_output_schema(t))
         .with("annotations", annotations(t).to_json(&title))
         .with_opt("_meta", family_sha256.map(|sha| extras::mcp_meta(t, sha))))
+}
+
+/// The `inputSchema` style of family F's MCP rendering, shaped for the client that family's
+/// models sit behind: a strict family publishes its strict-safe schema (every property
+/// required, optional ones nullable; `null` counts as absent), a fixed point of the strict
+/// converters MCP clients apply (openai-agents' `convert_schemas_to_strict`, LangChain's
+/// `convert_to_openai_tool(strict=True)`), which otherwise require every field without
+/// making it nullable; a gemini-dialect family leaves `additionalProperties` out
+/// (google-genai's MCP conversion refuses it); every other family the plain JSON Schema.
+fn mcp_style(family: &Family) -> Style {
+    if family.strict {
+        Style::Strict
+    } else if family.dialect == Dialect::Gemini {
+        Style::Open
+    } else {
+        Style::JsonSchema
+    }
 }
 
 /// The freeform declaration, when `tool` is published as a grammar tool in `family`

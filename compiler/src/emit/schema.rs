@@ -20,6 +20,10 @@ pub(crate) enum Style {
     /// Gemini's OpenAPI 3.0 subset: upper-case type names, no `additionalProperties`, no type
     /// arrays (an optional field is simply not required, so `nullable` is never needed).
     Gemini,
+    /// [`Style::JsonSchema`] without `additionalProperties`: the MCP rendering of a gemini
+    /// family, whose client (google-genai's MCP-to-Tool conversion) refuses the key. The
+    /// objects stay closed where it matters: `Call::parse` refuses unknown fields.
+    Open,
 }
 
 /// The rendered texts of one tool, looked up by the paths the IR uses.
@@ -178,7 +182,7 @@ fn object_schema_with(
         Some(Json::Arr(required))
     };
     let additional = match style {
-        Style::Gemini => None,
+        Style::Gemini | Style::Open => None,
         Style::JsonSchema | Style::Strict => Some(Json::Bool(false)),
     };
     head.with("properties", Json::Obj(properties))
@@ -189,7 +193,7 @@ fn object_schema_with(
 fn type_name(name: &str, style: Style) -> Json {
     match style {
         Style::Gemini => Json::str(name.to_ascii_uppercase()),
-        Style::JsonSchema | Style::Strict => Json::str(name),
+        Style::JsonSchema | Style::Strict | Style::Open => Json::str(name),
     }
 }
 

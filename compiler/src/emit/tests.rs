@@ -663,8 +663,24 @@ fn mcp_renders_for_any_family_with_trait_derived_annotations() {
             ]
         );
         assert_eq!(t["title"], "Shell session");
-        // Strictness never leaks into mcp: optional fields are plain types.
-        assert_eq!(t["inputSchema"]["properties"]["host_id"]["type"], "string");
+        // The input schema is shaped for the family's client: a strict family's strict-safe
+        // schema (optional fields nullable, all required), a gemini family's without
+        // `additionalProperties`, otherwise plain types.
+        let schema = &t["inputSchema"];
+        let optional = &schema["properties"]["host_id"]["type"];
+        let closed = schema.get("additionalProperties");
+        if f.strict {
+            assert_eq!(*optional, json!(["string", "null"]), "{}", f.name);
+            let required = schema["required"].as_array().unwrap().len();
+            assert_eq!(required, schema["properties"].as_object().unwrap().len());
+            assert_eq!(closed, Some(&json!(false)));
+        } else if f.dialect == Dialect::Gemini {
+            assert_eq!(*optional, "string");
+            assert_eq!(closed, None, "{}", f.name);
+        } else {
+            assert_eq!(*optional, "string");
+            assert_eq!(closed, Some(&json!(false)), "{}", f.name);
+        }
         // Not every action read-only; no destructive trait declared -> conservative.
         assert_eq!(
             t["annotations"],

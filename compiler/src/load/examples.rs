@@ -257,6 +257,10 @@ pub fn action_subject(tool: &Tool, action_ix: usize) -> String {
     }
 }
 
+/// The code of the `no-example` rule (lint reports it as its own finding, so the CLI's
+/// compile step before lint leaves it out).
+pub const NO_EXAMPLE: &str = "no-example";
+
 /// The `no-example` rule, declared once: a warning for every action (or plain tool) of `tools`
 /// without an example, at the action. `check` (through the facade's example validation) and
 /// `lint` both report exactly these.
@@ -267,7 +271,7 @@ pub fn missing_examples<'t>(tools: impl IntoIterator<Item = &'t Tool>) -> Vec<Di
             if action.examples.is_empty() {
                 d.push(
                     Diagnostic::warning(
-                        "no-example",
+                        NO_EXAMPLE,
                         Some(action.span),
                         format!("{} has no example", action_subject(tool, i)),
                     )

@@ -275,7 +275,11 @@ enum Settled {
 }
 
 /// The handler's result as the call's [`ToolResult`]: both kinds of refusal go back to the
-/// model; a fatal error ends the turn.
+/// model, and so does an output that did not do what was asked ([`ToolOutput::unapplied`]:
+/// a staged write), as an error result with its structured output; a fatal error ends the
+/// turn.
+///
+/// [`ToolOutput::unapplied`]: crate::call::ToolOutput::unapplied
 fn finish(
     call_id: String,
     display_name: &'static str,
@@ -285,7 +289,7 @@ fn finish(
     match result {
         Ok(output) => Ok(ToolResult {
             call_id,
-            is_error: false,
+            is_error: output.unapplied(),
             text: output.text,
             structured: output.structured,
             outcome,

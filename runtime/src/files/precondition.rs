@@ -418,7 +418,7 @@ fn staged_output(
     ToolOutput {
         text,
         structured: Some(json!({
-            "status": "staged",
+            "status": crate::call::STAGED_STATUS,
             "path": path,
             "device": scope.device,
             "reason": reason,

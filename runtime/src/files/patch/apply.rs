@@ -1,5 +1,6 @@
 //! One Update's hunks applied to a file's text, in two phases: locate every hunk (in order,
-//! each after the previous one, through four ever looser comparisons), then splice. Only
+//! each after the previous one, through four ever looser comparisons; a hunk anchored at the
+//! end of the file does not move the search on), then splice in file order. Only
 //! the lines a hunk removes or adds change: context lines keep the file's own characters
 //! and line ends, added lines take the file's usual line end, and a file that lacked a
 //! final newline keeps lacking it.
@@ -68,12 +69,23 @@ fn old_count(lines: &[HunkLine]) -> usize {
     lines.iter().filter(|l| l.old().is_some()).count()
 }
 
-/// Finds every hunk, each at or after the end of the previous one.
+/// Whether a hunk is placed by the end of the file rather than by the search: marked
+/// `*** End of File`, or a pure addition without an `@@` line (it goes at the end).
+fn anchored_at_end(chunk: &Chunk) -> bool {
+    chunk.end_of_file || (chunk.context.is_empty() && chunk.old_lines().is_empty())
+}
+
+/// Finds every hunk, each at or after the end of the previous one — except after a hunk
+/// anchored at the end of the file ([`anchored_at_end`]), which leaves the search where it
+/// was (another CLI applies "append at the end, then change an earlier line" this way). The
+/// hunks come back in file order; two that change the same lines are refused (their order
+/// would be a guess).
 fn locate_chunks<'c>(lines: &[&str], chunks: &'c [Chunk]) -> Result<Vec<Located<'c>>, HunkError> {
     let mut cursor = 0usize;
     let mut located = Vec::with_capacity(chunks.len());
     for (n, chunk) in chunks.iter().enumerate() {
         let hunk = n + 1;
+        let before = cursor;
         for context in &chunk.context {
             let Some(idx) = seek(lines, &[context.as_str()], cursor, false) else {
                 return Err(HunkError {
@@ -98,10 +110,42 @@ fn locate_chunks<'c>(lines: &[&str], chunks: &'c [Chunk]) -> Result<Vec<Located<
                 wanted: Some(chunk.old_lines().join("\n")),
             });
         };
-        cursor = found.start + old_count(found.lines);
-        located.push(found);
+        cursor = if anchored_at_end(chunk) {
+            before
+        } else {
+            found.start + old_count(found.lines)
+        };
+        located.push((hunk, found));
     }
-    Ok(located)
+    in_file_order(located)
+}
+
+/// The located hunks sorted by position (stable: hunks at one place keep the patch's
+/// order), or the error naming two hunks whose old lines overlap.
+fn in_file_order(mut located: Vec<(usize, Located<'_>)>) -> Result<Vec<Located<'_>>, HunkError> {
+    located.sort_by_key(|(_, found)| found.start);
+    for pair in located.windows(2) {
+        let ((first, a), (second, b)) = (&pair[0], &pair[1]);
+        let a_end = a.start + old_count(a.lines);
+        if b.start < a_end {
+            let (hunk, other) = if first > second {
+                (*first, *second)
+            } else {
+                (*second, *first)
+            };
+            return Err(HunkError {
+                hunk,
+                message: format!(
+                    "it changes lines that hunk {other} changes too (lines {}-{}); which goes \
+                     first is ambiguous: merge the two hunks into one",
+                    b.start + 1,
+                    a_end
+                ),
+                wanted: None,
+            });
+        }
+    }
+    Ok(located.into_iter().map(|(_, found)| found).collect())
 }
 
 /// Where one hunk applies, given the cursor after the previous hunk and its `@@` lines.

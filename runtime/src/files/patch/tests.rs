@@ -142,6 +142,80 @@ fn a_pure_addition_goes_below_its_context_line_or_at_the_end() {
     assert_eq!(apply_chunks("", &at_end), Ok("x\n".into()));
 }
 
+#[test]
+fn an_append_at_the_end_does_not_move_the_search_for_the_next_hunk() {
+    // Issue 29: append at the end, then change an earlier line.
+    let patch = "*** Begin Patch\n*** Update File: f\n@@\n+tail\n*** End of File\n@@\n-b\n+B\n*** End Patch";
+    let chunks = update_chunks(patch);
+    assert_eq!(
+        apply_chunks("a\nb\nc\n", &chunks),
+        Ok("a\nB\nc\ntail\n".into())
+    );
+    // Without the marker too (a pure addition without `@@` text goes at the end).
+    let unmarked = vec![
+        Chunk {
+            context: vec![],
+            lines: vec![add("tail")],
+            end_of_file: false,
+        },
+        Chunk {
+            context: vec![],
+            lines: vec![remove("a"), add("A")],
+            end_of_file: false,
+        },
+    ];
+    assert_eq!(apply_chunks("a\nb\n", &unmarked), Ok("A\nb\ntail\n".into()));
+    // Two appends keep the patch's order.
+    let two = vec![
+        Chunk {
+            context: vec![],
+            lines: vec![add("x")],
+            end_of_file: true,
+        },
+        Chunk {
+            context: vec![],
+            lines: vec![add("y")],
+            end_of_file: true,
+        },
+    ];
+    assert_eq!(apply_chunks("a\n", &two), Ok("a\nx\ny\n".into()));
+    // A hunk that is not anchored at the end still moves the search on.
+    let ordered = vec![
+        Chunk {
+            context: vec![],
+            lines: vec![remove("b"), add("B")],
+            end_of_file: false,
+        },
+        Chunk {
+            context: vec![],
+            lines: vec![remove("a"), add("A")],
+            end_of_file: false,
+        },
+    ];
+    let err = apply_chunks("a\nb\n", &ordered).unwrap_err();
+    assert_eq!(err.hunk, 2, "{err:?}");
+}
+
+#[test]
+fn two_hunks_changing_the_same_lines_are_refused_as_ambiguous() {
+    let chunks = vec![
+        Chunk {
+            context: vec![],
+            lines: vec![remove("c"), add("C")],
+            end_of_file: true,
+        },
+        Chunk {
+            context: vec![],
+            lines: vec![remove("c"), add("c2")],
+            end_of_file: false,
+        },
+    ];
+    let err = apply_chunks("a\nb\nc\n", &chunks).unwrap_err();
+    assert_eq!(err.hunk, 2);
+    assert!(err.message.contains("ambiguous"), "{}", err.message);
+    assert!(err.message.contains("hunk 1"), "{}", err.message);
+}
+
 /// runtime/tests/data/apply_patch_syntax.json is shared with the grammar test
 /// (tests/python/test_sdk_schemas.py): each case says whether the parser takes it, and
 /// whether the published Lark grammar does (with a note wherever the two differ).
