@@ -1,6 +1,7 @@
 //! One background process: spawning (PTY or pipes), the reader and waiter threads, signals
 //! to its process group, and reaping.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -16,6 +17,7 @@ use tokio::sync::watch;
 
 use super::buffer::OutputBuffer;
 use super::{WakeKind, WakeSink, WakeUp};
+use crate::sandbox::{HELPER_ARG, Launch};
 
 /// After the leader exits while another process holds its output open: how long to wait
 /// for end of output before settling for "nothing left to read".
@@ -197,6 +199,28 @@ pub struct Spawn<'a> {
     pub watchers: Vec<Watcher>,
     /// `-lc` for bash instead of `-c`.
     pub login: bool,
+    /// Directly or through the sandbox helper.
+    pub launch: &'a Launch,
+}
+
+impl Spawn<'_> {
+    /// The program to exec, its arguments and the extra environment: `shell -c command`,
+    /// behind `helper __sandbox-exec` when confined.
+    fn argv(&self) -> (&Path, Vec<&OsStr>, &[(String, String)]) {
+        let shell_args = [
+            self.shell.as_os_str(),
+            OsStr::new(login_flag(self.shell, self.login)),
+            OsStr::new(self.command),
+        ];
+        match self.launch {
+            Launch::Direct { .. } => (self.shell, shell_args[1..].to_vec(), &[]),
+            Launch::Helper { program, env } => {
+                let mut args = vec![OsStr::new(HELPER_ARG)];
+                args.extend(shell_args);
+                (program, args, env)
+            }
+        }
+    }
 }
 
 /// The environment every command gets (on top of the runtime's own).
@@ -662,10 +686,13 @@ fn spawn_pty(s: &Spawn<'_>) -> io::Result<Spawned> {
         .as_raw_fd()
         .ok_or_else(|| io::Error::other("no pty fd"))?;
     disable_onlcr(master_fd);
-    let mut cb = CommandBuilder::new(s.shell.as_os_str());
-    cb.arg(login_flag(s.shell, s.login));
-    cb.arg(s.command);
+    let (program, args, env) = s.argv();
+    let mut cb = CommandBuilder::new(program.as_os_str());
+    cb.args(args);
     cb.cwd(s.dir.as_os_str());
+    for (k, v) in env {
+        cb.env(k, v);
+    }
     for (k, v) in model_env(true) {
         if v.is_empty() {
             cb.env_remove(k);
@@ -715,9 +742,10 @@ fn kill_and_reap(mut child: Child) {
 
 fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
     let (reader, writer) = io::pipe()?;
-    let mut cmd = Command::new(s.shell);
-    cmd.arg(login_flag(s.shell, s.login))
-        .arg(s.command)
+    let (program, args, env) = s.argv();
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(s.dir)
         .stdin(Stdio::piped())
         .stdout(writer.try_clone()?)
