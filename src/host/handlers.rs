@@ -30,6 +30,7 @@ use toolsurface_runtime::memory;
 use toolsurface_runtime::memory::FactStore;
 use toolsurface_runtime::messages;
 use toolsurface_runtime::messages::MessageStore;
+use toolsurface_runtime::sandbox::Confinement;
 use toolsurface_runtime::shell;
 use toolsurface_runtime::shell::ShellHost;
 use toolsurface_runtime::workdirs;
@@ -44,6 +45,8 @@ pub struct Machine {
     pub(super) shell: ShellHost,
     pub(super) files: Arc<FileHost>,
     pub(super) workdirs: Arc<Mutex<Workdirs>>,
+    /// The conversation's sandbox on this host (None: the role is `full`).
+    pub(super) confinement: Option<Arc<Confinement>>,
 }
 
 impl Machine {
@@ -58,6 +61,11 @@ impl Machine {
 
     pub fn files(&self) -> &FileHost {
         &self.files
+    }
+
+    /// The conversation's sandbox on this host (None: unconfined).
+    pub fn confinement(&self) -> Option<&Arc<Confinement>> {
+        self.confinement.as_ref()
     }
 
     /// The folders declared on this host with set_workdirs.
@@ -232,14 +240,22 @@ impl standard::Handlers for StandardHandlers {
         ctx: &CallContext,
         req: workdirs::SetWorkdirsRequest,
     ) -> HandlerResult {
-        let state = self.machine(&ctx.host)?.workdirs.clone();
+        let machine = self.machine(&ctx.host)?;
+        let state = machine.workdirs.clone();
+        let confinement = machine.confinement.clone();
         let runtime = self.runtime.clone();
         let names = ctx.names;
         blocking("set_workdirs", move || {
             let mut workdirs = lock(&state);
             let result = workdirs.set_workdirs(&req, names);
-            // The runtime's list (what introspect workdirs shows) follows the family's.
-            runtime.set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());
+            // The runtime's list (what introspect workdirs shows) and the sandbox's
+            // writable roots follow the family's.
+            let declared: Vec<PathBuf> =
+                workdirs.declared().iter().map(|w| w.path.clone()).collect();
+            if let Some(c) = &confinement {
+                c.set_workdirs(declared.clone());
+            }
+            runtime.set_workdirs(declared);
             result
         })
         .await
