@@ -275,8 +275,18 @@ impl standard::Handlers for StandardHandlers {
     }
 
     async fn sql_query(&self, ctx: &CallContext, req: data::SqlQueryRequest) -> HandlerResult {
-        let root = self.machine(&ctx.host)?.root.clone();
-        blocking("sql_query", move || data::sql_query(&root, &req)).await
+        let machine = self.machine(&ctx.host)?;
+        let root = machine.root.clone();
+        match machine.confinement.clone() {
+            None => blocking("sql_query", move || data::sql_query(&root, &req)).await,
+            Some(c) => {
+                let check: data::DatabaseCheck = Arc::new(move |p| c.check_database(p));
+                blocking("sql_query", move || {
+                    data::sql_query_checked(&root, &req, check)
+                })
+                .await
+            }
+        }
     }
 
     async fn write_file(&self, ctx: &CallContext, req: files::WriteFile) -> HandlerResult {

@@ -221,9 +221,15 @@ impl StandardHost {
         // The config's role and family strings become the generated enums here, once for
         // the host (an unknown name is refused with a did-you-mean).
         let (role, family) = config.runtime.validate_names::<Names>()?;
-        let policy = config.sandbox.resolve(role);
-        check_enforceable(&policy, &config)?;
         let staging = config.staging_path();
+        let mut policy = config.sandbox.resolve(role);
+        if policy.is_confined() {
+            // The runtime's own stores, wherever they live, are never the model's to write.
+            policy
+                .protect
+                .extend([config.messages_path(), config.facts_path(), staging.clone()]);
+        }
+        check_enforceable(&policy, &config)?;
         let mut files = BTreeMap::new();
         for (name, host) in &config.runtime.hosts {
             let mut file_config = FileHostConfig::new(host.root.clone());
@@ -319,7 +325,7 @@ impl Conversation {
                 Arc::new(runtime.wake_sender()),
                 config.shell.clone(),
             );
-            let confinement = confine(shared, &shell, &host.root)?;
+            let confinement = confine(shared, &shell, files, &id, &host.root)?;
             let mut workdirs = Workdirs::new(host.root.clone());
             if shared.policy.is_confined() {
                 workdirs.set_bounds(Some(workdir_bounds(config)));
@@ -628,11 +634,13 @@ fn check_enforceable(policy: &Policy, config: &HostConfig) -> Result<(), HostErr
     }
 }
 
-/// One conversation's confinement on one host, and the shell confined by it (None under
-/// `full`).
+/// One conversation's confinement on one host, and its shell and file tools confined by
+/// it (None under `full`).
 fn confine(
     shared: &Shared,
     shell: &ShellHost,
+    files: &FileHost,
+    conversation: &str,
     root: &std::path::Path,
 ) -> Result<Option<Arc<Confinement>>, HostError> {
     if !shared.policy.is_confined() {
@@ -646,6 +654,7 @@ fn confine(
     .map(Arc::new)
     .map_err(|e| HostError::Sandbox(format!("cannot create the conversation's temp dir: {e}")))?;
     let _ = shell.confine(confinement.clone());
+    files.confine(conversation, confinement.clone());
     Ok(Some(confinement))
 }
 

@@ -104,20 +104,47 @@ pub struct Rules<'a> {
 /// network off the seccomp filter. An error means the restriction could not be made whole:
 /// the caller must not exec anything.
 pub fn restrict_self(abi: i32, rules: &Rules<'_>) -> io::Result<()> {
+    set_no_new_privs()?;
+    drop_dangerous_capabilities();
+    landlock(abi, rules, true)?;
+    if rules.network_off {
+        install_network_filter()?;
+    }
+    Ok(())
+}
+
+/// The file tools' kernel backstop: restricts the calling thread (only) to writing under
+/// `write` (read everywhere), for the one commit it then runs. The thread should end after.
+pub fn restrict_thread_writes(abi: i32, write: &[&Path]) -> io::Result<()> {
+    set_no_new_privs()?;
+    let rules = Rules {
+        write,
+        devices: &[],
+        network_off: false,
+    };
+    landlock(abi, &rules, false)
+}
+
+fn set_no_new_privs() -> io::Result<()> {
     // SAFETY: prctl(PR_SET_NO_NEW_PRIVS, 1) takes no pointers.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    drop_dangerous_capabilities();
+    Ok(())
+}
+
+/// Creates, fills and enforces the ruleset; `process` adds the network and scope rights
+/// (a helper about to exec), otherwise only the file system is handled.
+fn landlock(abi: i32, rules: &Rules<'_>, process: bool) -> io::Result<()> {
     let fs = fs_rights(abi);
     let attr = RulesetAttr {
         handled_access_fs: fs,
-        handled_access_net: if rules.network_off && abi >= 4 {
+        handled_access_net: if process && rules.network_off && abi >= 4 {
             NET_BIND_TCP | NET_CONNECT_TCP
         } else {
             0
         },
-        scoped: match (abi >= 6, rules.network_off) {
+        scoped: match (process && abi >= 6, rules.network_off) {
             (false, _) => 0,
             (true, false) => SCOPE_SIGNAL,
             (true, true) => SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET,
@@ -145,11 +172,7 @@ pub fn restrict_self(abi: i32, rules: &Rules<'_>) -> io::Result<()> {
     });
     // SAFETY: closing the ruleset fd we created.
     unsafe { libc::close(ruleset) };
-    result?;
-    if rules.network_off {
-        install_network_filter()?;
-    }
-    Ok(())
+    result
 }
 
 fn add_rules(ruleset: i32, abi: i32, rules: &Rules<'_>) -> io::Result<()> {

@@ -538,6 +538,164 @@ impl Confinement {
         }
     }
 
+    /// The file tools' refusal for a local write to `target` (absolute, its final symlink
+    /// already followed as the local backend does), or `Ok`. A refusal is terminal: the
+    /// caller stages nothing and issues no confirm_token.
+    pub fn check_write(&self, target: &Path) -> Result<(), String> {
+        match self.policy.profile {
+            Profile::Full => return Ok(()),
+            Profile::ReadOnly => {
+                return Err(format!(
+                    "refused — this role is read-only: {} was not written (nothing was \
+                     staged); ask the user for a role or sandbox that may write",
+                    target.display()
+                ));
+            }
+            Profile::WorkspaceWrite => {}
+        }
+        let roots = self.writable_roots();
+        let list = roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (canonical, existing) = resolve::canonical_target(target).map_err(|e| {
+            format!(
+                "refused — cannot resolve {}: {e}; nothing was written",
+                target.display()
+            )
+        })?;
+        let Some(root) = roots.iter().find(|r| canonical.starts_with(r)) else {
+            let via = if canonical != target {
+                format!(
+                    " (it resolves through a symlink to {})",
+                    canonical.display()
+                )
+            } else {
+                String::new()
+            };
+            return Err(format!(
+                "refused — {}{via} is outside this role's writable roots ({list}); write \
+                 inside a working folder, or ask the user to widen the sandbox; nothing was \
+                 written or staged",
+                target.display()
+            ));
+        };
+        // Confirmed by descriptor: the existing part re-opened beneath its root with no
+        // symlink or magic link on the way.
+        let rel = existing.strip_prefix(root).unwrap_or(Path::new(""));
+        resolve::open_beneath(root, rel).map_err(|e| {
+            format!(
+                "refused — {} changed while it was checked ({e}); nothing was written",
+                target.display()
+            )
+        })?;
+        for p in &self.policy.protect {
+            let protected = if p.is_absolute() {
+                p.clone()
+            } else {
+                root.join(p)
+            };
+            if canonical.starts_with(&protected) {
+                return Err(format!(
+                    "refused — {} is protected ({}: git hooks and config run outside the \
+                     sandbox, and the runtime's own stores are not the model's to write); \
+                     nothing was written",
+                    target.display(),
+                    p.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Where `sql_query` may open or ATTACH databases: the host root, the declared
+    /// workdirs, the extra roots and the temp dir (under every confined profile), never a
+    /// protected path (the runtime's own stores among them). `Ok` under `full`.
+    pub fn check_database(&self, path: &Path) -> Result<(), String> {
+        if !self.policy.is_confined() {
+            return Ok(());
+        }
+        let mut roots = vec![self.tmp.path().to_path_buf(), self.host_root.clone()];
+        roots.extend(
+            self.workdirs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .cloned(),
+        );
+        roots.extend(self.policy.extra_write.iter().cloned());
+        let roots: Vec<PathBuf> = roots
+            .into_iter()
+            .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
+            .collect();
+        let (canonical, _) = resolve::canonical_target(path)
+            .map_err(|e| format!("refused — cannot resolve {}: {e}", path.display()))?;
+        let Some(root) = roots.iter().find(|r| canonical.starts_with(r)) else {
+            return Err(format!(
+                "refused — {} is outside the folders this role's sql_query may open ({}); \
+                 copy the database into a working folder, or ask the user to widen the \
+                 sandbox",
+                canonical.display(),
+                roots
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        for p in &self.policy.protect {
+            let protected = if p.is_absolute() {
+                p.clone()
+            } else {
+                root.join(p)
+            };
+            let protected = std::fs::canonicalize(&protected).unwrap_or(protected);
+            if canonical.starts_with(&protected) {
+                return Err(format!(
+                    "refused — {} is protected ({}): the runtime's own stores are read \
+                     through their own tools",
+                    canonical.display(),
+                    p.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The refusal for a file tool's `device` argument (`write`: the call changes files).
+    pub fn check_device(&self, device: &str, write: bool) -> Result<(), String> {
+        if write && self.policy.profile == Profile::ReadOnly {
+            return Err(format!(
+                "refused — this role is read-only: nothing is written on {device} either"
+            ));
+        }
+        match (self.policy.devices, write) {
+            (Devices::None, _) => Err(format!(
+                "refused — this role's sandbox allows no remote devices (devices: none); \
+                 {device} was not contacted"
+            )),
+            (Devices::Read, true) => Err(format!(
+                "refused — this role's sandbox lets it read remote devices but not write \
+                 them (devices: read); nothing was written on {device}"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The roots a confined commit's thread may write (the kernel backstop), with `extra`
+    /// (the staging folder) added; `None` when there is nothing to restrict or the kernel
+    /// has no Landlock.
+    pub fn backstop(&self, extra: &Path) -> Option<(i32, Vec<PathBuf>)> {
+        if self.policy.profile != Profile::WorkspaceWrite {
+            return None;
+        }
+        let abi = kernel::landlock_abi().ok()?;
+        let mut roots = self.writable_roots();
+        roots.push(extra.to_path_buf());
+        Some((abi, roots))
+    }
+
     /// What `introspect sandbox` shows.
     pub fn describe(&self) -> serde_json::Value {
         let status = self.kernel();
