@@ -123,6 +123,18 @@ impl StandardHandlers {
         &self.machines
     }
 
+    /// Hands the bound host's sandbox (as it is now) to the runtime for `introspect
+    /// sandbox`; called when the conversation opens and after set_workdirs.
+    pub(super) fn report_sandbox(&self) {
+        let bound = self.runtime.bound_host();
+        let report = self
+            .machines
+            .get(&bound)
+            .and_then(|m| m.confinement.as_ref())
+            .map(|c| c.describe());
+        self.runtime.set_sandbox(report);
+    }
+
     /// `shell_session list` over every host: each host's own list, merged (rows carry their
     /// host; with several hosts the text groups them, so a model sees which host_id to name).
     async fn list_sessions(&self, ctx: &CallContext) -> HandlerResult {
@@ -256,6 +268,9 @@ impl standard::Handlers for StandardHandlers {
                 c.set_workdirs(declared.clone());
             }
             runtime.set_workdirs(declared);
+            if let Some(c) = &confinement {
+                runtime.set_sandbox(Some(c.describe()));
+            }
             result
         })
         .await

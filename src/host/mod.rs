@@ -351,6 +351,7 @@ impl Conversation {
         if !config.runtime.workdirs.is_empty() {
             declare_workdirs(&handlers, config)?;
         }
+        handlers.report_sandbox();
         Ok(Conversation {
             id,
             runtime,

@@ -203,9 +203,11 @@ impl Policy {
             ),
             Profile::WorkspaceWrite => format!(
                 "Sandbox: workspace-write — files may be read anywhere and written only \
-                 inside the working folders and $TMPDIR ({} protected); network is {}.",
+                 inside the working folders and $TMPDIR ({} and the runtime's own stores \
+                 protected); network is {}.",
                 self.protect
                     .iter()
+                    .filter(|p| p.is_relative())
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", "),
@@ -701,11 +703,7 @@ impl Confinement {
         let status = self.kernel();
         json!({
             "profile": self.policy.profile.as_str(),
-            "writable_roots": if self.policy.is_confined() {
-                json!(self.writable_roots())
-            } else {
-                json!("everything")
-            },
+            "writable_roots": self.writable_roots(),
             "protected": self.policy.protect,
             "protected_in_shell": false,
             "network": on_off(self.policy.network),
