@@ -31,9 +31,9 @@ fn ctx() -> CallContext {
     }
 }
 
-fn host(root: &std::path::Path, helper: &PathBuf, confined: bool) -> ShellHost {
+fn host(root: &std::path::Path, helper: &std::path::Path, confined: bool) -> ShellHost {
     let config = ShellConfig {
-        sandbox_helper: Some(helper.clone()),
+        sandbox_helper: Some(helper.to_path_buf()),
         ..ShellConfig::default()
     };
     let host = ShellHost::with_config(
@@ -45,7 +45,7 @@ fn host(root: &std::path::Path, helper: &PathBuf, confined: bool) -> ShellHost {
     );
     if confined {
         let policy = Policy::of(Profile::WorkspaceWrite);
-        let c = Confinement::new(policy, root, Some(helper.clone())).unwrap();
+        let c = Confinement::new(policy, root, Some(helper.to_path_buf())).unwrap();
         host.confine(Arc::new(c)).unwrap();
     }
     host
@@ -89,7 +89,10 @@ fn main() {
     };
     let helper = PathBuf::from(env!("CARGO_BIN_EXE_toolsurface"));
     let status = kernel_status(Some(&helper));
-    assert!(status.can_enforce(), "the sandbox cannot be enforced here: {status:?}");
+    assert!(
+        status.can_enforce(),
+        "the sandbox cannot be enforced here: {status:?}"
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

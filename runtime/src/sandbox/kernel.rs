@@ -104,13 +104,41 @@ pub struct Rules<'a> {
 /// network off the seccomp filter. An error means the restriction could not be made whole:
 /// the caller must not exec anything.
 pub fn restrict_self(abi: i32, rules: &Rules<'_>) -> io::Result<()> {
-    set_no_new_privs()?;
-    drop_dangerous_capabilities();
-    landlock(abi, rules, true)?;
-    if rules.network_off {
-        install_network_filter()?;
+    prepare(abi, rules)?.apply()
+}
+
+/// A restriction built in advance (the Landlock ruleset filled, the seccomp program
+/// assembled), so that applying it — [`Prepared::apply`] — is a handful of raw syscalls
+/// that allocate nothing: safe in a `pre_exec` closure between fork and exec.
+pub struct Prepared {
+    ruleset: std::os::fd::OwnedFd,
+    filter: Option<Vec<libc::sock_filter>>,
+}
+
+/// Builds the helper's restriction for `rules` without applying it.
+pub fn prepare(abi: i32, rules: &Rules<'_>) -> io::Result<Prepared> {
+    Ok(Prepared {
+        ruleset: ruleset(abi, rules, true)?,
+        filter: rules.network_off.then(network_filter),
+    })
+}
+
+impl Prepared {
+    /// no_new_privs, the capability drop, Landlock, then the network filter, on the
+    /// calling thread (and what it execs). Allocation-free.
+    pub fn apply(&self) -> io::Result<()> {
+        set_no_new_privs()?;
+        drop_dangerous_capabilities();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.ruleset);
+        // SAFETY: restrict_self on the ruleset fd we own; flags 0.
+        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if let Some(filter) = &self.filter {
+            install_filter(filter)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The file tools' kernel backstop: restricts the calling thread (only) to writing under
@@ -122,7 +150,13 @@ pub fn restrict_thread_writes(abi: i32, write: &[&Path]) -> io::Result<()> {
         devices: &[],
         network_off: false,
     };
-    landlock(abi, &rules, false)
+    let ruleset = ruleset(abi, &rules, false)?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&ruleset);
+    // SAFETY: restrict_self on the ruleset fd we own; flags 0.
+    if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 fn set_no_new_privs() -> io::Result<()> {
@@ -133,9 +167,10 @@ fn set_no_new_privs() -> io::Result<()> {
     Ok(())
 }
 
-/// Creates, fills and enforces the ruleset; `process` adds the network and scope rights
-/// (a helper about to exec), otherwise only the file system is handled.
-fn landlock(abi: i32, rules: &Rules<'_>, process: bool) -> io::Result<()> {
+/// Creates and fills the ruleset; `process` adds the network and scope rights (a shell
+/// child), otherwise only the file system is handled.
+fn ruleset(abi: i32, rules: &Rules<'_>, process: bool) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
     let fs = fs_rights(abi);
     let attr = RulesetAttr {
         handled_access_fs: fs,
@@ -151,7 +186,7 @@ fn landlock(abi: i32, rules: &Rules<'_>, process: bool) -> io::Result<()> {
         },
     };
     // SAFETY: a valid attr of the size passed; the kernel zero-extends older layouts.
-    let ruleset = unsafe {
+    let fd = unsafe {
         libc::syscall(
             libc::SYS_landlock_create_ruleset,
             &attr as *const RulesetAttr,
@@ -159,20 +194,14 @@ fn landlock(abi: i32, rules: &Rules<'_>, process: bool) -> io::Result<()> {
             0u32,
         )
     };
-    if ruleset < 0 {
+    if fd < 0 {
         return Err(io::Error::last_os_error());
     }
-    let ruleset = i32::try_from(ruleset).map_err(io::Error::other)?;
-    let result = add_rules(ruleset, abi, rules).and_then(|()| {
-        // SAFETY: restrict_self on the ruleset fd we own; flags 0.
-        if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
-    });
-    // SAFETY: closing the ruleset fd we created.
-    unsafe { libc::close(ruleset) };
-    result
+    // SAFETY: the kernel just gave us this descriptor (O_CLOEXEC by default).
+    let ruleset =
+        unsafe { std::os::fd::OwnedFd::from_raw_fd(i32::try_from(fd).map_err(io::Error::other)?) };
+    add_rules(std::os::fd::AsRawFd::as_raw_fd(&ruleset), abi, rules)?;
+    Ok(ruleset)
 }
 
 fn add_rules(ruleset: i32, abi: i32, rules: &Rules<'_>) -> io::Result<()> {
@@ -314,11 +343,10 @@ pub fn network_filter() -> Vec<libc::sock_filter> {
     p
 }
 
-fn install_network_filter() -> io::Result<()> {
-    let mut filter = network_filter();
+fn install_filter(filter: &[libc::sock_filter]) -> io::Result<()> {
     let prog = libc::sock_fprog {
-        len: u16::try_from(filter.len()).map_err(io::Error::other)?,
-        filter: filter.as_mut_ptr(),
+        len: filter.len() as u16,
+        filter: filter.as_ptr() as *mut libc::sock_filter,
     };
     // SAFETY: a valid program that outlives the call; no_new_privs is already set.
     let r = unsafe {

@@ -7,9 +7,11 @@
 //!
 //! # The helper
 //!
-//! portable-pty has no `pre_exec`, so confinement is applied by a program: the shell family
-//! spawns `<helper> __sandbox-exec <shell> -c <command>` with the policy as JSON in
-//! [`POLICY_ENV`] (not argv; the helper removes it before exec). The helper sets
+//! portable-pty has no `pre_exec`, so on a PTY confinement is applied by a program: the
+//! shell family spawns `<helper> __sandbox-exec <shell> -c <command>` with the policy as
+//! JSON in [`POLICY_ENV`] (not argv; the helper removes it before exec). On pipes the same
+//! restriction ([`kernel::Prepared`], built before the fork) is applied in `pre_exec`, one
+//! exec fewer. Either way the child sets
 //! no_new_privs, drops dangerous capabilities from the bounding set, restricts itself with
 //! Landlock (read+execute everywhere, everything under the writable roots, the terminal
 //! devices usable, signals to processes outside the sandbox refused) and with the network
@@ -356,6 +358,21 @@ impl HelperPolicy {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// The restriction, built now (Landlock ruleset filled, seccomp program assembled) for
+    /// [`kernel::Prepared::apply`] to enforce later without allocating.
+    pub fn prepare(&self) -> io::Result<kernel::Prepared> {
+        let abi = kernel::landlock_abi().map_err(io::Error::other)?;
+        let write: Vec<&Path> = self.write.iter().map(PathBuf::as_path).collect();
+        kernel::prepare(
+            abi,
+            &kernel::Rules {
+                write: &write,
+                devices: &DEVICES,
+                network_off: !self.network,
+            },
+        )
+    }
 }
 
 /// The helper: `args` are the program and its arguments, the policy is in [`POLICY_ENV`].
@@ -377,20 +394,7 @@ pub fn helper_main(args: Vec<OsString>) -> i32 {
             return 126;
         }
     };
-    let applied = kernel::landlock_abi()
-        .map_err(io::Error::other)
-        .and_then(|abi| {
-            let write: Vec<&Path> = policy.write.iter().map(PathBuf::as_path).collect();
-            kernel::restrict_self(
-                abi,
-                &kernel::Rules {
-                    write: &write,
-                    devices: &DEVICES,
-                    network_off: !policy.network,
-                },
-            )
-        });
-    if let Err(e) = applied {
+    if let Err(e) = policy.prepare().and_then(|p| p.apply()) {
         eprintln!("toolsurface sandbox: the sandbox could not be applied ({e}); nothing was run");
         return 126;
     }
@@ -417,10 +421,14 @@ pub fn helper_main(args: Vec<OsString>) -> i32 {
 pub enum Launch {
     /// Directly (profile `full`, or `warn` without kernel support: then `note` says so).
     Direct { note: Option<String> },
-    /// Through the helper, with these extra environment variables.
+    /// Confined under `policy`: on a PTY through the helper `program` (the policy in
+    /// [`POLICY_ENV`]); on pipes in the forked child itself (the same restriction,
+    /// prepared before the fork, applied in `pre_exec`: one exec fewer). `env` is what
+    /// the command gets on top ($TMPDIR, $TMPPREFIX).
     Helper {
         program: PathBuf,
         env: Vec<(String, String)>,
+        policy: HelperPolicy,
     },
 }
 
@@ -510,15 +518,13 @@ impl Confinement {
             ("TMPPREFIX".to_owned(), format!("{tmp}/zsh")),
         ];
         if let (Some(program), None) = (&status.helper, &status.problem) {
-            let helper = HelperPolicy {
-                write: self.writable_roots(),
-                network: self.policy.network,
-            };
-            let mut env = tmp_env;
-            env.push((POLICY_ENV.to_owned(), helper.to_json()));
             return Ok(Launch::Helper {
                 program: program.clone(),
-                env,
+                env: tmp_env,
+                policy: HelperPolicy {
+                    write: self.writable_roots(),
+                    network: self.policy.network,
+                },
             });
         }
         let problem = status
