@@ -169,15 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             host.family(),
             tools.len()
         );
-        eprintln!(
-            "toolsurface serve: {}{}",
-            host.sandbox_policy().sentence(),
-            if args.sandbox.as_deref() == Some("full") {
-                " (--sandbox full: the role's policy and the host's ceiling are overridden)"
-            } else {
-                ""
-            }
-        );
+        log_sandbox(host, args.sandbox.as_deref() == Some("full"));
         match &args.http {
             None => {
                 eprintln!("toolsurface serve: MCP on stdio");
@@ -214,6 +206,28 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     // Background sessions die with the host; reader threads get a moment, not forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status
+}
+
+/// The sandbox line of the startup log: the policy in one sentence, the override, and a
+/// warning when the shell runs unconfined (enforcement warn on a kernel that cannot).
+fn log_sandbox(host: &StandardHost, full_override: bool) {
+    let policy = host.sandbox_policy();
+    eprintln!(
+        "toolsurface serve: {}{}",
+        policy.sentence(),
+        if full_override {
+            " (--sandbox full: the role's policy and the host's ceiling are overridden)"
+        } else {
+            ""
+        }
+    );
+    let status = toolsurface_runtime::sandbox::kernel_status(None);
+    if let (true, Some(problem)) = (policy.is_confined(), status.problem) {
+        eprintln!(
+            "toolsurface serve: warning: shell commands run UNCONFINED ({problem}); \
+             enforcement is warn — set sandbox.enforcement: required to refuse instead"
+        );
+    }
 }
 
 /// The host config: the config file (if any), then the flags over it.

@@ -258,7 +258,7 @@ impl<N: SurfaceNames> Runtime<N> {
         }
         if report["profile"] != "full" {
             text.push_str(&format!(
-                "\nnetwork {}, devices {}, enforcement {}, Landlock ABI {}; shell {}",
+                "\nnetwork {}, devices {}, enforcement {}, Landlock ABI {}; spawned commands {}",
                 report["network"].as_str().unwrap_or("?"),
                 report["devices"].as_str().unwrap_or("?"),
                 report["enforcement"].as_str().unwrap_or("?"),

@@ -199,8 +199,8 @@ impl Policy {
         match self.profile {
             Profile::Full => "Sandbox: full — tools are not confined.".to_owned(),
             Profile::ReadOnly => format!(
-                "Sandbox: read-only — files may be read anywhere but not written (the shell \
-                 may write only its private temp dir, $TMPDIR); network is {}.",
+                "Sandbox: read-only — files may be read anywhere but not written (commands \
+                 may write only their private temp dir, $TMPDIR); network is {}.",
                 on_off(self.network)
             ),
             Profile::WorkspaceWrite => format!(
@@ -276,7 +276,7 @@ fn find_helper() -> Result<PathBuf, String> {
     Err(format!(
         "no sandbox helper found (looked for {HELPER_BIN} and {CLI_BIN} next to {}); \
          build it (cargo build -p toolsurface-runtime --bin {HELPER_BIN}) or name one \
-         with {HELPER_ENV} or the shell config's sandbox_helper",
+         with {HELPER_ENV} or the sandbox_helper setting",
         exe.display()
     ))
 }
@@ -641,7 +641,7 @@ impl Confinement {
             .map_err(|e| format!("refused — cannot resolve {}: {e}", path.display()))?;
         let Some(root) = roots.iter().find(|r| canonical.starts_with(r)) else {
             return Err(format!(
-                "refused — {} is outside the folders this role's sql_query may open ({}); \
+                "refused — {} is outside the folders this role may open databases in ({}); \
                  copy the database into a working folder, or ask the user to widen the \
                  sandbox",
                 canonical.display(),
@@ -698,6 +698,8 @@ impl Confinement {
         if self.policy.profile != Profile::WorkspaceWrite {
             return None;
         }
+        // A rule needs the folder to exist; staging creates it (0700) anyway.
+        let _ = std::fs::create_dir_all(extra);
         let abi = kernel::landlock_abi().ok()?;
         let mut roots = self.writable_roots();
         roots.push(extra.to_path_buf());
