@@ -356,3 +356,55 @@ fn sql_query_refuses_outside_databases_and_attach() {
         }
     }
 }
+
+/// `devices` is checked where a `device` argument exists, before any ssh: none refuses
+/// reads, read refuses writes, read-only refuses writes whatever `devices` says.
+#[tokio::test]
+async fn the_device_argument_obeys_devices() {
+    use toolsurface_runtime::files::ReadFile;
+    use toolsurface_runtime::sandbox::Devices;
+    let cases = [
+        (Profile::WorkspaceWrite, Devices::None, true, true),
+        (Profile::WorkspaceWrite, Devices::Read, false, true),
+        (Profile::ReadOnly, Devices::ReadWrite, false, true),
+    ];
+    for (profile, devices, read_refused, write_refused) in cases {
+        let f = fixture(profile);
+        let mut policy = Policy::of(profile);
+        policy.devices = devices;
+        let c = Arc::new(Confinement::new(policy, &f.proj, None).unwrap());
+        f.files.confine(CONV, c);
+        let read = ReadFile {
+            path: "/etc/hostname".into(),
+            device: Some("nosuchhost.invalid".into()),
+            ..Default::default()
+        };
+        let before = f.files.ssh_spawn_count();
+        let r = f.files.read_file(CONV, &ctx(), read).await;
+        let refused = matches!(&r, Err(ToolError::Model(m)) if m.contains("refused"));
+        assert_eq!(refused, read_refused, "{profile:?} {devices:?} read: {r:?}");
+        if refused {
+            assert_eq!(
+                f.files.ssh_spawn_count(),
+                before,
+                "a refused read started ssh"
+            );
+        }
+        let w = WriteFile {
+            device: Some("nosuchhost.invalid".into()),
+            ..write("/tmp/x")
+        };
+        let before = f.files.ssh_spawn_count();
+        let r = f.files.write_file(CONV, &ctx(), w).await;
+        let refused = matches!(&r, Err(ToolError::Model(m)) if m.contains("refused"));
+        assert_eq!(
+            refused, write_refused,
+            "{profile:?} {devices:?} write: {r:?}"
+        );
+        assert_eq!(
+            f.files.ssh_spawn_count(),
+            before,
+            "a refused write started ssh"
+        );
+    }
+}

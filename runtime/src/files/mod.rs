@@ -18,6 +18,11 @@
 //! locally (with a confirm_token) and to `${TMPDIR:-/tmp}/toolsurface-staged.XXXXXX/` on a
 //! device (no token: there, expected_sha256 / overwrite are the preconditions).
 //!
+//! A conversation confined with [`FileHost::confine`] writes only where its sandbox allows.
+//! The check runs on the resolved target ([`crate::sandbox::Confinement::check_write`]). The
+//! local commit then runs on a Landlock-restricted thread. A refusal is terminal: nothing is
+//! staged and no token is issued. `device` calls obey the policy's `devices`.
+//!
 //! A file_edit is two round trips (read, then compare-and-swap); every other operation is
 //! one. The remote command goes through the login shell of the account (`sh -c '<script>'`
 //! with single-quoted arguments), so a slow shell rc file on the server slows every

@@ -71,6 +71,16 @@
 //! for input too: input a terminal has no room for (a raw-mode process that does not
 //! read) fails after 5 s instead of hanging the call.
 //!
+//! # Sandbox
+//!
+//! A host confined with [`ShellHost::confine`] runs every command under its
+//! [`crate::sandbox::Confinement`]'s policy, with the writable roots as they are at spawn
+//! time (a running session keeps its roots). On a PTY the command goes through the re-exec
+//! helper. On pipes the restriction, built before the fork, is applied in the child.
+//! `TMPDIR` and `TMPPREFIX` point at the confinement's private temp dir. When the kernel
+//! cannot enforce: under `required` the call is refused and nothing runs; under `warn` it
+//! runs, and the result says it ran UNCONFINED.
+//!
 //! # Wake-ups
 //!
 //! [`WakeSink`] is this module's contract with the runtime core (`wake(WakeUp)`, the core's
