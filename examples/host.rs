@@ -114,6 +114,9 @@ fn print_results(calls: &[ModelToolCall], results: &[toolsurface::runtime::ToolR
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // This binary is its own shell sandbox helper (`host __sandbox-exec …` never returns);
+    // see README "Sandbox".
+    toolsurface::runtime::sandbox::serve_helper_from_main();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--replies") {
         return print_replies().await;

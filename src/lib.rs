@@ -44,6 +44,15 @@ pub mod runtime {
     };
     pub use toolsurface_runtime::memory::FactStore;
     pub use toolsurface_runtime::messages::{ImportReport, MessageStore, import_jsonl};
+    /// The sandbox a host's roles run under (policy types for `HostConfig::sandbox`), and
+    /// the helper: a host binary calls [`sandbox::serve_helper_from_main`] first thing in
+    /// `main` to be its own shell sandbox helper.
+    pub mod sandbox {
+        pub use toolsurface_runtime::sandbox::{
+            Devices, Enforcement, HELPER_ARG, KernelStatus, Policy, Profile, kernel_status,
+            serve_helper_from_main,
+        };
+    }
 }
 
 /// The standard surface compiled from `tool-defs/` by build.rs: `Role`, `Family`, `Call`

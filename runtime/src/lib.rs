@@ -9,6 +9,7 @@ pub mod grep;
 pub mod memory;
 pub mod messages;
 pub mod registry;
+pub mod sandbox;
 pub mod shell;
 pub mod workdirs;
 

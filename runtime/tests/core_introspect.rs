@@ -241,7 +241,7 @@ fn an_unknown_target_lists_the_valid_ones_with_a_suggestion() {
     assert_eq!(
         model_error(rt.introspect("tols")),
         "unknown target \"tols\" (did you mean tools?); valid targets: \
-         tools, skills, hosts, workdirs, llm, llm:<provider>, models"
+         tools, skills, hosts, workdirs, llm, llm:<provider>, models, sandbox"
     );
     let text = model_error(rt.introspect("get_current_time"));
     for target in IntrospectTarget::ALL {

@@ -23,7 +23,9 @@ pub const DEFAULT_HOST: &str = "local";
 Config file (YAML or JSON; every key optional): the runtime config — hosts ({name: {root,
 description?}}), bound_host, workdirs, stores ({messages, memory, staging}), limits,
 ssh_config, llm (providers introspect reports, secrets redacted) — plus state_dir,
-conversation and mcp (token_file and the limits below). Flags override the file. Without hosts, one host `local` rooted
+conversation, mcp (token_file and the limits below) and sandbox (ceiling, network,
+devices, enforcement, workdir_bounds, extra_write, protect: it only tightens the role's
+policy; see README \"Sandbox\"). Flags override the file. Without hosts, one host `local` rooted
 at --workdir (default: the current directory); with hosts, --workdir sets the bound host's
 root.
 
@@ -101,10 +103,15 @@ pub struct Args {
     /// Shell sessions per conversation and host [default: 64].
     #[arg(long, value_name = "N")]
     pub max_background_sessions: Option<usize>,
+    /// Sandbox profile: `read-only` or `workspace-write` tighten the role's (a ceiling);
+    /// `full` is the one way past the role's policy and the host config's ceiling
+    /// (logged).
+    #[arg(long, value_name = "PROFILE")]
+    pub sandbox: Option<String>,
 }
 
 /// The facade-only keys a config file may carry besides the runtime config's.
-const FACADE_KEYS: [&str; 3] = ["state_dir", "conversation", "mcp"];
+const FACADE_KEYS: [&str; 4] = ["state_dir", "conversation", "mcp", "sandbox"];
 
 /// The environment variable naming the token file.
 pub const TOKEN_FILE_ENV: &str = "TOOLSURFACE_TOKEN_FILE";
@@ -162,6 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             host.family(),
             tools.len()
         );
+        log_sandbox(host, args.sandbox.as_deref() == Some("full"));
         match &args.http {
             None => {
                 eprintln!("toolsurface serve: MCP on stdio");
@@ -198,6 +206,28 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     // Background sessions die with the host; reader threads get a moment, not forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     status
+}
+
+/// The sandbox line of the startup log: the policy in one sentence, the override, and a
+/// warning when the shell runs unconfined (enforcement warn on a kernel that cannot).
+fn log_sandbox(host: &StandardHost, full_override: bool) {
+    let policy = host.sandbox_policy();
+    eprintln!(
+        "toolsurface serve: {}{}",
+        policy.sentence(),
+        if full_override {
+            " (--sandbox full: the role's policy and the host's ceiling are overridden)"
+        } else {
+            ""
+        }
+    );
+    let status = toolsurface_runtime::sandbox::kernel_status(None);
+    if let (true, Some(problem)) = (policy.is_confined(), status.problem) {
+        eprintln!(
+            "toolsurface serve: warning: shell commands run UNCONFINED ({problem}); \
+             enforcement is warn — set sandbox.enforcement: required to refuse instead"
+        );
+    }
 }
 
 /// The host config: the config file (if any), then the flags over it.
@@ -293,8 +323,38 @@ pub fn settings(args: &Args) -> Result<(HostConfig, ServeSettings), String> {
     {
         config.shell.max_sessions = positive("max_background_sessions", n)?;
     }
+    config.sandbox = sandbox_config(args, facade.get("sandbox"))?;
     let serving = serve_settings(args, keys)?;
     Ok((config, serving))
+}
+
+/// The config's `sandbox:` section with `--sandbox` over it; `serve --http` on a
+/// non-loopback address requires enforcement unless the section says otherwise.
+fn sandbox_config(
+    args: &Args,
+    section: Option<&serde_json::Value>,
+) -> Result<crate::host::SandboxConfig, String> {
+    use toolsurface_runtime::sandbox::{Enforcement, Profile};
+    let mut sandbox: crate::host::SandboxConfig = match section {
+        None => Default::default(),
+        Some(v) => {
+            serde_json::from_value(v.clone()).map_err(|e| format!("config key sandbox: {e}"))?
+        }
+    };
+    match args.sandbox.as_deref().map(Profile::parse).transpose()? {
+        Some(Profile::Full) => sandbox.full_override = true,
+        Some(p) => sandbox.ceiling = Some(sandbox.ceiling.map_or(p, |c| c.min(p))),
+        None => {}
+    }
+    let remote = args.http.as_deref().is_some_and(|a| {
+        http_addr(a)
+            .parse::<std::net::SocketAddr>()
+            .map_or(true, |s| !s.ip().is_loopback())
+    });
+    if remote && sandbox.enforcement.is_none() {
+        sandbox.enforcement = Some(Enforcement::Required);
+    }
+    Ok(sandbox)
 }
 
 fn positive(what: &str, n: usize) -> Result<usize, String> {
@@ -414,6 +474,7 @@ mod tests {
             idle_timeout_s: None,
             max_calls_per_session: None,
             max_background_sessions: None,
+            sandbox: None,
         }
     }
 
@@ -507,6 +568,41 @@ mod tests {
         a.workdir = Some(dir.path().to_path_buf());
         a.token_file = Some(token);
         assert!(settings(&a).unwrap_err().contains("is empty"));
+    }
+
+    #[test]
+    fn sandbox_flags_and_section() {
+        use toolsurface_runtime::sandbox::{Enforcement, Profile};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("serve.yaml");
+        std::fs::write(
+            &file,
+            "sandbox:\n  ceiling: workspace-write\n  workdir_bounds: [/srv]\n",
+        )
+        .unwrap();
+        let mut a = args("main");
+        a.workdir = Some(dir.path().to_path_buf());
+        a.config = Some(file);
+        let c = host_config(&a).unwrap();
+        assert_eq!(c.sandbox.ceiling, Some(Profile::WorkspaceWrite));
+        assert_eq!(c.sandbox.enforcement, None, "stdio: the default (warn)");
+        a.sandbox = Some("read-only".into());
+        assert_eq!(
+            host_config(&a).unwrap().sandbox.ceiling,
+            Some(Profile::ReadOnly)
+        );
+        a.sandbox = Some("full".into());
+        assert!(host_config(&a).unwrap().sandbox.full_override);
+        a.sandbox = Some("open".into());
+        assert!(host_config(&a).unwrap_err().contains("workspace-write"));
+        a.sandbox = None;
+        a.http = Some("0.0.0.0:0".into());
+        assert_eq!(
+            host_config(&a).unwrap().sandbox.enforcement,
+            Some(Enforcement::Required)
+        );
+        a.http = Some("8765".into());
+        assert_eq!(host_config(&a).unwrap().sandbox.enforcement, None);
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub struct HostConfig {
     pub shell: ShellConfig,
     /// The `ssh` program remote files use.
     pub ssh_program: PathBuf,
+    /// The sandbox section: ceiling, enforcement, workdir bounds, extra writable roots
+    /// (it only tightens the role's policy; see [`super::sandbox`]).
+    pub sandbox: super::SandboxConfig,
 }
 
 impl HostConfig {
@@ -52,6 +55,7 @@ impl HostConfig {
             conversation: DEFAULT_CONVERSATION.to_owned(),
             shell: ShellConfig::default(),
             ssh_program: PathBuf::from("ssh"),
+            sandbox: super::SandboxConfig::default(),
         }
     }
 
@@ -149,6 +153,8 @@ pub enum HostError {
     Files { host: String, message: String },
     /// Declaring the configured workdirs failed.
     Workdirs(String),
+    /// The role's sandbox cannot be enforced and enforcement is required.
+    Sandbox(String),
 }
 
 impl fmt::Display for HostError {
@@ -158,6 +164,7 @@ impl fmt::Display for HostError {
             HostError::Store { what, message } => write!(f, "{what}: {message}"),
             HostError::Files { host, message } => write!(f, "host {host}: {message}"),
             HostError::Workdirs(m) => write!(f, "configured workdirs: {m}"),
+            HostError::Sandbox(m) => write!(f, "sandbox: {m}"),
         }
     }
 }

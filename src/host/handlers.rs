@@ -30,6 +30,7 @@ use toolsurface_runtime::memory;
 use toolsurface_runtime::memory::FactStore;
 use toolsurface_runtime::messages;
 use toolsurface_runtime::messages::MessageStore;
+use toolsurface_runtime::sandbox::Confinement;
 use toolsurface_runtime::shell;
 use toolsurface_runtime::shell::ShellHost;
 use toolsurface_runtime::workdirs;
@@ -44,6 +45,8 @@ pub struct Machine {
     pub(super) shell: ShellHost,
     pub(super) files: Arc<FileHost>,
     pub(super) workdirs: Arc<Mutex<Workdirs>>,
+    /// The conversation's sandbox on this host (None: the role is `full`).
+    pub(super) confinement: Option<Arc<Confinement>>,
 }
 
 impl Machine {
@@ -58,6 +61,11 @@ impl Machine {
 
     pub fn files(&self) -> &FileHost {
         &self.files
+    }
+
+    /// The conversation's sandbox on this host (None: unconfined).
+    pub fn confinement(&self) -> Option<&Arc<Confinement>> {
+        self.confinement.as_ref()
     }
 
     /// The folders declared on this host with set_workdirs.
@@ -113,6 +121,18 @@ impl StandardHandlers {
 
     pub fn machines(&self) -> &BTreeMap<String, Machine> {
         &self.machines
+    }
+
+    /// Hands the bound host's sandbox (as it is now) to the runtime for `introspect
+    /// sandbox`; called when the conversation opens and after set_workdirs.
+    pub(super) fn report_sandbox(&self) {
+        let bound = self.runtime.bound_host();
+        let report = self
+            .machines
+            .get(&bound)
+            .and_then(|m| m.confinement.as_ref())
+            .map(|c| c.describe());
+        self.runtime.set_sandbox(report);
     }
 
     /// `shell_session list` over every host: each host's own list, merged (rows carry their
@@ -232,14 +252,25 @@ impl standard::Handlers for StandardHandlers {
         ctx: &CallContext,
         req: workdirs::SetWorkdirsRequest,
     ) -> HandlerResult {
-        let state = self.machine(&ctx.host)?.workdirs.clone();
+        let machine = self.machine(&ctx.host)?;
+        let state = machine.workdirs.clone();
+        let confinement = machine.confinement.clone();
         let runtime = self.runtime.clone();
         let names = ctx.names;
         blocking("set_workdirs", move || {
             let mut workdirs = lock(&state);
             let result = workdirs.set_workdirs(&req, names);
-            // The runtime's list (what introspect workdirs shows) follows the family's.
-            runtime.set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());
+            // The runtime's list (what introspect workdirs shows) and the sandbox's
+            // writable roots follow the family's.
+            let declared: Vec<PathBuf> =
+                workdirs.declared().iter().map(|w| w.path.clone()).collect();
+            if let Some(c) = &confinement {
+                c.set_workdirs(declared.clone());
+            }
+            runtime.set_workdirs(declared);
+            if let Some(c) = &confinement {
+                runtime.set_sandbox(Some(c.describe()));
+            }
             result
         })
         .await
@@ -259,8 +290,18 @@ impl standard::Handlers for StandardHandlers {
     }
 
     async fn sql_query(&self, ctx: &CallContext, req: data::SqlQueryRequest) -> HandlerResult {
-        let root = self.machine(&ctx.host)?.root.clone();
-        blocking("sql_query", move || data::sql_query(&root, &req)).await
+        let machine = self.machine(&ctx.host)?;
+        let root = machine.root.clone();
+        match machine.confinement.clone() {
+            None => blocking("sql_query", move || data::sql_query(&root, &req)).await,
+            Some(c) => {
+                let check: data::DatabaseCheck = Arc::new(move |p| c.check_database(p));
+                blocking("sql_query", move || {
+                    data::sql_query_checked(&root, &req, check)
+                })
+                .await
+            }
+        }
     }
 
     async fn write_file(&self, ctx: &CallContext, req: files::WriteFile) -> HandlerResult {

@@ -27,6 +27,7 @@
 mod catalog;
 mod config;
 mod handlers;
+mod sandbox;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -56,6 +57,8 @@ use toolsurface_runtime::memory::SqliteFactStore;
 use toolsurface_runtime::messages::MessageStore;
 use toolsurface_runtime::messages::SqliteMessageStore;
 use toolsurface_runtime::registry::SessionRegistry;
+use toolsurface_runtime::sandbox::Confinement;
+use toolsurface_runtime::sandbox::Policy;
 use toolsurface_runtime::shell::ShellHost;
 use toolsurface_runtime::workdirs::Mode;
 use toolsurface_runtime::workdirs::SetWorkdirsRequest;
@@ -72,6 +75,8 @@ pub use config::MESSAGES_DB;
 pub use config::STAGING_DIR;
 pub use handlers::Machine;
 pub use handlers::StandardHandlers;
+pub use sandbox::SandboxConfig;
+pub use sandbox::role_default;
 
 use crate::CallError;
 use crate::standard;
@@ -127,6 +132,8 @@ struct Shared {
     next_conversation: AtomicU64,
     role: Role,
     family: Family,
+    /// The role's sandbox policy on this host (role default, tightened by the host config).
+    policy: Policy,
 }
 
 /// The standard surface, executed for real: the shared parts (config, stores, file
@@ -214,6 +221,14 @@ impl StandardHost {
         // the host (an unknown name is refused with a did-you-mean).
         let (role, family) = config.runtime.validate_names::<Names>()?;
         let staging = config.staging_path();
+        let mut policy = config.sandbox.resolve(role);
+        if policy.is_confined() {
+            // The runtime's own stores, wherever they live, are never the model's to write.
+            policy
+                .protect
+                .extend([config.messages_path(), config.facts_path(), staging.clone()]);
+        }
+        check_enforceable(&policy, &config)?;
         let mut files = BTreeMap::new();
         for (name, host) in &config.runtime.hosts {
             let mut file_config = FileHostConfig::new(host.root.clone());
@@ -235,6 +250,7 @@ impl StandardHost {
             next_conversation: AtomicU64::new(1),
             role,
             family,
+            policy,
             config,
         });
         let default = Conversation::open(
@@ -308,13 +324,19 @@ impl Conversation {
                 Arc::new(runtime.wake_sender()),
                 config.shell.clone(),
             );
+            let confinement = confine(shared, &shell, files, &id, &host.root)?;
+            let mut workdirs = Workdirs::new(host.root.clone());
+            if shared.policy.is_confined() {
+                workdirs.set_bounds(Some(workdir_bounds(config)));
+            }
             machines.insert(
                 name.clone(),
                 handlers::Machine {
                     root: host.root.clone(),
                     shell,
                     files: files.clone(),
-                    workdirs: Arc::new(Mutex::new(Workdirs::new(host.root.clone()))),
+                    workdirs: Arc::new(Mutex::new(workdirs)),
+                    confinement,
                 },
             );
         }
@@ -328,6 +350,7 @@ impl Conversation {
         if !config.runtime.workdirs.is_empty() {
             declare_workdirs(&handlers, config)?;
         }
+        handlers.report_sandbox();
         Ok(Conversation {
             id,
             runtime,
@@ -357,6 +380,11 @@ impl Conversation {
 
     pub fn role(&self) -> Role {
         self.shared.role
+    }
+
+    /// The sandbox policy this conversation's tools run under.
+    pub fn sandbox_policy(&self) -> &Policy {
+        &self.shared.policy
     }
 
     pub fn family(&self) -> Family {
@@ -576,8 +604,71 @@ fn declare_workdirs(handlers: &StandardHandlers, config: &HostConfig) -> Result<
                 HostError::Workdirs(m)
             }
         })?;
-    handlers
-        .runtime
-        .set_workdirs(workdirs.declared().iter().map(|w| w.path.clone()).collect());
+    let declared: Vec<std::path::PathBuf> =
+        workdirs.declared().iter().map(|w| w.path.clone()).collect();
+    if let Some(c) = &machine.confinement {
+        c.set_workdirs(declared.clone());
+    }
+    handlers.runtime.set_workdirs(declared);
     Ok(())
+}
+
+/// At startup: a confined role whose sandbox the kernel cannot enforce is refused when
+/// enforcement is required, naming the cause.
+fn check_enforceable(policy: &Policy, config: &HostConfig) -> Result<(), HostError> {
+    use toolsurface_runtime::sandbox::Enforcement;
+    if !policy.is_confined() || policy.enforcement != Enforcement::Required {
+        return Ok(());
+    }
+    let status =
+        toolsurface_runtime::sandbox::kernel_status(config.shell.sandbox_helper.as_deref());
+    match status.problem {
+        None => Ok(()),
+        Some(problem) => Err(HostError::Sandbox(format!(
+            "role {} runs under the {} profile, which this machine cannot enforce \
+             ({problem}); enforcement is required — fix the cause, set sandbox.enforcement: \
+             warn to serve with an unconfined shell, or serve --sandbox full",
+            config.runtime.role,
+            policy.profile.as_str()
+        ))),
+    }
+}
+
+/// One conversation's confinement on one host, and its shell and file tools confined by
+/// it (None under `full`).
+fn confine(
+    shared: &Shared,
+    shell: &ShellHost,
+    files: &FileHost,
+    conversation: &str,
+    root: &std::path::Path,
+) -> Result<Option<Arc<Confinement>>, HostError> {
+    if !shared.policy.is_confined() {
+        return Ok(None);
+    }
+    let confinement = Confinement::new(
+        shared.policy.clone(),
+        root,
+        shared.config.shell.sandbox_helper.clone(),
+    )
+    .map(Arc::new)
+    .map_err(|e| HostError::Sandbox(format!("cannot create the conversation's temp dir: {e}")))?;
+    let _ = shell.confine(confinement.clone());
+    files.confine(conversation, confinement.clone());
+    Ok(Some(confinement))
+}
+
+/// Where set_workdirs may declare folders: the configured bounds, else every host root
+/// and the configured workdirs.
+fn workdir_bounds(config: &HostConfig) -> Vec<std::path::PathBuf> {
+    if !config.sandbox.workdir_bounds.is_empty() {
+        return config.sandbox.workdir_bounds.clone();
+    }
+    config
+        .runtime
+        .hosts
+        .values()
+        .map(|h| h.root.clone())
+        .chain(config.runtime.workdirs.iter().cloned())
+        .collect()
 }

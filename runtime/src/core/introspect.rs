@@ -27,11 +27,12 @@ pub enum IntrospectTarget {
     /// `llm:<provider>`: one provider.
     LlmProvider,
     Models,
+    Sandbox,
 }
 
 impl IntrospectTarget {
     /// Declaration order (introspect.yaml's).
-    pub const ALL: [IntrospectTarget; 7] = [
+    pub const ALL: [IntrospectTarget; 8] = [
         IntrospectTarget::Tools,
         IntrospectTarget::Skills,
         IntrospectTarget::Hosts,
@@ -39,6 +40,7 @@ impl IntrospectTarget {
         IntrospectTarget::Llm,
         IntrospectTarget::LlmProvider,
         IntrospectTarget::Models,
+        IntrospectTarget::Sandbox,
     ];
 
     /// The target as the model spells it (`llm:<provider>` with the placeholder).
@@ -51,6 +53,7 @@ impl IntrospectTarget {
             IntrospectTarget::Llm => "llm",
             IntrospectTarget::LlmProvider => "llm:<provider>",
             IntrospectTarget::Models => "models",
+            IntrospectTarget::Sandbox => "sandbox",
         }
     }
 
@@ -95,6 +98,7 @@ impl<N: SurfaceNames> Runtime<N> {
             IntrospectTarget::Llm => Ok(self.introspect_llm()),
             IntrospectTarget::LlmProvider => self.introspect_provider(provider),
             IntrospectTarget::Models => Ok(self.introspect_models()),
+            IntrospectTarget::Sandbox => Ok(self.introspect_sandbox()),
         }
     }
 
@@ -238,6 +242,36 @@ impl<N: SurfaceNames> Runtime<N> {
         };
         let listed: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         output(text, json!({"workdirs": listed}))
+    }
+
+    fn introspect_sandbox(&self) -> ToolOutput {
+        let report = self.sandbox_report().unwrap_or_else(|| {
+            json!({
+                "profile": "full",
+                "sentence": crate::sandbox::Policy::full().sentence(),
+            })
+        });
+        let mut text = report["sentence"].as_str().unwrap_or_default().to_owned();
+        if let Some(roots) = report["writable_roots"].as_array() {
+            let roots: Vec<&str> = roots.iter().filter_map(|r| r.as_str()).collect();
+            text.push_str(&format!("\nwritable roots: {}", roots.join(", ")));
+        }
+        if report["profile"] != "full" {
+            text.push_str(&format!(
+                "\nnetwork {}, devices {}, enforcement {}, Landlock ABI {}; spawned commands {}",
+                report["network"].as_str().unwrap_or("?"),
+                report["devices"].as_str().unwrap_or("?"),
+                report["enforcement"].as_str().unwrap_or("?"),
+                report["landlock_abi"],
+                if report["shell_confined"] == true {
+                    "confined by the kernel (protected paths are enforced by the file \
+                     tools only; a running session keeps the roots it started with)"
+                } else {
+                    "UNCONFINED (the kernel cannot enforce here)"
+                }
+            ));
+        }
+        output(text, report)
     }
 
     fn introspect_llm(&self) -> ToolOutput {

@@ -109,6 +109,8 @@ struct ThreadState<S> {
     /// Activated skills, in activation order.
     skills: Vec<S>,
     workdirs: Vec<PathBuf>,
+    /// What `introspect sandbox` reports (the host's confinement; None: unconfined).
+    sandbox: Option<serde_json::Value>,
 }
 
 /// The runtime of one conversation thread. Share it behind an `Arc`; every method takes
@@ -154,6 +156,7 @@ impl<N: SurfaceNames> Runtime<N> {
             bound_host: config.bound_host.clone(),
             skills: Vec::new(),
             workdirs: config.workdirs.clone(),
+            sandbox: None,
         };
         Ok(Runtime {
             config,
@@ -244,6 +247,16 @@ impl<N: SurfaceNames> Runtime<N> {
     /// Replace the thread's working directories (the workdirs family decides what to set).
     pub fn set_workdirs(&self, dirs: Vec<PathBuf>) {
         self.thread().workdirs = dirs;
+    }
+
+    /// What `introspect sandbox` reports from now on: the host's
+    /// [`crate::sandbox::Confinement::describe`] (None: the tools are unconfined).
+    pub fn set_sandbox(&self, report: Option<serde_json::Value>) {
+        self.thread().sandbox = report;
+    }
+
+    pub(crate) fn sandbox_report(&self) -> Option<serde_json::Value> {
+        self.thread().sandbox.clone()
     }
 
     // ---- surface and skills ------------------------------------------------------------

@@ -5,7 +5,7 @@
 //! run, so no side effect precedes the refusal.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use rusqlite::types::ValueRef;
@@ -112,12 +112,29 @@ pub fn sql_query(base: &Path, req: &SqlQueryRequest) -> HandlerResult {
     sql_query_with_timeout(base, req, DEFAULT_TIMEOUT)
 }
 
+/// Which database files a query may open or ATTACH: `Err` is the refusal (the sandbox's
+/// [`crate::sandbox::Confinement::check_database`]).
+pub type DatabaseCheck = Arc<dyn Fn(&Path) -> Result<(), String> + Send + Sync>;
+
+/// [`sql_query`] under a sandbox: `database` and every `ATTACH` target must pass `check`
+/// (an authorizer refuses the ATTACH before SQLite opens anything).
+pub fn sql_query_checked(
+    base: &Path,
+    req: &SqlQueryRequest,
+    check: DatabaseCheck,
+) -> HandlerResult {
+    output(query_checked(base, req, DEFAULT_TIMEOUT, Some(check))?)
+}
+
 pub fn sql_query_with_timeout(
     base: &Path,
     req: &SqlQueryRequest,
     timeout: Duration,
 ) -> HandlerResult {
-    let result = query(base, req, timeout)?;
+    output(query(base, req, timeout)?)
+}
+
+fn output(result: QueryResult) -> HandlerResult {
     Ok(ToolOutput {
         text: result.render(),
         structured: Some(json!({
@@ -146,6 +163,54 @@ pub fn query(
     req: &SqlQueryRequest,
     timeout: Duration,
 ) -> Result<QueryResult, ToolError> {
+    query_checked(base, req, timeout, None)
+}
+
+/// The ATTACH target as a path (relative ones resolve against the process's current
+/// directory, as SQLite does; a `file:` URI loses its scheme and query); `None` for an
+/// in-memory or temporary database.
+fn attach_path(filename: &str) -> Option<PathBuf> {
+    let name = filename.strip_prefix("file:").unwrap_or(filename);
+    let name = name.split('?').next().unwrap_or(name);
+    if name.is_empty() || name == ":memory:" {
+        return None;
+    }
+    let p = Path::new(name);
+    Some(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    })
+}
+
+/// An authorizer that refuses every ATTACH whose file `check` refuses, remembering why.
+fn install_attach_check(
+    conn: &mut Connection,
+    check: DatabaseCheck,
+) -> Result<Arc<Mutex<Option<String>>>, ToolError> {
+    use rusqlite::hooks::{AuthAction, Authorization};
+    let refusal = Arc::new(Mutex::new(None));
+    let seen = refusal.clone();
+    conn.authorizer(Some(move |ctx: rusqlite::hooks::AuthContext<'_>| {
+        if let AuthAction::Attach { filename } = ctx.action
+            && let Some(path) = attach_path(filename)
+            && let Err(why) = check(&path)
+        {
+            *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+            return Authorization::Deny;
+        }
+        Authorization::Allow
+    }))
+    .map_err(|e| model(format!("cannot install the ATTACH check: {e}")))?;
+    Ok(refusal)
+}
+
+fn query_checked(
+    base: &Path,
+    req: &SqlQueryRequest,
+    timeout: Duration,
+    check: Option<DatabaseCheck>,
+) -> Result<QueryResult, ToolError> {
     let limit = match req.limit {
         None => DEFAULT_LIMIT,
         Some(l) if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
@@ -168,8 +233,15 @@ pub fn query(
             path.display()
         )));
     }
-    let conn =
+    if let Some(check) = &check {
+        check(&path).map_err(model)?;
+    }
+    let mut conn =
         open_read_only(&path).map_err(|e| model(format!("cannot open {}: {e}", path.display())))?;
+    let refusal = match check {
+        Some(check) => Some(install_attach_check(&mut conn, check)?),
+        None => None,
+    };
     // Interrupt a runaway query: a watchdog thread fires unless told the query finished.
     let handle = conn.get_interrupt_handle();
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -191,7 +263,11 @@ pub fn query(
     let result = run_query(&conn, &req.sql, limit, timeout);
     let _ = done_tx.send(());
     let _ = watchdog.join();
-    result
+    let refused = refusal.and_then(|r| r.lock().unwrap_or_else(|p| p.into_inner()).take());
+    match refused {
+        Some(why) => Err(model(format!("{why} (ATTACH refused; nothing was opened)"))),
+        None => result,
+    }
 }
 
 fn explain(e: rusqlite::Error, timeout: Duration) -> ToolError {

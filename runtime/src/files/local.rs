@@ -19,6 +19,11 @@ const LOCK_ATTEMPTS: u32 = 1000;
 pub(crate) struct LocalBackend {
     pub staging_dir: PathBuf,
     pub max_read_bytes: u64,
+    /// A confined conversation's kernel backstop: the Landlock ABI and the trees its
+    /// commits may write. The commit then runs on a thread restricted to them, so a path
+    /// swapped after the policy check is refused by the kernel, and a denied write is a
+    /// terminal refusal (never staged).
+    pub backstop: Option<(i32, Vec<PathBuf>)>,
 }
 
 impl FileBackend for LocalBackend {
@@ -41,8 +46,39 @@ impl FileBackend for LocalBackend {
     ) -> Result<Commit, BackendError> {
         let changes = changes.to_vec();
         let staging = self.staging_dir.clone();
-        blocking(move || commit_sync(&changes, stage_on_conflict, &staging)).await
+        let backstop = self.backstop.clone();
+        blocking(move || match backstop {
+            None => commit_sync(&changes, stage_on_conflict, &staging, true),
+            Some((abi, roots)) => on_confined_thread(abi, &roots, || {
+                commit_sync(&changes, stage_on_conflict, &staging, false)
+            }),
+        })
+        .await
     }
+}
+
+/// Runs `work` on a fresh thread that Landlock restricts to writing under `roots` (it
+/// ends with `work`; no other thread is affected).
+fn on_confined_thread<T: Send>(
+    abi: i32,
+    roots: &[PathBuf],
+    work: impl FnOnce() -> Result<T, BackendError> + Send,
+) -> Result<T, BackendError> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let roots: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
+                crate::sandbox::kernel::restrict_thread_writes(abi, &roots).map_err(|e| {
+                    BackendError(format!(
+                        "refused — the sandbox could not be applied to this write ({e}); \
+                         nothing was written"
+                    ))
+                })?;
+                work()
+            })
+            .join()
+            .map_err(|_| BackendError("the confined write thread panicked".into()))?
+    })
 }
 
 async fn blocking<T: Send + 'static>(
@@ -101,8 +137,8 @@ pub(crate) fn random_hex(bytes: usize) -> String {
 }
 
 /// Resolves a symlink to the file it points at, so a write replaces the target and not
-/// the link.
-fn resolve(path: &Path) -> PathBuf {
+/// the link (the sandbox check runs on what this returns).
+pub(crate) fn resolve(path: &Path) -> PathBuf {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             fs::canonicalize(path).unwrap_or_else(|_| match (fs::read_link(path), path.parent()) {
@@ -274,10 +310,13 @@ fn is_denied(e: &std::io::Error) -> bool {
     )
 }
 
+/// `stage_denied`: a permission refusal stages the writes (unconfined); otherwise it is a
+/// terminal refusal.
 pub(crate) fn commit_sync(
     changes: &[Change],
     stage_on_conflict: bool,
     staging: &Path,
+    stage_denied: bool,
 ) -> Result<Commit, BackendError> {
     let targets: Vec<PathBuf> = changes
         .iter()
@@ -285,13 +324,15 @@ pub(crate) fn commit_sync(
         .collect();
     let temps = match write_contents_to_temporary_files(changes, &targets)? {
         Ok(temps) => temps,
-        Err(refusal) => return refusal_as_commit(refusal, changes, stage_on_conflict, staging),
+        Err(refusal) => {
+            return refusal_as_commit(refusal, changes, (stage_on_conflict, stage_denied), staging);
+        }
     };
     let locks = match take_locks_in_stable_order(&targets)? {
         Ok(locks) => locks,
         Err(refusal) => {
             drop(temps);
-            return refusal_as_commit(refusal, changes, stage_on_conflict, staging);
+            return refusal_as_commit(refusal, changes, (stage_on_conflict, stage_denied), staging);
         }
     };
     let (before, modes) = match check_expectations_and_permissions(changes, &targets)? {
@@ -299,7 +340,7 @@ pub(crate) fn commit_sync(
         Err(refusal) => {
             drop(locks);
             drop(temps);
-            return refusal_as_commit(refusal, changes, stage_on_conflict, staging);
+            return refusal_as_commit(refusal, changes, (stage_on_conflict, stage_denied), staging);
         }
     };
     rename_into_place(changes, &targets, temps, &modes)?;
@@ -327,10 +368,16 @@ enum LocalCommitRefusal {
 fn refusal_as_commit(
     refusal: LocalCommitRefusal,
     changes: &[Change],
-    stage_on_conflict: bool,
+    (stage_on_conflict, stage_denied): (bool, bool),
     staging: &Path,
 ) -> Result<Commit, BackendError> {
     Ok(match refusal {
+        LocalCommitRefusal::Denied { detail, .. } if !stage_denied => {
+            return Err(BackendError(format!(
+                "refused — the write was denied ({detail}): the sandbox lets this role \
+                 write only inside its writable roots; nothing was written or staged"
+            )));
+        }
         LocalCommitRefusal::Denied { index, detail } => Commit::Denied {
             index,
             detail,

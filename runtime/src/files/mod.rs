@@ -18,6 +18,11 @@
 //! locally (with a confirm_token) and to `${TMPDIR:-/tmp}/toolsurface-staged.XXXXXX/` on a
 //! device (no token: there, expected_sha256 / overwrite are the preconditions).
 //!
+//! A conversation confined with [`FileHost::confine`] writes only where its sandbox allows.
+//! The check runs on the resolved target ([`crate::sandbox::Confinement::check_write`]). The
+//! local commit then runs on a Landlock-restricted thread. A refusal is terminal: nothing is
+//! staged and no token is issued. `device` calls obey the policy's `devices`.
+//!
 //! A file_edit is two round trips (read, then compare-and-swap); every other operation is
 //! one. The remote command goes through the login shell of the account (`sh -c '<script>'`
 //! with single-quoted arguments), so a slow shell rc file on the server slows every
@@ -30,12 +35,14 @@ mod patch;
 mod precondition;
 mod remote;
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 pub use device::{Device, DeviceError, validate_device};
 
 use crate::call::{CallContext, HandlerResult, ToolError};
+use crate::sandbox::Confinement;
 use local::LocalBackend;
 use precondition::{EditArgs, Memory, Scope, WriteArgs};
 use remote::{SshBackend, SshShared};
@@ -185,6 +192,8 @@ pub struct FileHost {
     memory: Mutex<Memory>,
     ssh: Arc<SshShared>,
     _control_tmp: Option<tempfile::TempDir>,
+    /// Per conversation: its sandbox (none: unconfined).
+    confinements: Mutex<HashMap<String, Arc<Confinement>>>,
 }
 
 fn current_uid() -> u32 {
@@ -277,6 +286,7 @@ impl FileHost {
             memory: Mutex::new(Memory::default()),
             ssh,
             _control_tmp: control_tmp,
+            confinements: Mutex::new(HashMap::new()),
         })
     }
 
@@ -294,12 +304,47 @@ impl FileHost {
         self.ssh.spawns.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// Drops what a conversation read and its pending confirm tokens.
+    /// Drops what a conversation read, its pending confirm tokens and its sandbox.
     pub fn forget_conversation(&self, conversation: &str) {
         self.memory
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .forget_conversation(conversation);
+        self.confinements_lock().remove(conversation);
+    }
+
+    /// `conversation`'s file tools write only where `confinement` allows (checked on the
+    /// resolved target, with the kernel as backstop), and its `device` calls obey the
+    /// policy's `devices`.
+    pub fn confine(&self, conversation: &str, confinement: Arc<Confinement>) {
+        self.confinements_lock()
+            .insert(conversation.to_owned(), confinement);
+    }
+
+    fn confinements_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Confinement>>> {
+        self.confinements.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn confinement(&self, conversation: &str) -> Option<Arc<Confinement>> {
+        self.confinements_lock().get(conversation).cloned()
+    }
+
+    /// The sandbox's verdict on a write of `path` (already resolved by [`Self::resolve`]),
+    /// local or on `device`. A refusal is terminal: nothing is staged.
+    fn check_write(
+        &self,
+        conversation: &str,
+        device: Option<&Device>,
+        path: &str,
+    ) -> Result<(), ToolError> {
+        let Some(c) = self.confinement(conversation) else {
+            return Ok(());
+        };
+        match device {
+            Some(d) => c.check_device(d.as_str(), true),
+            None => c.check_write(&local::resolve(Path::new(path))),
+        }
+        .map_err(ToolError::Model)
     }
 
     /// Closes the master connections this host opened (they also end after
@@ -308,10 +353,13 @@ impl FileHost {
         self.ssh.close_all();
     }
 
-    fn local(&self) -> LocalBackend {
+    fn local(&self, conversation: &str) -> LocalBackend {
         LocalBackend {
             staging_dir: self.staging_dir.clone(),
             max_read_bytes: self.config.max_read_bytes,
+            backstop: self
+                .confinement(conversation)
+                .and_then(|c| c.backstop(&self.staging_dir)),
         }
     }
 
@@ -389,6 +437,10 @@ impl FileHost {
         req: ReadFile,
     ) -> HandlerResult {
         let device = Self::device(req.device.as_deref())?;
+        if let (Some(d), Some(c)) = (&device, self.confinement(conversation)) {
+            c.check_device(d.as_str(), false)
+                .map_err(ToolError::Model)?;
+        }
         let path = self.resolve(device.as_ref(), &req.path)?;
         let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
@@ -403,7 +455,14 @@ impl FileHost {
                 .await
             }
             None => {
-                precondition::read_file(&self.local(), &scope, &path, req.offset, req.limit).await
+                precondition::read_file(
+                    &self.local(conversation),
+                    &scope,
+                    &path,
+                    req.offset,
+                    req.limit,
+                )
+                .await
             }
         }
     }
@@ -442,6 +501,7 @@ impl FileHost {
             return Err(rehearsal(ctx.names.or::<WriteFile>("this write")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
+        self.check_write(conversation, device.as_ref(), &path)?;
         let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = WriteArgs {
             content: &req.content,
@@ -454,7 +514,7 @@ impl FileHost {
             Some(d) => {
                 precondition::write_file(&self.remote(d.clone(), ctx), &scope, &path, args).await
             }
-            None => precondition::write_file(&self.local(), &scope, &path, args).await,
+            None => precondition::write_file(&self.local(conversation), &scope, &path, args).await,
         }
     }
 
@@ -472,6 +532,7 @@ impl FileHost {
             return Err(rehearsal(ctx.names.or::<FileEdit>("this edit")));
         }
         let path = self.resolve(device.as_ref(), &req.path)?;
+        self.check_write(conversation, device.as_ref(), &path)?;
         let scope = self.scope(conversation, device.as_ref(), ctx);
         let args = EditArgs {
             old_text: &req.old_text,
@@ -483,7 +544,7 @@ impl FileHost {
             Some(d) => {
                 precondition::file_edit(&self.remote(d.clone(), ctx), &scope, &path, args).await
             }
-            None => precondition::file_edit(&self.local(), &scope, &path, args).await,
+            None => precondition::file_edit(&self.local(conversation), &scope, &path, args).await,
         }
     }
 
@@ -514,11 +575,15 @@ impl FileHost {
             match op {
                 patch::PatchOp::Add { path, .. } | patch::PatchOp::Delete { path } => {
                     *path = self.resolve(device.as_ref(), path)?;
+                    self.check_write(conversation, device.as_ref(), path)?;
                 }
                 patch::PatchOp::Update { path, move_to, .. } => {
                     *path = self.resolve(device.as_ref(), path)?;
+                    self.check_write(conversation, device.as_ref(), path)?;
                     if let Some(dest) = move_to {
+                        // `*** Move to:` writes the destination and removes the source.
                         *dest = self.resolve(device.as_ref(), dest)?;
+                        self.check_write(conversation, device.as_ref(), dest)?;
                     }
                 }
             }
@@ -526,7 +591,7 @@ impl FileHost {
         let scope = self.scope(conversation, device.as_ref(), ctx);
         match &device {
             Some(d) => precondition::apply_patch(&self.remote(d.clone(), ctx), &scope, &ops).await,
-            None => precondition::apply_patch(&self.local(), &scope, &ops).await,
+            None => precondition::apply_patch(&self.local(conversation), &scope, &ops).await,
         }
     }
 }

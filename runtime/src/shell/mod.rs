@@ -71,6 +71,16 @@
 //! for input too: input a terminal has no room for (a raw-mode process that does not
 //! read) fails after 5 s instead of hanging the call.
 //!
+//! # Sandbox
+//!
+//! A host confined with [`ShellHost::confine`] runs every command under its
+//! [`crate::sandbox::Confinement`]'s policy, with the writable roots as they are at spawn
+//! time (a running session keeps its roots). On a PTY the command goes through the re-exec
+//! helper. On pipes the restriction, built before the fork, is applied in the child.
+//! `TMPDIR` and `TMPPREFIX` point at the confinement's private temp dir. When the kernel
+//! cannot enforce: under `required` the call is refused and nothing runs; under `warn` it
+//! runs, and the result says it ran UNCONFINED.
+//!
 //! # Wake-ups
 //!
 //! [`WakeSink`] is this module's contract with the runtime core (`wake(WakeUp)`, the core's
@@ -92,13 +102,14 @@ mod session;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::call::{CallContext, HandlerResult, ToolError, ToolNames, ToolOutput};
 use crate::registry::SessionRegistry;
+use crate::sandbox::{Confinement, Launch};
 
 pub use buffer::{DEFAULT_CAPACITY, OutputBuffer, Segment};
 pub use keys::{KEY_NAMES, parse_key};
@@ -241,6 +252,9 @@ pub struct ShellConfig {
     pub shell: Option<PathBuf>,
     /// Run bash as a login shell (`bash -lc`) (false).
     pub login_shell: bool,
+    /// The sandbox helper program (run as `<program> __sandbox-exec …`); default: the one
+    /// [`crate::sandbox`] discovers. Used only by a confined host ([`ShellHost::confine`]).
+    pub sandbox_helper: Option<PathBuf>,
 }
 
 impl Default for ShellConfig {
@@ -253,6 +267,7 @@ impl Default for ShellConfig {
             reap_orphans: true,
             shell: None,
             login_shell: false,
+            sandbox_helper: None,
         }
     }
 }
@@ -286,6 +301,8 @@ struct Inner {
     /// Set by [`ShellHost::end_all_sessions`]: no command starts any more.
     ended: std::sync::atomic::AtomicBool,
     next_watcher: AtomicI64,
+    /// Set once by [`ShellHost::confine`]; unset: commands run unconfined.
+    confinement: OnceLock<Arc<Confinement>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -356,6 +373,7 @@ impl ShellHost {
             started_by: Mutex::new(HashMap::new()),
             ended: std::sync::atomic::AtomicBool::new(false),
             next_watcher: AtomicI64::new(1),
+            confinement: OnceLock::new(),
         });
         if inner.config.reap_orphans && session::become_subreaper() {
             let weak = Arc::downgrade(&inner);
@@ -365,6 +383,18 @@ impl ShellHost {
                 .spawn(move || orphan_reaper(weak));
         }
         ShellHost { inner }
+    }
+
+    /// Spawns every later command through the sandbox helper under `confinement`'s
+    /// policy, with its writable roots as they are at spawn time (a running session keeps
+    /// the roots it started with). A host is confined once; a second call is refused.
+    pub fn confine(&self, confinement: Arc<Confinement>) -> Result<(), Arc<Confinement>> {
+        self.inner.confinement.set(confinement)
+    }
+
+    /// The confinement set by [`ShellHost::confine`].
+    pub fn confinement(&self) -> Option<&Arc<Confinement>> {
+        self.inner.confinement.get()
     }
 
     /// The host's name.
@@ -746,8 +776,15 @@ impl ShellHost {
             return Err(ToolError::Argument("command is empty".into()));
         }
         let dir = self.resolve_dir(workdir)?;
+        let launch = match self.inner.confinement.get() {
+            Some(c) => c.launch().map_err(ToolError::Model)?,
+            None => Launch::Direct { note: None },
+        };
         let cap = self.inner.config.max_sessions.max(1);
         let mut notes = Vec::new();
+        if let Launch::Direct { note: Some(n) } = &launch {
+            notes.push(n.clone());
+        }
         let mut sessions = self.sessions();
         // Checked under the table's lock, which end_all_sessions holds while it sets it.
         if self.inner.ended.load(Ordering::SeqCst) {
@@ -802,6 +839,7 @@ impl ShellHost {
             wake: Arc::clone(&self.inner.wake),
             watchers,
             login: self.inner.config.login_shell,
+            launch: &launch,
         });
         let s = match spawned {
             Ok(s) => s,

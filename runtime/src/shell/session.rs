@@ -1,6 +1,7 @@
 //! One background process: spawning (PTY or pipes), the reader and waiter threads, signals
 //! to its process group, and reaping.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -16,6 +17,7 @@ use tokio::sync::watch;
 
 use super::buffer::OutputBuffer;
 use super::{WakeKind, WakeSink, WakeUp};
+use crate::sandbox::{HELPER_ARG, Launch, POLICY_ENV};
 
 /// After the leader exits while another process holds its output open: how long to wait
 /// for end of output before settling for "nothing left to read".
@@ -197,6 +199,34 @@ pub struct Spawn<'a> {
     pub watchers: Vec<Watcher>,
     /// `-lc` for bash instead of `-c`.
     pub login: bool,
+    /// Directly or through the sandbox helper.
+    pub launch: &'a Launch,
+}
+
+impl Spawn<'_> {
+    /// The program to exec, its arguments and the extra environment: `shell -c command`,
+    /// behind `helper __sandbox-exec` (policy in the environment) when confined.
+    fn helper_argv(&self) -> (&Path, Vec<&OsStr>, Vec<(String, String)>) {
+        let shell_args = [
+            self.shell.as_os_str(),
+            OsStr::new(login_flag(self.shell, self.login)),
+            OsStr::new(self.command),
+        ];
+        match self.launch {
+            Launch::Direct { .. } => (self.shell, shell_args[1..].to_vec(), Vec::new()),
+            Launch::Helper {
+                program,
+                env,
+                policy,
+            } => {
+                let mut args = vec![OsStr::new(HELPER_ARG)];
+                args.extend(shell_args);
+                let mut env = env.clone();
+                env.push((POLICY_ENV.to_owned(), policy.to_json()));
+                (program, args, env)
+            }
+        }
+    }
 }
 
 /// The environment every command gets (on top of the runtime's own).
@@ -662,10 +692,13 @@ fn spawn_pty(s: &Spawn<'_>) -> io::Result<Spawned> {
         .as_raw_fd()
         .ok_or_else(|| io::Error::other("no pty fd"))?;
     disable_onlcr(master_fd);
-    let mut cb = CommandBuilder::new(s.shell.as_os_str());
-    cb.arg(login_flag(s.shell, s.login));
-    cb.arg(s.command);
+    let (program, args, env) = s.helper_argv();
+    let mut cb = CommandBuilder::new(program.as_os_str());
+    cb.args(args);
     cb.cwd(s.dir.as_os_str());
+    for (k, v) in env {
+        cb.env(k, v);
+    }
     for (k, v) in model_env(true) {
         if v.is_empty() {
             cb.env_remove(k);
@@ -715,9 +748,16 @@ fn kill_and_reap(mut child: Child) {
 
 fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
     let (reader, writer) = io::pipe()?;
+    // Confined pipes need no helper: the restriction is prepared here and applied in the
+    // child between fork and exec.
+    let (prepared, env) = match s.launch {
+        Launch::Direct { .. } => (None, &[][..]),
+        Launch::Helper { policy, env, .. } => (Some(policy.prepare()?), &env[..]),
+    };
     let mut cmd = Command::new(s.shell);
     cmd.arg(login_flag(s.shell, s.login))
         .arg(s.command)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(s.dir)
         .stdin(Stdio::piped())
         .stdout(writer.try_clone()?)
@@ -729,11 +769,15 @@ fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
             cmd.env(k, v);
         }
     }
-    // SAFETY: the closure only calls setsid(2), which is async-signal-safe.
+    // SAFETY: the closure calls setsid(2) and, when confined, Prepared::apply: raw
+    // syscalls on data built before the fork, no allocation (async-signal-safe).
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             if libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
+            }
+            if let Some(p) = &prepared {
+                p.apply()?;
             }
             Ok(())
         });

@@ -120,6 +120,9 @@ impl Workdir {
 pub struct Workdirs {
     base: PathBuf,
     declared: Vec<Workdir>,
+    /// Folders a declared one must lie in (None: anywhere). The sandbox's `workdir_bounds`:
+    /// the declared set is writable, so a model must not declare `/`.
+    bounds: Option<Vec<PathBuf>>,
 }
 
 impl Workdirs {
@@ -128,7 +131,40 @@ impl Workdirs {
         Workdirs {
             base: base.into(),
             declared: Vec::new(),
+            bounds: None,
         }
+    }
+
+    /// Only folders inside one of `bounds` may be declared from now on (canonicalized
+    /// here; a bound that does not exist bounds nothing). `None`: anywhere.
+    pub fn set_bounds(&mut self, bounds: Option<Vec<PathBuf>>) {
+        self.bounds = bounds.map(|b| {
+            b.into_iter()
+                .filter_map(|p| std::fs::canonicalize(self.resolve(&p.to_string_lossy())).ok())
+                .collect()
+        });
+    }
+
+    /// A refusal when `canonical` lies outside the bounds (compared component-wise).
+    fn check_bounds(&self, dir: &str, canonical: &Path) -> Result<(), ToolError> {
+        let Some(bounds) = &self.bounds else {
+            return Ok(());
+        };
+        if bounds.iter().any(|b| canonical.starts_with(b)) {
+            return Ok(());
+        }
+        let list: Vec<String> = bounds.iter().map(|b| b.display().to_string()).collect();
+        Err(ToolError::Model(format!(
+            "refused — {dir:?} ({}) is outside the folders this role may declare ({}): \
+             declared folders become writable; ask the user to add it to the host config's \
+             sandbox.workdir_bounds; nothing was changed",
+            canonical.display(),
+            if list.is_empty() {
+                "none".to_owned()
+            } else {
+                list.join(", ")
+            }
+        )))
     }
 
     pub fn base(&self) -> &Path {
@@ -192,6 +228,7 @@ impl Workdirs {
                     canonical.display()
                 )));
             }
+            self.check_bounds(dir, &canonical)?;
             if !paths.contains(&canonical) {
                 paths.push(canonical);
             }
