@@ -142,7 +142,7 @@ fn mcp_tool(
     desc: Json,
 ) -> Result<Json, EmitError> {
     let t = texts.tool;
-    let title = title(&t.name);
+    let title = t.title.clone().unwrap_or_else(|| title(&t.name));
     Ok(Json::obj()
         .with("name", name)
         .with("title", Json::str(title.clone()))

@@ -20,7 +20,12 @@ pub const EQUIVALENCES: &[&str] = &[
     "toolsurface's own MCP `_meta` keys (`io.toolsurface/…`) on either side: `import` drops \
      them, `emit` derives them again for the imported surface",
     "the letter case of a Gemini `type` name (`object` / `OBJECT`: one enum value)",
+    "an MCP tool `title` published equal to the input's `annotations.title` (MCP's display \
+     name reads `title`, then `annotations.title`: the same display)",
 ];
+
+/// The key the walk gives the tool object itself (no JSON key is spelled so).
+const TOOL: &str = "<tool>";
 
 /// MCP's defaults for the annotation hints a tool leaves out.
 pub(super) const MCP_HINT_DEFAULTS: [(&str, bool); 4] = [
@@ -43,9 +48,10 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
     let mut w = Walk {
         shape,
         read_only: input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),
+        annotations_title: input.pointer("/annotations/title").cloned(),
         out: Vec::new(),
     };
-    w.value(ptr, input, emitted, "");
+    w.value(ptr, input, emitted, TOOL);
     w.out
         .into_iter()
         .map(|(pointer, message)| Note {
@@ -59,6 +65,7 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
 struct Walk {
     shape: Shape,
     read_only: bool,
+    annotations_title: Option<Value>,
     out: Vec<(String, String)>,
 }
 
@@ -161,6 +168,9 @@ impl Walk {
                 self.shape == Shape::Mcp
                     && m.keys().all(|x| x.starts_with(crate::emit::META_PREFIX))
             }
+            ("title", v) if parent == TOOL && self.shape == Shape::Mcp => {
+                self.annotations_title.as_ref() == Some(v)
+            }
             (h, Value::Bool(x)) if parent == "annotations" && self.shape == Shape::Mcp => {
                 (self.read_only && matches!(h, "destructiveHint" | "idempotentHint"))
                     || MCP_HINT_DEFAULTS.contains(&(h, *x))
@@ -228,6 +238,10 @@ mod tests {
             pointers(Shape::Mcp, a, b),
             vec!["/0/annotations/title `title: \"T\"` is published but not in the input"]
         );
+        // The tool title published from the input's annotations.title is the same display.
+        let a = json!({"name": "t", "annotations": {"title": "T"}});
+        let b = json!({"name": "t", "title": "T", "annotations": {"title": "T"}});
+        assert!(pointers(Shape::Mcp, a, b).is_empty());
         let chat = json!({"type": "function", "function": {"name": "t"}});
         let out = json!({"type": "function", "function": {"name": "t", "strict": false}});
         assert!(pointers(Shape::OpenaiChat, chat, out).is_empty());
