@@ -1068,10 +1068,12 @@ fn import_tool(
     }
     if shape == Shape::Mcp {
         tool.traits = traits_from_mcp_annotations(t);
+        // Written only where it is not the title `emit` derives from the name anyway.
         tool.title = t
             .get("title")
             .or_else(|| t.pointer("/annotations/title"))
             .and_then(Value::as_str)
+            .filter(|title| *title != crate::emit::derived_title(&name))
             .map(str::to_owned);
     }
     tool.extras = tool_extras;

@@ -168,7 +168,7 @@ fn freeform_here<'t>(ir: &Ir, family: &Family, tool: &'t Tool) -> Option<&'t cra
 }
 
 /// `shell_session` -> `Shell session`: the MCP display title.
-pub(crate) fn title(name: &str) -> String {
+pub fn title(name: &str) -> String {
     let spaced = name.replace('_', " ");
     let mut chars = spaced.chars();
     match chars.next() {
