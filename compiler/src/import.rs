@@ -283,6 +283,8 @@ struct DefTool {
     selector: Option<(String, Vec<DefAction>)>,
     freeform: Option<(String, String)>,
     traits: Vec<(&'static str, bool)>,
+    /// The MCP display title as the input wrote it (`title`, else `annotations.title`).
+    title: Option<String>,
     /// Examples, output and icon (`extras.examples` are a plain tool's; a tool with actions
     /// hands each to its action).
     extras: extras::Extras,
@@ -1055,6 +1057,7 @@ fn import_tool(
         selector: None,
         freeform: None,
         traits: Vec::new(),
+        title: None,
         extras: extras::Extras::default(),
     };
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
@@ -1065,6 +1068,13 @@ fn import_tool(
     }
     if shape == Shape::Mcp {
         tool.traits = traits_from_mcp_annotations(t);
+        // Written only where it is not the title `emit` derives from the name anyway.
+        tool.title = t
+            .get("title")
+            .or_else(|| t.pointer("/annotations/title"))
+            .and_then(Value::as_str)
+            .filter(|title| *title != crate::emit::derived_title(&name))
+            .map(str::to_owned);
     }
     tool.extras = tool_extras;
     examples_to_actions(&mut tool, notes);
@@ -1201,6 +1211,7 @@ fn responses_custom_tool_as_freeform(
         selector: None,
         freeform: grammar,
         traits: Vec::new(),
+        title: None,
         extras: extras::Extras::default(),
     }
 }
@@ -1554,6 +1565,9 @@ fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
         "object: \"\"  # TODO: what this tool operates on (file, shell session, …); the merge rule keys on it"
     );
     let _ = writeln!(s, "description: {}", template(&d.description));
+    if let Some(title) = &d.title {
+        let _ = writeln!(s, "title: {}", quoted(title));
+    }
     if !d.traits.is_empty() {
         let t: Vec<String> = d.traits.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         let _ = writeln!(s, "traits: {{ {} }}", t.join(", "));

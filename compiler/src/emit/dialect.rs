@@ -164,7 +164,7 @@ fn mcp_tool(
     desc: Json,
 ) -> Result<Json, EmitError> {
     let t = texts.tool;
-    let title = title(&t.name);
+    let title = t.title.clone().unwrap_or_else(|| title(&t.name));
     Ok(Json::obj()
         .with("name", name)
         .with("title", Json::str(title.clone()))
@@ -207,7 +207,7 @@ fn freeform_here<'t>(ir: &Ir, family: &Family, tool: &'t Tool) -> Option<&'t cra
 }
 
 /// `shell_session` -> `Shell session`: the MCP display title.
-pub(crate) fn title(name: &str) -> String {
+pub fn title(name: &str) -> String {
     let spaced = name.replace('_', " ");
     let mut chars = spaced.chars();
     match chars.next() {

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::ir::{Dialect, Family, Ir, RenderedTool, SkillStrategy, SurfaceInstance};
 
-pub use dialect::{Annotations, annotations};
+pub use dialect::{Annotations, annotations, title as derived_title};
 pub use extras::META_PREFIX;
 pub use json::pretty;
 

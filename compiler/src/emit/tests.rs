@@ -132,6 +132,7 @@ fn tools() -> Vec<Tool> {
         ],
         freeform: None,
         icon: None,
+        title: None,
         implements: None,
         span: span(),
     };
@@ -192,6 +193,7 @@ fn tools() -> Vec<Tool> {
         actions: vec![action(None, &["path"], &["mode", "opts", "dirs"], &[])],
         freeform: None,
         icon: None,
+        title: None,
         implements: None,
         span: span(),
     };
@@ -213,6 +215,7 @@ fn tools() -> Vec<Tool> {
             span: span(),
         }),
         icon: None,
+        title: None,
         implements: None,
         span: span(),
     };
@@ -228,6 +231,7 @@ fn tools() -> Vec<Tool> {
         actions: vec![action(None, &[], &[], &[RO])],
         freeform: None,
         icon: None,
+        title: None,
         implements: None,
         span: span(),
     };

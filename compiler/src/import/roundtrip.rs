@@ -20,7 +20,23 @@ pub const EQUIVALENCES: &[&str] = &[
     "toolsurface's own MCP `_meta` keys (`io.toolsurface/…`) on either side: `import` drops \
      them, `emit` derives them again for the imported surface",
     "the letter case of a Gemini `type` name (`object` / `OBJECT`: one enum value)",
+    "an empty `required` list or `properties` object on one side and none on the other (JSON \
+     Schema: the same constraint)",
+    "an MCP tool `title` published equal to the input's `annotations.title` (MCP's display \
+     name reads `title`, then `annotations.title`: the same display)",
 ];
+
+/// The key the walk gives the tool object itself (no JSON key is spelled so).
+const TOOL: &str = "<tool>";
+
+/// `required: []` or `properties: {}`: the same as leaving the key out.
+fn empty_constraint(k: &str, v: &Value) -> bool {
+    match (k, v) {
+        ("required", Value::Array(a)) => a.is_empty(),
+        ("properties", Value::Object(o)) => o.is_empty(),
+        _ => false,
+    }
+}
 
 /// MCP's defaults for the annotation hints a tool leaves out.
 pub(super) const MCP_HINT_DEFAULTS: [(&str, bool); 4] = [
@@ -43,9 +59,10 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
     let mut w = Walk {
         shape,
         read_only: input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),
+        annotations_title: input.pointer("/annotations/title").cloned(),
         out: Vec::new(),
     };
-    w.value(ptr, input, emitted, "");
+    w.value(ptr, input, emitted, TOOL);
     w.out
         .into_iter()
         .map(|(pointer, message)| Note {
@@ -59,6 +76,7 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
 struct Walk {
     shape: Shape,
     read_only: bool,
+    annotations_title: Option<Value>,
     out: Vec<(String, String)>,
 }
 
@@ -95,6 +113,9 @@ impl Walk {
                 }
             }
             _ if a == b || self.same_gemini_type(a, b, key) => {}
+            (Value::String(x), Value::String(y)) if x.len().max(y.len()) > 40 => {
+                self.text(ptr, key, x, y);
+            }
             _ => self.push(ptr, format!("`{key}` {} → {}", short(a), short(b))),
         }
     }
@@ -114,6 +135,7 @@ impl Walk {
             let p = format!("{ptr}/{}", escape(k));
             match b.get(k) {
                 Some(vb) => self.value(&p, va, vb, k),
+                None if key != "properties" && empty_constraint(k, va) => {}
                 None => self.push(&p, format!("`{k}` is not published ({})", short(va))),
             }
         }
@@ -153,6 +175,9 @@ impl Walk {
 
     /// A key published where the input has none that means what its absence means.
     fn same_by_rule(&self, k: &str, v: &Value, parent: &str) -> bool {
+        if parent != "properties" && empty_constraint(k, v) {
+            return true;
+        }
         match (k, v) {
             ("strict", Value::Bool(false)) => {
                 matches!(self.shape, Shape::OpenaiChat | Shape::OpenaiResponses)
@@ -160,6 +185,9 @@ impl Walk {
             ("_meta", Value::Object(m)) => {
                 self.shape == Shape::Mcp
                     && m.keys().all(|x| x.starts_with(crate::emit::META_PREFIX))
+            }
+            ("title", v) if parent == TOOL && self.shape == Shape::Mcp => {
+                self.annotations_title.as_ref() == Some(v)
             }
             (h, Value::Bool(x)) if parent == "annotations" && self.shape == Shape::Mcp => {
                 (self.read_only && matches!(h, "destructiveHint" | "idempotentHint"))
@@ -173,6 +201,23 @@ impl Walk {
         self.shape == Shape::Gemini
             && key == "type"
             && matches!((a, b), (Value::String(x), Value::String(y)) if x.eq_ignore_ascii_case(y))
+    }
+
+    /// Two texts: where they start to differ, so a change past the first 40 characters (a
+    /// trailing space, one word) is visible in the note.
+    fn text(&mut self, ptr: &str, key: &str, a: &str, b: &str) {
+        let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+        let around = |s: &str| short(&Value::from(s.chars().skip(at).collect::<String>()));
+        self.push(
+            ptr,
+            format!(
+                "`{key}` differs from character {at} ({} chars → {}): {} → {}",
+                a.chars().count(),
+                b.chars().count(),
+                around(a),
+                around(b)
+            ),
+        );
     }
 
     fn push(&mut self, ptr: &str, message: String) {
@@ -228,6 +273,10 @@ mod tests {
             pointers(Shape::Mcp, a, b),
             vec!["/0/annotations/title `title: \"T\"` is published but not in the input"]
         );
+        // The tool title published from the input's annotations.title is the same display.
+        let a = json!({"name": "t", "annotations": {"title": "T"}});
+        let b = json!({"name": "t", "title": "T", "annotations": {"title": "T"}});
+        assert!(pointers(Shape::Mcp, a, b).is_empty());
         let chat = json!({"type": "function", "function": {"name": "t"}});
         let out = json!({"type": "function", "function": {"name": "t", "strict": false}});
         assert!(pointers(Shape::OpenaiChat, chat, out).is_empty());

@@ -217,6 +217,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
             span: f.span,
         }),
         icon: t.icon.clone(),
+        title: t.title.clone(),
         implements: t.implements.as_ref().map(|p| p.v.clone()),
         span: Span::file_start(t.file),
     }

@@ -104,6 +104,8 @@ pub struct ToolDef {
     /// Tool-level `output:` (actions without their own inherit it).
     pub output: Option<crate::ir::OutputType>,
     pub icon: Option<crate::ir::Icon>,
+    /// `title:`, the MCP display title.
+    pub title: Option<String>,
     /// `implements:`, the Rust type the typed call becomes.
     pub implements: Option<Sp<String>>,
 }
@@ -592,6 +594,7 @@ const TOOL_KEYS: &[&str] = &[
     "examples",
     "output",
     "icon",
+    "title",
     "implements",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
@@ -640,9 +643,14 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let implements = t
         .get("implements")
         .and_then(|n| super::implements::read_implements(n, d));
+    let title = t
+        .get("title")
+        .and_then(|n| read::string(n, "title", d))
+        .map(|s| s.v);
     Some(ToolDef {
         output,
         icon,
+        title,
         implements,
         file,
         stem: stem.to_owned(),
