@@ -16,50 +16,18 @@ use serde_json::{Map, Value};
 mod extras;
 mod roundtrip;
 
-/// The shape of the input array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    OpenaiChat,
-    OpenaiResponses,
-    Anthropic,
-    Gemini,
-    Mcp,
-}
+/// The shape of the input array: a provider dialect (the shared vocabulary, one declaration).
+pub use crate::ir::Dialect as Shape;
 
-impl Shape {
-    pub const ALL: [Shape; 5] = [
-        Shape::OpenaiChat,
-        Shape::OpenaiResponses,
-        Shape::Anthropic,
-        Shape::Gemini,
-        Shape::Mcp,
-    ];
-
-    /// The dialect (and the family name written into surface.yaml).
-    pub fn dialect(self) -> &'static str {
-        match self {
-            Shape::OpenaiChat => "openai-chat",
-            Shape::OpenaiResponses => "openai-responses",
-            Shape::Anthropic => "anthropic",
-            Shape::Gemini => "gemini",
-            Shape::Mcp => "mcp",
-        }
-    }
-
-    pub fn family(self) -> &'static str {
-        match self {
-            Shape::OpenaiChat => "chat",
-            Shape::OpenaiResponses => "responses",
-            Shape::Anthropic => "anthropic",
-            Shape::Gemini => "gemini",
-            Shape::Mcp => "mcp",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Shape> {
-        Shape::ALL
-            .into_iter()
-            .find(|x| x.dialect() == s || x.family() == s)
+/// The family name import writes into `surface.yaml` for an input of `shape` (the standard
+/// surface's names: `chat`, `responses`, …).
+pub fn family_name(shape: Shape) -> &'static str {
+    match shape {
+        Shape::OpenaiChat => "chat",
+        Shape::OpenaiResponses => "responses",
+        Shape::Anthropic => "anthropic",
+        Shape::Gemini => "gemini",
+        Shape::Mcp => "mcp",
     }
 }
 
@@ -1457,7 +1425,7 @@ fn surface_yaml(
         s,
         "# Imported by `toolsurface import` from {} ({}).",
         opts.source,
-        shape.dialect()
+        shape.as_str()
     );
     let _ = writeln!(
         s,
@@ -1470,8 +1438,8 @@ fn surface_yaml(
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {}, strict: true }}",
-            shape.family(),
-            shape.dialect()
+            family_name(shape),
+            shape.as_str()
         );
     } else if publish_outputs || json_schema {
         let mut switches = String::new();
@@ -1484,15 +1452,15 @@ fn surface_yaml(
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {}{switches} }}",
-            shape.family(),
-            shape.dialect()
+            family_name(shape),
+            shape.as_str()
         );
     } else {
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {} }}",
-            shape.family(),
-            shape.dialect()
+            family_name(shape),
+            shape.as_str()
         );
     }
     if limits != crate::ir::Limits::default() {
@@ -1575,7 +1543,7 @@ fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
     if let Some((syntax, _)) = &d.freeform {
         let ext = if syntax == "lark" { "lark" } else { "txt" };
         let _ = writeln!(s, "freeform:");
-        let _ = writeln!(s, "  families: [{}]", shape.family());
+        let _ = writeln!(s, "  families: [{}]", family_name(shape));
         let _ = writeln!(s, "  field: input");
         let _ = writeln!(s, "  syntax: {}", quoted(syntax));
         let _ = writeln!(s, "  grammar: grammars/{}.{ext}", d.name);

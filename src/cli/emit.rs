@@ -59,7 +59,7 @@ pub struct Args {
     pub dir: Option<PathBuf>,
 }
 
-fn parse_dialect(s: &str) -> Result<Dialect, String> {
+pub fn parse_dialect(s: &str) -> Result<Dialect, String> {
     Dialect::parse(s).ok_or_else(|| {
         let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.as_str()).collect();
         format!("unknown dialect `{s}` (expected one of {})", all.join(", "))

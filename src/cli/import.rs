@@ -15,28 +15,6 @@ use toolsurface_compiler::import::{self, Note, Options, Shape};
 
 use super::Status;
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormat {
-    #[value(name = "openai-chat")]
-    OpenaiChat,
-    #[value(name = "openai-responses")]
-    OpenaiResponses,
-    Anthropic,
-    Gemini,
-    Mcp,
-}
-
-impl InputFormat {
-    fn shape(self) -> Shape {
-        match self {
-            InputFormat::OpenaiChat => Shape::OpenaiChat,
-            InputFormat::OpenaiResponses => Shape::OpenaiResponses,
-            InputFormat::Anthropic => Shape::Anthropic,
-            InputFormat::Gemini => Shape::Gemini,
-            InputFormat::Mcp => Shape::Mcp,
-        }
-    }
-}
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -70,9 +48,9 @@ pub struct Args {
     /// A streamable-HTTP MCP endpoint.
     #[arg(long)]
     pub mcp_http: Option<String>,
-    /// The input's shape (default: detected).
-    #[arg(long, value_enum)]
-    pub format: Option<InputFormat>,
+    /// The input's shape, a dialect (default: detected per tool).
+    #[arg(long, value_parser = super::emit::parse_dialect)]
+    pub format: Option<Shape>,
     /// The definitions folder to write.
     #[arg(long)]
     pub out: PathBuf,
@@ -123,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         out,
         "imported {} tools ({}) from {source} into {}",
         imported.tools.len(),
-        imported.shape.dialect(),
+        imported.shape.as_str(),
         args.out.display()
     )?;
     print_notes(
@@ -140,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
             return Ok(status);
         }
     };
-    let family = imported.shape.family();
+    let family = import::family_name(imported.shape);
     let emitted = emit::surface(&ir, &args.role, family, None)
         .map_err(|e| anyhow::anyhow!("emitting the imported folder: {e}"))?;
     let differences = round_trip_differences(&imported, &emitted)?;
@@ -181,7 +159,7 @@ fn read_input_document(args: &Args) -> anyhow::Result<(Value, String, Option<Sha
         (
             doc,
             path.display().to_string(),
-            args.format.map(InputFormat::shape),
+            args.format,
         )
     } else if let Some(cmd) = &args.mcp_stdio {
         let argv = split_command(cmd)?;
