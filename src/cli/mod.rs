@@ -9,6 +9,7 @@ pub mod drift;
 pub mod emit;
 pub mod explain;
 pub mod facts;
+pub mod r#gen;
 pub mod import;
 pub mod lint;
 pub mod lock;
@@ -91,6 +92,8 @@ pub enum Command {
     Merge(merge::Args),
     /// Retire a tool: remove it, record its retired message, report what still names it.
     Retire(retire::Args),
+    /// Generate a host-language package (python) from the definitions' plan.
+    Gen(r#gen::Args),
 }
 
 pub fn main() -> std::process::ExitCode {
@@ -124,6 +127,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Retire(a) => retire::run(a),
+        Command::Gen(a) => r#gen::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),
