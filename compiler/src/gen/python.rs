@@ -427,7 +427,7 @@ from dataclasses import dataclass, fields
 from importlib import resources
 from typing import ClassVar, Final, Literal, TypeAlias, Union
 
-from ._kernel import CallError, Plan, to_json
+from ._kernel import CallError, Plan, ScopeError, to_json
 
 _PLAN: Final = Plan(
     json.loads(resources.files(__name__).joinpath("_plan.json").read_text("utf-8"))
@@ -494,7 +494,7 @@ fn write_all(out: &mut String, plan: &Plan, classes: &[Class]) {
         .collect();
     names.extend(plan.tools.iter().map(|t| tool_constant(&t.name)));
     names.extend(classes.iter().map(|c| c.name.clone()));
-    for n in ["Call", "CallError", "Traits", "TRAITS"] {
+    for n in ["Call", "CallError", "ScopeError", "Traits", "TRAITS"] {
         names.push(n.to_owned());
     }
     for t in &plan.traits {
@@ -628,7 +628,7 @@ def parse_call(
     active), or `CallError` worded exactly as Rust's `Call::parse` words it. A str or bytes
     argument is the raw arguments text (the path that agrees with Rust byte for byte); a
     Mapping is an already parsed object (duplicate keys and `5` vs `5.0` are gone by then).
-    An unknown role, family or skill is a ValueError."""
+    An unknown role, family or skill is a ScopeError (a ValueError)."""
     tool, action, values = _PLAN.check(role, family, name, args, active_skills)
     build, _, renames = _BUILD[tool, action]
     for json_name, attr in renames:

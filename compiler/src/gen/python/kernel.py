@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeAlias, Union
 
-__all__ = ["CallError", "Pairs", "Plan", "Value", "describe", "read_json"]
+__all__ = ["CallError", "Pairs", "Plan", "ScopeError", "Value", "describe", "read_json"]
 
 
 class Pairs(list[tuple[str, "Value"]]):
@@ -45,6 +45,10 @@ class CallError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class ScopeError(ValueError):
+    """A role, family or skill the definitions do not have (worded as Rust's)."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -158,7 +162,8 @@ def json_string(s: str) -> str:
 
 
 def format_float(f: float) -> str:
-    """An f64 as serde_json prints it (ryu's shortest form: `5.0`, `1e100`, `1.5e-7`)."""
+    """An f64 as serde_json prints it (zmij: shortest digits, fixed notation for decimal
+    exponents -5..=15, else `1e+100`, `1.5e-7`, `-9.223372036854776e+18`)."""
     if math.isnan(f):
         return "NaN"
     if math.isinf(f):
@@ -175,18 +180,17 @@ def format_float(f: float) -> str:
     point -= len(digits) - len(stripped)
     digits = stripped.rstrip("0")
     length = len(digits)
-    kk = point
-    k = kk - length
-    if 0 <= k and kk <= 16:
-        out = digits + "0" * k + ".0"
-    elif 0 < kk <= 16:
-        out = digits[:kk] + "." + digits[kk:]
-    elif -5 < kk <= 0:
-        out = "0." + "0" * (-kk) + digits
-    elif length == 1:
-        out = digits + "e" + str(kk - 1)
+    e = point - 1
+    if -5 <= e <= 15:
+        if length - 1 <= e:
+            out = digits + "0" * (e + 1 - length) + ".0"
+        elif e >= 0:
+            out = digits[: e + 1] + "." + digits[e + 1 :]
+        else:
+            out = "0." + "0" * (-e - 1) + digits
     else:
-        out = digits[0] + "." + digits[1:] + "e" + str(kk - 1)
+        rest = "." + digits[1:] if length > 1 else ""
+        out = digits[0] + rest + "e" + ("+" if e >= 0 else "-") + str(abs(e))
     return sign + out
 
 
@@ -909,18 +913,18 @@ class Plan:
             return found
         role_decl = self.roles.get(role)
         if role_decl is None:
-            raise ValueError(
+            raise ScopeError(
                 f"unknown role {role} (expected one of {', '.join(self.roles)})"
             )
         surface = self.surfaces.get((role, family))
         if surface is None:
-            raise ValueError(
+            raise ScopeError(
                 f"unknown family {family} (expected one of {', '.join(self.families)})"
             )
         names = [k["name"] for k in self.skills]
         for s in skills:
             if s not in names:
-                raise ValueError(
+                raise ScopeError(
                     f"unknown skill {s} (expected one of {', '.join(names)})"
                 )
         offered = set(surface["resident"])
