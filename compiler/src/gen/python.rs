@@ -46,7 +46,8 @@ pub struct File {
     pub contents: String,
 }
 
-/// The package for `plan`: `__init__.py`, `_kernel.py`, `_plan.json`, `py.typed`.
+/// The package for `plan`: `__init__.py`, `_kernel.py`, `_plan.json`, the optional pydantic
+/// façade `pydantic_models.py`, `py.typed`.
 pub fn generate(plan: &Plan) -> Result<Vec<File>, GenError> {
     let data = host_plan(plan);
     let mut data_text = serde_json::to_string(&data).unwrap_or_default();
@@ -65,6 +66,10 @@ pub fn generate(plan: &Plan) -> Result<Vec<File>, GenError> {
         File {
             path: "_plan.json".to_owned(),
             contents: data_text,
+        },
+        File {
+            path: "pydantic_models.py".to_owned(),
+            contents: pydantic_py(plan, &classes(plan)?),
         },
         File {
             path: "py.typed".to_owned(),
@@ -683,3 +688,304 @@ def request_fragment(
     `toolsurface emit --request --turn T --with-skill S…`."""
     return _PLAN.request(role, family, turn, active_skills)
 "#;
+
+/// A pydantic v2 type expression for a field, constraints as `Field(...)` (exploded, with
+/// magic trailing commas, so `ruff format` keeps the layout).
+fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
+    let field = |args: Vec<String>, indent: &str| -> String {
+        let mut s = format!("{indent}    Field(\n");
+        for a in args {
+            let _ = writeln!(s, "{indent}        {a},");
+        }
+        let _ = write!(s, "{indent}    ),\n");
+        s
+    };
+    let annotated = |base: &str, extra: &[&str], args: Vec<String>| -> String {
+        let mut s = format!("Annotated[\n{indent}    {base},\n");
+        for e in extra {
+            let _ = writeln!(s, "{indent}    {e},");
+        }
+        if !args.is_empty() {
+            s.push_str(&field(args, indent));
+        }
+        let _ = write!(s, "{indent}]");
+        s
+    };
+    let num = |v: f64| format!("{v:?}");
+    match ty {
+        TypePlan::String {
+            min_length,
+            max_length,
+            pattern,
+            ..
+        } => {
+            let mut args = Vec::new();
+            if let Some(n) = min_length {
+                args.push(format!("min_length={n}"));
+            }
+            if let Some(n) = max_length {
+                args.push(format!("max_length={n}"));
+            }
+            if let Some(p) = pattern {
+                args.push(format!("pattern={}", py_str(p)));
+            }
+            if args.is_empty() {
+                "str".to_owned()
+            } else {
+                annotated("str", &[], args)
+            }
+        }
+        TypePlan::Integer {
+            minimum, maximum, ..
+        } => {
+            let mut args = Vec::new();
+            if let Some(n) = minimum {
+                args.push(format!("ge={n}"));
+            }
+            if let Some(n) = maximum {
+                args.push(format!("le={n}"));
+            }
+            annotated("int", &["BeforeValidator(_integral)"], args)
+        }
+        TypePlan::Number {
+            minimum, maximum, ..
+        } => {
+            let mut args = Vec::new();
+            if let Some(n) = minimum {
+                args.push(format!("ge={}", num(*n)));
+            }
+            if let Some(n) = maximum {
+                args.push(format!("le={}", num(*n)));
+            }
+            if args.is_empty() {
+                "float".to_owned()
+            } else {
+                annotated("float", &[], args)
+            }
+        }
+        TypePlan::Boolean => "bool".to_owned(),
+        TypePlan::Enum { .. } => py_type(ty),
+        TypePlan::Array {
+            items,
+            min_items,
+            max_items,
+            ..
+        } => {
+            let item = pydantic_type(items, &format!("{indent}        "));
+            let mut args = Vec::new();
+            if let Some(n) = min_items {
+                args.push(format!("min_length={n}"));
+            }
+            if let Some(n) = max_items {
+                args.push(format!("max_length={n}"));
+            }
+            let base = if item.contains('\n') {
+                format!("list[\n{indent}        {item}\n{indent}    ]")
+            } else {
+                format!("list[{item}]")
+            };
+            if args.is_empty() {
+                base
+            } else {
+                annotated(&base, &[], args)
+            }
+        }
+        TypePlan::Object { .. } => "dict[str, object]".to_owned(),
+    }
+}
+
+/// A model attribute for a JSON name (keywords and `model_*` get a `_` suffix).
+fn model_attr(name: &str) -> String {
+    let mut s = attr(name);
+    if s == "tool_" || s == "action_" {
+        s.pop();
+    }
+    if s.starts_with("model_") {
+        s.push('_');
+    }
+    s
+}
+
+fn member(m: &crate::plan::MemberPlan) -> String {
+    let presence = match m.presence {
+        crate::plan::Presence::Always => "always",
+        crate::plan::Presence::Given => "given",
+        crate::plan::Presence::True => "true",
+        crate::plan::Presence::Never => "never",
+    };
+    format!("({}, \"{presence}\")", py_str(&model_attr(&m.field)))
+}
+
+/// The action's `exactly_one_of` and `forbidden_with` rules as the shared validator's data.
+fn write_constraints(out: &mut String, obj: &crate::plan::ObjectPlan) {
+    if !obj.exactly_one_of.is_empty() {
+        out.push_str("    _exactly_one_of = (\n");
+        for g in &obj.exactly_one_of {
+            out.push_str("        (\n");
+            for m in g {
+                let _ = writeln!(out, "            {},", member(m));
+            }
+            out.push_str("        ),\n");
+        }
+        out.push_str("    )\n");
+    }
+    if !obj.forbidden_with.is_empty() {
+        out.push_str("    _forbidden_with = (\n");
+        for fw in &obj.forbidden_with {
+            let _ = writeln!(
+                out,
+                "        (\n            {},\n            {},\n            {},\n        ),",
+                member(&fw.field),
+                member(&fw.with),
+                py_str(&fw.message)
+            );
+        }
+        out.push_str("    )\n");
+    }
+}
+
+/// `T | None`, laid out as `ruff format` lays out a multi-line `T`.
+fn optional(ty: &str) -> String {
+    if ty.contains('\n') {
+        format!("(\n        {ty}\n        | None\n    )")
+    } else {
+        format!("{ty} | None")
+    }
+}
+
+/// `pydantic_models.py`: the optional façade — one strict, extra-forbidding, frozen model per
+/// action, a discriminated union per tool, a `TypeAdapter` per tool. Its verdicts are tested
+/// against `parse_call` (tests/python/test_pyhost_pydantic.py), differences documented there.
+fn pydantic_py(plan: &Plan, classes: &[Class]) -> String {
+    let mut out = header("the optional pydantic v2 facade");
+    out.push_str(
+        r#""""pydantic v2 models of every action (strict, `extra="forbid"`, frozen) and one
+discriminated union per tool, for frameworks that want a model. The verdicts of
+`parse_call` are the reference; where pydantic cannot agree (duplicate keys, a null for
+another action's field, error wording and order) the models are the weaker check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    model_validator,
+)
+
+
+def _integral(v: object) -> object:
+    """An integer as Rust's `as_int` takes it: an integral float within ±2^53 is one, an
+    integer beyond i64 is not."""
+    if isinstance(v, float) and v.is_integer() and abs(v) <= 9007199254740992.0:
+        return int(v)
+    if isinstance(v, int) and not isinstance(v, bool) and v > 2**63 - 1:
+        raise ValueError("an integer beyond i64")
+    return v
+
+
+# A constraint member: (field, presence) with presence always, given, true or never.
+_Member = tuple[str, str]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    _exactly_one_of: ClassVar[tuple[tuple[_Member, ...], ...]] = ()
+    _forbidden_with: ClassVar[tuple[tuple[_Member, _Member, str], ...]] = ()
+
+    def _present(self, m: _Member) -> bool:
+        field, presence = m
+        if presence == "always":
+            return True
+        if presence == "never":
+            return False
+        value = getattr(self, field)
+        return value is True if presence == "true" else value is not None
+
+    @model_validator(mode="after")
+    def _constraints(self) -> _Action:
+        for group in self._exactly_one_of:
+            if sum(self._present(m) for m in group) != 1:
+                names = ", ".join(f for f, _ in group)
+                raise ValueError(f"expected exactly one of {names}")
+        for field, with_, message in self._forbidden_with:
+            if self._present(field) and self._present(with_):
+                raise ValueError(message)
+        return self
+"#,
+    );
+    for t in &plan.tools {
+        for a in &t.actions {
+            let Some(c) = classes
+                .iter()
+                .find(|c| c.tool == t.name && c.action == a.name)
+            else {
+                continue;
+            };
+            let _ = write!(out, "\n\nclass {}(_Action):\n", c.name);
+            if let (Some(sel), Some(name)) = (&t.selector, &a.name) {
+                let _ = writeln!(out, "    {}: Literal[{}]", model_attr(sel), py_str(name));
+            }
+            if a.object.fields.is_empty() && t.selector.is_none() {
+                out.push_str("    pass\n");
+            }
+            write_constraints(&mut out, &a.object);
+            for f in &a.object.fields {
+                let ty = if f.required {
+                    pydantic_type(&f.ty, "    ")
+                } else {
+                    optional(&pydantic_type(&f.ty, "        "))
+                };
+                let name = model_attr(&f.name);
+                let alias = (name != f.name).then(|| py_str(&f.name));
+                match (f.required, alias) {
+                    (true, None) => {
+                        let _ = writeln!(out, "    {name}: {ty}");
+                    }
+                    (false, None) => {
+                        let _ = writeln!(out, "    {name}: {ty} = None");
+                    }
+                    (true, Some(al)) => {
+                        let _ = writeln!(out, "    {name}: {ty} = Field(alias={al})");
+                    }
+                    (false, Some(al)) => {
+                        let _ = writeln!(out, "    {name}: {ty} = Field(default=None, alias={al})");
+                    }
+                }
+            }
+        }
+    }
+    let mut adapters = String::new();
+    for t in &plan.tools {
+        let members: Vec<&Class> = classes.iter().filter(|c| c.tool == t.name).collect();
+        let target = match (&t.selector, members.as_slice()) {
+            (Some(sel), [_, _, ..]) => {
+                let name = format!("_{}Union", camel(&[&t.name]));
+                let _ = write!(out, "\n\n{name} = Annotated[\n    Union[\n");
+                for m in &members {
+                    let _ = writeln!(out, "        {},", m.name);
+                }
+                let _ = write!(
+                    out,
+                    "    ],\n    Field(discriminator={}),\n]\n",
+                    py_str(&model_attr(sel))
+                );
+                name
+            }
+            (_, [one, ..]) => one.name.clone(),
+            _ => continue,
+        };
+        let _ = writeln!(adapters, "    {}: TypeAdapter({target}),", py_str(&t.name));
+    }
+    out.push_str("\n\n# One adapter per tool: `ADAPTERS[tool].validate_json(arguments_text)`.\n");
+    out.push_str("ADAPTERS: Mapping[str, TypeAdapter[Any]] = {\n");
+    out.push_str(&adapters);
+    out.push_str("}\n");
+    out
+}
