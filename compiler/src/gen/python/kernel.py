@@ -77,12 +77,14 @@ def _jaro(a: str, b: str) -> float:
     for i, ac in enumerate(a):
         lo = i - search if i > search else 0
         hi = min(b_len, i + search + 1)
-        for j in range(lo, hi):
-            if not b_flags[j] and b[j] == ac:
-                a_flags[i] = True
-                b_flags[j] = True
-                matches += 1
-                break
+        # The first unflagged `ac` in the window (str.find scans in C).
+        j = b.find(ac, lo, hi)
+        while j != -1 and b_flags[j]:
+            j = b.find(ac, j + 1, hi)
+        if j != -1:
+            a_flags[i] = True
+            b_flags[j] = True
+            matches += 1
     if matches == 0:
         return 0.0
     transpositions = 0
@@ -136,7 +138,10 @@ def did_you_mean(name: str, candidates: Sequence[str]) -> str | None:
             continue
         lc = c.translate(_ASCII_LOWER)
         jw = _jaro_winkler(lname, lc)
-        if jw >= 0.8 or _levenshtein(lname, lc) <= 2:
+        # Two edits cannot bridge a length gap of three: skip the distance then.
+        if jw >= 0.8 or (
+            abs(len(lname) - len(lc)) <= 2 and _levenshtein(lname, lc) <= 2
+        ):
             if best is None or jw > best[0] or (jw == best[0] and c < best[1]):
                 best = (jw, c)
     return None if best is None else best[1]
@@ -280,12 +285,20 @@ _FAST: Final = json.JSONDecoder(
 )
 
 
+# Texts with nothing the C decoder's defaults would read differently from the Rust scanner
+# (`-0`, 19+ digit runs, 3+ digit exponents, NaN/Infinity) take the plain decoder; the rest
+# the hooked one, which gives up exactly where the scanner does.
+_SUSPECT: Final = re.compile(r"-0(?![.eE0-9])|[0-9]{19}|[eE][+-]?[0-9]{3}|NaN|Infinity")
+_PLAIN: Final = json.JSONDecoder(object_pairs_hook=Pairs)
+
+
 def _scan(text: str) -> Value | None:
     """What the Rust kernel's `scan` reads, or None where it gives up."""
     if "\\" in text or text.count("[") + text.count("{") > 128:
         return None
+    decoder = _FAST if _SUSPECT.search(text) else _PLAIN
     try:
-        return _FAST.decode(text)  # type: ignore[no-any-return]
+        return decoder.decode(text)  # type: ignore[no-any-return]
     except (_GiveUp, ValueError, RecursionError):
         return None
 
@@ -891,10 +904,16 @@ class Plan:
         self.patterns: dict[str, re.Pattern[str] | None] = {}
         self._scopes: dict[tuple[str, str, tuple[str, ...]], _Scope] = {}
         for t in data["tools"]:
+            t["by_action"] = {a["name"]: a for a in t["actions"]}
             for a in t["actions"]:
                 self._compile(a["object"])
 
-    def _compile(self, obj: Mapping[str, Any]) -> None:
+    def _compile(self, obj: dict[str, Any]) -> None:
+        # Lookup tables the walk reads (derived from the rules, never new rules).
+        obj["by_name"] = {f["name"]: f for f in obj["fields"]}
+        obj["names"] = [f["name"] for f in obj["fields"]]
+        obj["belongs_to"] = {b["field"]: b["actions"] for b in obj["belongs"]}
+        obj["required"] = [f["name"] for f in obj["fields"] if f["required"]]
         for f in obj["fields"]:
             ty = f["ty"]
             while ty["kind"] == "array":
@@ -1034,7 +1053,7 @@ class Plan:
             )
         if not isinstance(found, str):
             raise invalid(f"{sel}: expected one of {expected}", found)
-        action = next((a for a in tool["actions"] if a["name"] == found), None)
+        action = tool["by_action"].get(found)
         if action is None:
             raise CallError(
                 "UnknownAction",
@@ -1047,16 +1066,11 @@ class Plan:
     def _object(
         self, rules: Mapping[str, Any], selector: str | None, pairs: Pairs, prefix: str
     ) -> Fields:
-        fields: list[Any] = rules["fields"]
+        by_name: dict[str, Any] = rules["by_name"]
         values: dict[str, object] = {}
         selector_seen = False
         for key, v in pairs:
-            if key == selector:
-                if selector_seen:
-                    raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
-                selector_seen = True
-                continue
-            f = next((f for f in fields if f["name"] == key), None)
+            f = by_name.get(key)
             if f is not None:
                 if v is None:
                     continue
@@ -1064,18 +1078,23 @@ class Plan:
                     raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
                 values[key] = self._convert(f["ty"], v, prefix + key)
                 continue
-            belongs: list[Any] = rules["belongs"]
-            if v is None and any(b["field"] == key for b in belongs):
+            if key == selector:
+                if selector_seen:
+                    raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
+                selector_seen = True
                 continue
-            raise unexpected_field(
-                prefix,
-                key,
-                [f["name"] for f in fields],
-                [(b["field"], b["actions"]) for b in belongs],
-            )
-        for f in fields:
-            if f["required"] and f["name"] not in values:
-                raise CallError("MissingField", f"{prefix}missing field {f['name']}")
+            belongs: dict[str, str] = rules["belongs_to"]
+            if v is None and key in belongs:
+                continue
+            raise unexpected_field(prefix, key, rules["names"], list(belongs.items()))
+        for name in rules["required"]:
+            if name not in values:
+                raise CallError("MissingField", f"{prefix}missing field {name}")
+
+        if not rules["exactly_one_of"] and not rules["forbidden_with"]:
+            if len(values) <= 1:
+                return values
+            return {n: values[n] for n in rules["names"] if n in values}
 
         def present(m: Mapping[str, Any]) -> bool:
             p = m["presence"]
@@ -1099,7 +1118,9 @@ class Plan:
         for fw in rules["forbidden_with"]:
             if present(fw["field"]) and present(fw["with"]):
                 raise CallError("Constraint", f"{prefix}{fw['message']}")
-        return {f["name"]: values[f["name"]] for f in fields if f["name"] in values}
+        if len(values) <= 1:
+            return values
+        return {n: values[n] for n in rules["names"] if n in values}
 
     def _convert(self, ty: Mapping[str, Any], v: Value, path: str) -> object:
         kind = ty["kind"]
