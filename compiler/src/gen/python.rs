@@ -689,6 +689,20 @@ def request_fragment(
     return _PLAN.request(role, family, turn, active_skills)
 "#;
 
+fn string_args(min: Option<u64>, max: Option<u64>, pattern: Option<&str>) -> Vec<String> {
+    let mut args = Vec::new();
+    if let Some(n) = min {
+        args.push(format!("min_length={n}"));
+    }
+    if let Some(n) = max {
+        args.push(format!("max_length={n}"));
+    }
+    if let Some(p) = pattern {
+        args.push(format!("pattern={}", py_str(p)));
+    }
+    args
+}
+
 /// A pydantic v2 type expression for a field, constraints as `Field(...)` (exploded, with
 /// magic trailing commas, so `ruff format` keeps the layout).
 fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
@@ -719,16 +733,7 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
             pattern,
             ..
         } => {
-            let mut args = Vec::new();
-            if let Some(n) = min_length {
-                args.push(format!("min_length={n}"));
-            }
-            if let Some(n) = max_length {
-                args.push(format!("max_length={n}"));
-            }
-            if let Some(p) = pattern {
-                args.push(format!("pattern={}", py_str(p)));
-            }
+            let args = string_args(*min_length, *max_length, pattern.as_deref());
             if args.is_empty() {
                 "str".to_owned()
             } else {
@@ -844,6 +849,46 @@ fn write_constraints(out: &mut String, obj: &crate::plan::ObjectPlan) {
     }
 }
 
+/// One action's model: the selector as a `Literal`, the fields, the constraint data.
+fn write_model(
+    out: &mut String,
+    t: &crate::plan::ToolPlan,
+    a: &crate::plan::ActionPlan,
+    c: &Class,
+) {
+    let _ = write!(out, "\n\nclass {}(_Action):\n", c.name);
+    if let (Some(sel), Some(name)) = (&t.selector, &a.name) {
+        let _ = writeln!(out, "    {}: Literal[{}]", model_attr(sel), py_str(name));
+    }
+    if a.object.fields.is_empty() && t.selector.is_none() {
+        out.push_str("    pass\n");
+    }
+    write_constraints(out, &a.object);
+    for f in &a.object.fields {
+        let ty = if f.required {
+            pydantic_type(&f.ty, "    ")
+        } else {
+            optional(&pydantic_type(&f.ty, "        "))
+        };
+        let name = model_attr(&f.name);
+        let alias = (name != f.name).then(|| py_str(&f.name));
+        match (f.required, alias) {
+            (true, None) => {
+                let _ = writeln!(out, "    {name}: {ty}");
+            }
+            (false, None) => {
+                let _ = writeln!(out, "    {name}: {ty} = None");
+            }
+            (true, Some(al)) => {
+                let _ = writeln!(out, "    {name}: {ty} = Field(alias={al})");
+            }
+            (false, Some(al)) => {
+                let _ = writeln!(out, "    {name}: {ty} = Field(default=None, alias={al})");
+            }
+        }
+    }
+}
+
 /// `T | None`, laid out as `ruff format` lays out a multi-line `T`.
 fn optional(ty: &str) -> String {
     if ty.contains('\n') {
@@ -853,13 +898,9 @@ fn optional(ty: &str) -> String {
     }
 }
 
-/// `pydantic_models.py`: the optional façade — one strict, extra-forbidding, frozen model per
-/// action, a discriminated union per tool, a `TypeAdapter` per tool. Its verdicts are tested
-/// against `parse_call` (tests/python/test_pyhost_pydantic.py), differences documented there.
-fn pydantic_py(plan: &Plan, classes: &[Class]) -> String {
-    let mut out = header("the optional pydantic v2 facade");
-    out.push_str(
-        r#""""pydantic v2 models of every action (strict, `extra="forbid"`, frozen) and one
+/// What every `pydantic_models.py` starts with: imports, the `as_int` validator, the shared
+/// base model and its constraint validator.
+const PYDANTIC_PRELUDE: &str = r#""""pydantic v2 models of every action (strict, `extra="forbid"`, frozen) and one
 discriminated union per tool, for frameworks that want a model. The verdicts of
 `parse_call` are the reference; where pydantic cannot agree (duplicate keys, a null for
 another action's field, error wording and order) the models are the weaker check.
@@ -918,46 +959,21 @@ class _Action(BaseModel):
             if self._present(field) and self._present(with_):
                 raise ValueError(message)
         return self
-"#,
-    );
+"#;
+
+/// `pydantic_models.py`: the optional façade — one strict, extra-forbidding, frozen model per
+/// action, a discriminated union per tool, a `TypeAdapter` per tool. Its verdicts are tested
+/// against `parse_call` (tests/python/test_pyhost_pydantic.py), differences documented there.
+fn pydantic_py(plan: &Plan, classes: &[Class]) -> String {
+    let mut out = header("the optional pydantic v2 facade");
+    out.push_str(PYDANTIC_PRELUDE);
     for t in &plan.tools {
         for a in &t.actions {
-            let Some(c) = classes
+            if let Some(c) = classes
                 .iter()
                 .find(|c| c.tool == t.name && c.action == a.name)
-            else {
-                continue;
-            };
-            let _ = write!(out, "\n\nclass {}(_Action):\n", c.name);
-            if let (Some(sel), Some(name)) = (&t.selector, &a.name) {
-                let _ = writeln!(out, "    {}: Literal[{}]", model_attr(sel), py_str(name));
-            }
-            if a.object.fields.is_empty() && t.selector.is_none() {
-                out.push_str("    pass\n");
-            }
-            write_constraints(&mut out, &a.object);
-            for f in &a.object.fields {
-                let ty = if f.required {
-                    pydantic_type(&f.ty, "    ")
-                } else {
-                    optional(&pydantic_type(&f.ty, "        "))
-                };
-                let name = model_attr(&f.name);
-                let alias = (name != f.name).then(|| py_str(&f.name));
-                match (f.required, alias) {
-                    (true, None) => {
-                        let _ = writeln!(out, "    {name}: {ty}");
-                    }
-                    (false, None) => {
-                        let _ = writeln!(out, "    {name}: {ty} = None");
-                    }
-                    (true, Some(al)) => {
-                        let _ = writeln!(out, "    {name}: {ty} = Field(alias={al})");
-                    }
-                    (false, Some(al)) => {
-                        let _ = writeln!(out, "    {name}: {ty} = Field(default=None, alias={al})");
-                    }
-                }
+            {
+                write_model(&mut out, t, a, c);
             }
         }
     }
@@ -988,4 +1004,76 @@ class _Action(BaseModel):
     out.push_str(&adapters);
     out.push_str("}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standard_plan() -> Plan {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-defs");
+        let folder = crate::compile_folder(&root, "tool-defs").expect("tool-defs reads");
+        let ir = folder.compiled.ir.expect("tool-defs compiles");
+        crate::plan::lower(&ir).expect("tool-defs lowers")
+    }
+
+    #[test]
+    fn generation_is_byte_stable_and_marked() {
+        let plan = standard_plan();
+        let a = generate(&plan).expect("generates");
+        let b = generate(&plan).expect("generates");
+        assert_eq!(a, b);
+        let names: Vec<&str> = a.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "__init__.py",
+                "_kernel.py",
+                "_plan.json",
+                "pydantic_models.py",
+                "py.typed"
+            ]
+        );
+        for f in a.iter().filter(|f| f.path.ends_with(".py")) {
+            assert!(f.contents.starts_with("# @generated by toolsurface "));
+            assert!(
+                f.contents
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .ends_with("DO NOT EDIT.")
+            );
+        }
+        let init = &a[0].contents;
+        assert!(init.contains("class ShellSessionKill:\n"));
+        assert!(init.contains("def is_parallel_safe(call: Call) -> bool:"));
+        assert!(init.contains("def cost_of(call: Call) -> Literal["));
+    }
+
+    #[test]
+    fn the_data_file_stores_each_published_tool_once_and_rebuilds_the_bytes() {
+        let plan = standard_plan();
+        let data = host_plan(&plan);
+        let json = data["json"].as_array().expect("a json table");
+        let mut unique: Vec<&str> = json.iter().filter_map(Value::as_str).collect();
+        let n = unique.len();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), n);
+        // Every surface's bytes are the joined tools (no surface needs its bytes stored).
+        for s in data["surfaces"].as_array().expect("surfaces") {
+            assert!(s["published"]["bytes"].is_null(), "{}", s["role"]);
+        }
+    }
+
+    #[test]
+    fn names_become_python_names() {
+        assert_eq!(camel(&["shell_session", "kill"]), "ShellSessionKill");
+        assert_eq!(attr("from"), "from_");
+        assert_eq!(attr("action"), "action_");
+        assert_eq!(model_attr("action"), "action");
+        assert_eq!(py_str("a\"b"), "'a\"b'");
+        assert_eq!(py_str("a'b\"c"), "\"a'b\\\"c\"");
+        assert_eq!(tool_constant("shell_session"), "TOOL_SHELL_SESSION");
+    }
 }
