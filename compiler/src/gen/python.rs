@@ -711,7 +711,7 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
         for a in args {
             let _ = writeln!(s, "{indent}        {a},");
         }
-        let _ = write!(s, "{indent}    ),\n");
+        let _ = writeln!(s, "{indent}    ),");
         s
     };
     let annotated = |base: &str, extra: &[&str], args: Vec<String>| -> String {
