@@ -1008,6 +1008,7 @@ fn pydantic_py(plan: &Plan, classes: &[Class]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn standard_plan() -> Plan {
