@@ -15,7 +15,6 @@ use toolsurface_compiler::import::{self, Note, Options, Shape};
 
 use super::Status;
 
-
 #[derive(clap::Args, Debug)]
 #[command(
     long_about = "Import a tool surface as a definitions folder: one YAML file per tool, roles.yaml \
@@ -156,11 +155,7 @@ fn read_input_document(args: &Args) -> anyhow::Result<(Value, String, Option<Sha
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let doc: Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-        (
-            doc,
-            path.display().to_string(),
-            args.format,
-        )
+        (doc, path.display().to_string(), args.format)
     } else if let Some(cmd) = &args.mcp_stdio {
         let argv = split_command(cmd)?;
         (

@@ -10,6 +10,7 @@ pub mod drift;
 pub mod emit;
 pub mod explain;
 pub mod facts;
+pub mod r#gen;
 pub mod import;
 pub mod lint;
 pub mod lock;
@@ -94,6 +95,8 @@ pub enum Command {
     Merge(merge::Args),
     /// Retire a tool: remove it, record its retired message, report what still names it.
     Retire(retire::Args),
+    /// Generate a host-language package (python) from the definitions' plan.
+    Gen(r#gen::Args),
 }
 
 /// The one wording of an unknown `--role` / `--family` / `--skill` name: what was given,
@@ -142,6 +145,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Retire(a) => retire::run(a),
+        Command::Gen(a) => r#gen::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),

@@ -93,23 +93,37 @@ fn arguments(v: &Value) -> Arguments<'_> {
     }
 }
 
-fn refusal(kind: &str, message: &str) -> Value {
-    json!({ "ok": false, "kind": kind, "message": message })
+/// One answer line.
+enum Answer {
+    Accepted(String),
+    Refused(Value),
 }
 
-fn refused(e: &CallError) -> Value {
-    refusal(&format!("{:?}", e.kind), &e.message)
-}
-
-fn accepted(call_json: &str) -> Value {
-    match serde_json::from_str::<Value>(call_json) {
-        Ok(call) => json!({ "ok": true, "call": call }),
-        Err(e) => refusal("Oracle", &format!("cannot print the call: {e}")),
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Answer::Accepted(line) => f.write_str(line),
+            Answer::Refused(v) => write!(f, "{v}"),
+        }
     }
 }
 
+fn refusal(kind: &str, message: &str) -> Answer {
+    Answer::Refused(json!({ "ok": false, "kind": kind, "message": message }))
+}
+
+fn refused(e: &CallError) -> Answer {
+    refusal(&format!("{:?}", e.kind), &e.message)
+}
+
+/// The answer line for an accepted call: its JSON exactly as `Call::parse`'s value prints
+/// (spliced in, not read back: reading a float back could change its digits).
+fn accepted(call_json: &str) -> Answer {
+    Answer::Accepted(format!(r#"{{"ok":true,"call":{call_json}}}"#))
+}
+
 /// The generated `Call::parse_in` of the standard surface compiled in.
-fn with_standard(req: &Request) -> Value {
+fn with_standard(req: &Request) -> Answer {
     let names = (|| -> Result<(Role, Family, Vec<Skill>), String> {
         let role: Role = req.role.parse().map_err(|e| format!("{e}"))?;
         let family: Family = req.family.parse().map_err(|e| format!("{e}"))?;
@@ -139,7 +153,7 @@ fn with_plan<'p>(
     plan: &'p Plan,
     checkers: &mut HashMap<(String, String, Vec<String>), Result<CallChecker<'p>, String>>,
     req: &Request,
-) -> Value {
+) -> Answer {
     let key = (req.role.clone(), req.family.clone(), req.skills.clone());
     let checker = checkers.entry(key).or_insert_with(|| {
         let skills: Vec<&str> = req.skills.iter().map(String::as_str).collect();
