@@ -11,6 +11,7 @@ pub mod diag;
 #[cfg(feature = "tokens")]
 pub mod diff;
 pub mod emit;
+pub mod r#gen;
 pub mod import;
 pub mod ir;
 pub mod load;

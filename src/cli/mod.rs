@@ -9,6 +9,7 @@ pub mod drift;
 pub mod emit;
 pub mod explain;
 pub mod facts;
+pub mod r#gen;
 pub mod import;
 pub mod lint;
 pub mod lock;
@@ -81,6 +82,8 @@ pub enum Command {
     Import(import::Args),
     /// Write the plan (the definitions lowered for generators) as JSON, or its schema.
     Plan(plan::Args),
+    /// Generate host code (TypeScript) from the plan: typed calls, parseCall, traits, bytes.
+    Gen(r#gen::Args),
     /// How models really use a surface: per tool/action stats and confusion signals.
     Usage(usage::Args),
     /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
@@ -112,6 +115,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Plan(a) => plan::run(a),
+        Command::Gen(a) => r#gen::run(a),
         Command::Lock(a) => lock::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Stats(a) => stats::run(a),
