@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod conformance;
 pub mod diff;
 pub mod drift;
 pub mod emit;
@@ -84,6 +85,8 @@ pub enum Command {
     Plan(plan::Args),
     /// Generate host code (TypeScript) from the plan: typed calls, parseCall, traits, bytes.
     Gen(r#gen::Args),
+    /// Write or check the conformance corpus: derived calls with the Rust parser's verdicts.
+    Conformance(conformance::Args),
     /// How models really use a surface: per tool/action stats and confusion signals.
     Usage(usage::Args),
     /// Re-parse the tool calls of transcripts with a surface's Call::parse rules.
@@ -116,6 +119,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Validate(a) => validate::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Gen(a) => r#gen::run(a),
+        Command::Conformance(a) => conformance::run(a),
         Command::Lock(a) => lock::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Stats(a) => stats::run(a),

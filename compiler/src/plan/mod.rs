@@ -24,6 +24,7 @@ use crate::codegen::{and_list, expected_text};
 use crate::emit::{self, EmitError, Emitted, EmittedTool};
 use crate::ir::{self, Ir, Type};
 
+pub mod conformance;
 pub mod examples;
 pub mod interp;
 
@@ -133,6 +134,9 @@ pub struct ActionPlan {
     pub traits: BTreeMap<String, TraitValuePlan>,
     /// The arguments object (the selector aside).
     pub object: ObjectPlan,
+    /// Example argument objects as written (selector first): calls every parser accepts
+    /// (every compile decodes them).
+    pub examples: Vec<serde_json::Value>,
 }
 
 /// What one object walk accepts: an action's arguments or a nested object's members. The
@@ -476,6 +480,7 @@ fn lower_tool(tool: &ir::Tool) -> ToolPlan {
                     .map(|(k, v)| (k.clone(), trait_value(v)))
                     .collect(),
                 object: action_object(tool, a),
+                examples: a.examples.iter().map(|e| e.arguments.clone()).collect(),
             }
         })
         .collect();
