@@ -104,9 +104,19 @@ fn plan_ts(plan: &Plan) -> Result<String, GenError> {
         "freeform",
         "actions",
     ];
+    let mut tools = list(&plan.tools, &tool_keys)?;
+    // Only what runtime.ts `ActionPlan` declares (TypeScript refuses excess properties).
+    for t in tools.as_array_mut().into_iter().flatten() {
+        if let Some(Value::Array(actions)) = t.get_mut("actions") {
+            for a in actions.iter_mut() {
+                *a = only(a.take(), &["name", "prefix", "traits", "object"]);
+            }
+        }
+    }
     let data = json!({
         "activation_tool": plan.activation_tool,
-        "tools": list(&plan.tools, &tool_keys)?,
+        "families": plan.families.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+        "tools": tools,
         "aliases": to_json(&plan.aliases)?,
         "retired": list(&plan.retired, &["name", "message"])?,
         "skills": list(&plan.skills, &["name"])?,
@@ -587,18 +597,11 @@ export type ParseResult =
   | { readonly ok: true; readonly call: Call }
   | { readonly ok: false; readonly kind: RefusalKind; readonly message: string };
 
-function scopeOf(role: Role, family: Family): Scope {
-  const scope = checker.scope(role, family);
-  if (scope === undefined) {
-    throw new RangeError(`no surface for role ${String(role)} on family ${String(family)}`);
-  }
-  return scope;
-}
-
 /**
  * Parse one model tool call for `role` on `family`, with `activeSkills` activated.
  * `args` is the arguments text as the provider sent it (full fidelity: duplicate keys, `5.0`,
  * big integers), or an already parsed value (read as serde_json reads `JSON.stringify(args)`).
+ * A role, family or skill the definitions do not have is refused with kind `Scope`.
  */
 export function parseCall(
   role: Role,
@@ -607,7 +610,7 @@ export function parseCall(
   args: string | unknown,
   activeSkills: readonly Skill[] = [],
 ): ParseResult {
-  return checker.parse(scopeOf(role, family), activeSkills, name, args) as ParseResult;
+  return checker.parse(role, family, activeSkills, name, args) as ParseResult;
 }
 
 /** `{"name":…,"arguments":{…}}`: byte for byte what Rust prints for the same call. */
@@ -659,7 +662,7 @@ export function requestFragment(
 fn index_ts(plan: &Plan, names: &TypeNames) -> String {
     let mut out = String::from(
         "import {\n  Checker,\n  arrayBytes,\n  callJson as planCallJson,\n  fragment,\n  \
-         withSkills,\n  type PublishedData,\n  type RefusalKind,\n  type Scope,\n} from \"./runtime.ts\";\n\
+         withSkills,\n  type PublishedData,\n  type RefusalKind,\n} from \"./runtime.ts\";\n\
          import { PLAN } from \"./plan.ts\";\nimport { PUBLISHED, STRINGS } from \"./published.ts\";\n\n\
          export type { RefusalKind } from \"./runtime.ts\";\n\n",
     );

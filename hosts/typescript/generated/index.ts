@@ -9,7 +9,6 @@ import {
   withSkills,
   type PublishedData,
   type RefusalKind,
-  type Scope,
 } from "./runtime.ts";
 import { PLAN } from "./plan.ts";
 import { PUBLISHED, STRINGS } from "./published.ts";
@@ -437,18 +436,11 @@ export type ParseResult =
   | { readonly ok: true; readonly call: Call }
   | { readonly ok: false; readonly kind: RefusalKind; readonly message: string };
 
-function scopeOf(role: Role, family: Family): Scope {
-  const scope = checker.scope(role, family);
-  if (scope === undefined) {
-    throw new RangeError(`no surface for role ${String(role)} on family ${String(family)}`);
-  }
-  return scope;
-}
-
 /**
  * Parse one model tool call for `role` on `family`, with `activeSkills` activated.
  * `args` is the arguments text as the provider sent it (full fidelity: duplicate keys, `5.0`,
  * big integers), or an already parsed value (read as serde_json reads `JSON.stringify(args)`).
+ * A role, family or skill the definitions do not have is refused with kind `Scope`.
  */
 export function parseCall(
   role: Role,
@@ -457,7 +449,7 @@ export function parseCall(
   args: string | unknown,
   activeSkills: readonly Skill[] = [],
 ): ParseResult {
-  return checker.parse(scopeOf(role, family), activeSkills, name, args) as ParseResult;
+  return checker.parse(role, family, activeSkills, name, args) as ParseResult;
 }
 
 /** `{"name":…,"arguments":{…}}`: byte for byte what Rust prints for the same call. */

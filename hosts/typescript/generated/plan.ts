@@ -6,6 +6,13 @@ import type { CallPlan } from "./runtime.ts";
 /** The rules of every call, from the plan (`toolsurface plan`). */
 export const PLAN: CallPlan = {
   "activation_tool": "activate_skill",
+  "families": [
+    "chat",
+    "chat_strict",
+    "responses",
+    "anthropic",
+    "gemini"
+  ],
   "tools": [
     {
       "name": "activate_skill",

@@ -5,7 +5,7 @@
 //
 // What must match Rust byte for byte: the JSON reading (duplicate keys kept in input order,
 // number lexemes kept, serde_json 1.0's error texts and positions in UTF-8 bytes), the value
-// rendering of `got …` (ryu's float layout, the 60-character cut counted in code points), the
+// rendering of `got …` (zmij's float layout, the 60-character cut counted in code points), the
 // did-you-mean policy (strsim's Jaro-Winkler and Levenshtein) and every refusal's wording.
 
 // ---------------------------------------------------------------------------------------
@@ -81,6 +81,8 @@ export interface ToolPlan {
 
 export interface CallPlan {
   readonly activation_tool: string;
+  /** The family names, `surface.yaml` order. */
+  readonly families: readonly string[];
   readonly tools: readonly ToolPlan[];
   readonly aliases: readonly {
     readonly name: string;
@@ -802,7 +804,7 @@ export function cut(s: string, max: number): string {
   return s;
 }
 
-/** A double as serde_json prints it (ryu's layout): `5.0`, `1e100`, `1.5e-7`, `-0.0`. */
+/** A double as serde_json 1.0.154 prints it (zmij): `5.0`, `1e+100`, `1.5e-7`, `-0.0`. */
 export function formatFloat(x: number): string {
   if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
   const sign = x < 0 ? "-" : "";
@@ -827,8 +829,11 @@ export function formatFloat(x: number): string {
   if (k >= 0 && kk <= 16) out = `${digits}${"0".repeat(k)}.0`;
   else if (kk > 0 && kk <= 16) out = `${digits.slice(0, kk)}.${digits.slice(kk)}`;
   else if (kk > -5 && kk <= 0) out = `0.${"0".repeat(-kk)}${digits}`;
-  else if (length === 1) out = `${digits}e${kk - 1}`;
-  else out = `${digits[0]}.${digits.slice(1)}e${kk - 1}`;
+  else {
+    const e = kk - 1;
+    const mantissa = length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+    out = `${mantissa}e${e >= 0 ? "+" : ""}${e}`;
+  }
   return sign + out;
 }
 
@@ -955,7 +960,9 @@ export type RefusalKind =
   | "DuplicateField"
   | "MissingField"
   | "InvalidValue"
-  | "Constraint";
+  | "Constraint"
+  /** The role, family or a skill asked for is not in the definitions. */
+  | "Scope";
 
 export class Refusal {
   readonly kind: RefusalKind;
@@ -1274,23 +1281,33 @@ export class Checker {
     plan.retired.forEach((r, k) => this.names.set(r.name, { t: "retired", r: k }));
   }
 
-  /** The scope of a role × family (`undefined` if the plan has no such surface). */
-  scope(role: string, family: string): Scope | undefined {
+  /** The scope of a role × family, or interp.rs `UnknownScope`'s refusal. */
+  scope(role: string, family: string, active: readonly string[]): Scope | Refusal {
+    const plan = this.plan;
+    const unknown = (what: string, name: string, all: readonly string[]) =>
+      new Refusal("Scope", `unknown ${what} ${name} (expected one of ${all.join(", ")})`);
     const key = `${role}\u0000${family}`;
     let s = this.scopes.get(key);
     if (s === undefined) {
-      const r = this.plan.roles.find((x) => x.name === role);
-      const surface = this.plan.surfaces.find((x) => x.role === role && x.family === family);
-      if (r === undefined || surface === undefined) return undefined;
-      s = new Scope(this.plan, r, surface);
+      const r = plan.roles.find((x) => x.name === role);
+      if (r === undefined) return unknown("role", role, plan.roles.map((x) => x.name));
+      const surface = plan.surfaces.find((x) => x.role === role && x.family === family);
+      if (surface === undefined) return unknown("family", family, plan.families);
+      s = new Scope(plan, r, surface);
       this.scopes.set(key, s);
+    }
+    for (const skill of active) {
+      if (!plan.skills.some((k) => k.name === skill)) {
+        return unknown("skill", skill, plan.skills.map((k) => k.name));
+      }
     }
     return s;
   }
 
   /** `Call::parse_in`: the typed call, or the refusal Rust words for the same input. */
-  parse(scope: Scope, active: readonly string[], name: string, args: unknown): Verdict {
-    const r = this.check(scope, active, name, args);
+  parse(role: string, family: string, active: readonly string[], name: string, args: unknown): Verdict {
+    const scope = this.scope(role, family, active);
+    const r = scope instanceof Refusal ? scope : this.check(scope, active, name, args);
     return r instanceof Refusal ? { ok: false, kind: r.kind, message: r.message } : { ok: true, call: r };
   }
 
