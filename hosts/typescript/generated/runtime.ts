@@ -768,6 +768,15 @@ function serdeRead(text: string): Val | JsonError {
   }
 }
 
+/**
+ * A JSON text read as `serde_json::from_str` reads it (duplicate keys kept in input order,
+ * number lexemes kept), or the error text serde_json gives (`expected value at line 1 column 2`).
+ */
+export function readJson(text: string): { ok: true; value: Val } | { ok: false; message: string } {
+  const v = serdeRead(text);
+  return v instanceof JsonError ? { ok: false, message: v.message } : { ok: true, value: v };
+}
+
 /** Rust's `str::trim` (Unicode White_Space), to tell an empty arguments text. */
 function isRustBlank(s: string): boolean {
   for (let k = 0; k < s.length; k++) {
@@ -1026,6 +1035,12 @@ function pairsOfText(s: string, tool: string): [string, Val][] | Refusal {
   return notAnObject(tool, v);
 }
 
+/** A number text as serde_json reads it (its own decimal-to-double conversion). */
+function serdeNumber(text: string): Val {
+  const v = serdeRead(text);
+  return v instanceof JsonError ? null : v;
+}
+
 function bigNum(n: bigint): Num {
   return n >= -9223372036854775808n && n <= U64_MAX ? intNum(n.toString()) : new Num("f", Number(n), "");
 }
@@ -1040,8 +1055,8 @@ export function fromJs(x: unknown): Val {
     case "number":
       // As serde_json reads `JSON.stringify(x)`: integral below 1e21 is an integer (-0 is 0).
       if (!Number.isFinite(x)) return null;
-      if (Number.isInteger(x) && Math.abs(x) < 1e21) return bigNum(BigInt(x));
-      return new Num("f", x, "");
+      if (Number.isInteger(x) && Math.abs(x) < 1e21) return bigNum(BigInt(String(x)));
+      return serdeNumber(String(x));
     case "bigint":
       return bigNum(x);
     case "object": {
