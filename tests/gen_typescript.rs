@@ -39,7 +39,16 @@ fn checked_in_typescript_is_what_the_generator_writes() {
          (or UPDATE_EXPECT=1 cargo test --test gen_typescript)"
     );
     let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    assert_eq!(names, ["runtime.ts", "plan.ts", "published.ts", "index.ts"]);
+    assert_eq!(
+        names,
+        [
+            "runtime.ts",
+            "plan.ts",
+            "published.ts",
+            "index.ts",
+            "zod.ts"
+        ]
+    );
     assert!(
         files
             .iter()

@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     }
 }
 
-/// The TypeScript arm: `runtime.ts`, `plan.ts`, `published.ts`, `index.ts` under `out`.
+/// The TypeScript arm: `runtime.ts`, `plan.ts`, `published.ts`, `index.ts`, `zod.ts` under `out`.
 fn run_typescript(plan: &plan::Plan, out: &Path) -> anyhow::Result<Status> {
     let files = match typescript::generate(plan) {
         Ok(files) => files,

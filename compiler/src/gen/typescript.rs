@@ -56,6 +56,7 @@ pub fn generate(plan: &Plan) -> Result<Vec<File>, GenError> {
         file("plan.ts", plan_ts(plan)?),
         file("published.ts", published_ts(plan)?),
         file("index.ts", index_ts(plan, &names)),
+        file("zod.ts", zod_ts(plan)),
     ])
 }
 
@@ -645,6 +646,72 @@ export function publishedWithSkills(
   return withSkills(STRINGS, publishedData(role, family, "own"), activeSkills);
 }
 
+/** A Standard Schema v1 result (`@standard-schema/spec` 1.1.0, inlined). */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string }[] };
+
+/**
+ * Standard Schema v1 with Standard JSON Schema: what AI SDK 7, Mastra 1 and OpenAI Agents JS
+ * (strict) take as a tool's input schema. `validate` is `parseCall` (the refusal text is the
+ * one issue); `jsonSchema.input` is a fresh copy of the published parameters of the tool for
+ * this role × family (frameworks mutate what they are given).
+ */
+export interface StandardTool<Output> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: "toolsurface";
+    readonly validate: (value: unknown) => StandardResult<Output>;
+    readonly types?: { readonly input: unknown; readonly output: Output } | undefined;
+    readonly jsonSchema: {
+      readonly input: (options?: { readonly target?: string }) => Record<string, unknown>;
+      readonly output: (options?: { readonly target?: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** The tool's published JSON in the family's dialect (resident or from an offered skill). */
+export function publishedTool(role: Role, family: Family, tool: ToolName): Record<string, unknown> {
+  const p = publishedData(role, family, "own");
+  const t = [...p.tools, ...p.skills.flatMap((s) => s.tools)].find((x) => x.name === tool);
+  if (t === undefined) throw new RangeError(`${tool} is not published for role ${role} on family ${family}`);
+  return JSON.parse(STRINGS[t.json] as string) as Record<string, unknown>;
+}
+
+/** The parameters object inside a published tool, whatever the dialect calls it. */
+function parametersOf(tool: Record<string, unknown>): Record<string, unknown> {
+  const f = tool["function"] as Record<string, unknown> | undefined;
+  const p = f?.["parameters"] ?? tool["parameters"] ?? tool["input_schema"] ?? tool["inputSchema"];
+  if (typeof p !== "object" || p === null) throw new RangeError(`${String(tool["name"])} publishes no parameters`);
+  return p as Record<string, unknown>;
+}
+
+/** The Standard Schema object of one tool for `role` on `family` (skills: those to treat as active). */
+export function standardSchema<T extends ToolName>(
+  role: Role,
+  family: Family,
+  tool: T,
+  activeSkills: readonly Skill[] = [],
+): StandardTool<CallOf<T>> {
+  const parameters = parametersOf(publishedTool(role, family, tool));
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "toolsurface",
+      validate: (value: unknown): StandardResult<CallOf<T>> => {
+        const r = parseCall(role, family, tool, value, activeSkills);
+        return r.ok ? { value: r.call as CallOf<T> } : { issues: [{ message: r.message }] };
+      },
+      jsonSchema: {
+        input: () => structuredClone(parameters),
+        output: () => {
+          throw new TypeError("toolsurface publishes the input schema only");
+        },
+      },
+    },
+  };
+}
+
 /**
  * The request fragment of one turn: exactly `toolsurface emit --request --turn T
  * --with-skill S…`. Merge it into the provider request as is.
@@ -672,3 +739,206 @@ fn index_ts(plan: &Plan, names: &TypeNames) -> String {
     out.push_str(API);
     out
 }
+
+/// One field's zod schema (the façade: zod's texts, verdicts held to `parseCall` by the suite).
+fn zod_type(ty: &TypePlan) -> String {
+    let bound = |m: &str, v: Option<String>| v.map(|v| format!(".{m}({v})")).unwrap_or_default();
+    match ty {
+        TypePlan::String {
+            min_length,
+            max_length,
+            pattern,
+            ..
+        } => {
+            let mut s = "z.string()".to_owned();
+            if min_length.is_some() || max_length.is_some() {
+                let min = min_length.unwrap_or(0);
+                let max = max_length.map_or("Infinity".to_owned(), |m| m.to_string());
+                let _ = write!(s, ".refine((s) => codePointsWithin(s, {min}, {max}))");
+            }
+            if let Some(p) = pattern {
+                let _ = write!(s, ".regex(new RegExp({}, \"u\"))", q(p));
+            }
+            s
+        }
+        TypePlan::Integer {
+            minimum, maximum, ..
+        } => format!(
+            "z.number().refine(isI64){}{}.transform((n) => n + 0)",
+            bound("gte", minimum.map(|v| v.to_string())),
+            bound("lte", maximum.map(|v| v.to_string()))
+        ),
+        TypePlan::Number {
+            minimum, maximum, ..
+        } => format!(
+            "z.number(){}{}.transform((n) => n + 0)",
+            bound("gte", minimum.map(|v| Value::from(v).to_string())),
+            bound("lte", maximum.map(|v| Value::from(v).to_string()))
+        ),
+        TypePlan::Boolean => "z.boolean()".to_owned(),
+        TypePlan::Enum { values, .. } => {
+            let v: Vec<String> = values.iter().map(|x| q(x)).collect();
+            format!("z.enum([{}])", v.join(", "))
+        }
+        TypePlan::Array {
+            items,
+            min_items,
+            max_items,
+            ..
+        } => format!(
+            "z.array({}){}{}",
+            zod_type(items),
+            bound("min", min_items.map(|v| v.to_string())),
+            bound("max", max_items.map(|v| v.to_string()))
+        ),
+        TypePlan::Object { object } => zod_object(object, None, true),
+    }
+}
+
+/// A strict object over `object`'s fields (the selector literal first), its own-null
+/// members dropped first (Rust reads them as absent), its constraints as a refinement.
+fn zod_object(
+    object: &crate::plan::ObjectPlan,
+    selector: Option<(&str, &str)>,
+    drop_nulls: bool,
+) -> String {
+    let mut members: Vec<String> = Vec::new();
+    if let Some((sel, name)) = selector {
+        members.push(format!("{}: z.literal({})", prop(sel), q(name)));
+    }
+    for f in &object.fields {
+        let opt = if f.required { "" } else { ".optional()" };
+        members.push(format!("{}: {}{opt}", prop(&f.name), zod_type(&f.ty)));
+    }
+    let mut s = format!("z.strictObject({{ {} }})", members.join(", "));
+    let present = |m: &crate::plan::MemberPlan| match m.presence {
+        crate::plan::Presence::Always => "true".to_owned(),
+        crate::plan::Presence::Never => "false".to_owned(),
+        crate::plan::Presence::Given => format!("v[{}] !== undefined", q(&m.field)),
+        crate::plan::Presence::True => format!("v[{}] === true", q(&m.field)),
+    };
+    for group in &object.exactly_one_of {
+        let given: Vec<String> = group.iter().map(present).collect();
+        let _ = write!(
+            s,
+            ".refine((v) => [{}].filter(Boolean).length === 1, {{ message: {} }})",
+            given.join(", "),
+            q(&format!(
+                "expected exactly one of {}",
+                group
+                    .iter()
+                    .map(|m| m.field.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        );
+    }
+    for fw in &object.forbidden_with {
+        let _ = write!(
+            s,
+            ".refine((v) => !({} && {}), {{ message: {} }})",
+            present(&fw.field),
+            present(&fw.with),
+            q(&fw.message)
+        );
+    }
+    if !drop_nulls {
+        return s;
+    }
+    let nullable: Vec<String> = object
+        .fields
+        .iter()
+        .map(|f| q(&f.name))
+        .chain(object.belongs.iter().map(|b| q(&b.field)))
+        .collect();
+    format!("z.preprocess(dropNulls([{}]), {s})", nullable.join(", "))
+}
+
+/// `zod.ts`: per tool a zod schema whose verdicts equal `parseCall`'s on parsed values.
+fn zod_ts(plan: &Plan) -> String {
+    let mut out = String::from(ZOD_PRELUDE);
+    for t in &plan.tools {
+        let schema = match &t.selector {
+            None => t
+                .actions
+                .first()
+                .map(|a| zod_object(&a.object, None, true))
+                .unwrap_or_else(|| "z.strictObject({})".to_owned()),
+            Some(sel) => {
+                let actions: Vec<String> = t
+                    .actions
+                    .iter()
+                    .map(|a| {
+                        let name = a.name.as_deref().unwrap_or("");
+                        zod_object(&a.object, Some((sel, name)), false)
+                    })
+                    .collect();
+                let mut keys: Vec<String> = Vec::new();
+                for f in t.actions.iter().flat_map(|a| &a.object.fields) {
+                    if !keys.contains(&q(&f.name)) {
+                        keys.push(q(&f.name));
+                    }
+                }
+                format!(
+                    "z.preprocess(\n  dropNulls([{}]),\n  z.discriminatedUnion({}, [\n    {},\n  ]),\n)",
+                    keys.join(", "),
+                    q(sel),
+                    actions.join(",\n    ")
+                )
+            }
+        };
+        let _ = writeln!(
+            out,
+            "/** `{}` */\nexport const {} = {schema};\n",
+            t.name,
+            lower_first(&pascal(&t.name))
+        );
+    }
+    let entries: Vec<String> = plan
+        .tools
+        .iter()
+        .map(|t| format!("  {}: {},\n", prop(&t.name), lower_first(&pascal(&t.name))))
+        .collect();
+    let _ = writeln!(
+        out,
+        "/** Every tool's schema by name. */\nexport const schemas = {{\n{}}} as const;",
+        entries.concat()
+    );
+    out
+}
+
+const ZOD_PRELUDE: &str = r#"// The zod façade: for APIs that take nothing but zod. Its verdicts are held to parseCall's on
+// parsed values by the suite; its error texts are zod's. Prefer parseCall (Rust's texts) and
+// the published bytes (never z.toJSONSchema) wherever the framework allows.
+// Peer dependency: zod ^4.2.0.
+import * as z from "zod";
+
+/**
+ * Members that are null and named here are dropped (Rust reads a null field as absent); so are
+ * non-finite numbers, which JSON.stringify turns into null.
+ */
+function dropNulls(keys: readonly string[]): (v: unknown) => unknown {
+  return (v) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const isNull = x === null || (typeof x === "number" && !Number.isFinite(x));
+      if (!(isNull && keys.includes(k))) out[k] = x;
+    }
+    return out;
+  };
+}
+
+/** An integer an i64 holds (Rust refuses a bigger one for an integer field). */
+function isI64(n: number): boolean {
+  return Number.isInteger(n) && n >= -9223372036854775808 && n < 9223372036854775808;
+}
+
+/** A length in code points (Rust counts chars; zod's `.min`/`.max` count UTF-16 units). */
+function codePointsWithin(s: string, min: number, max: number): boolean {
+  let n = 0;
+  for (const _ of s) n++;
+  return n >= min && n <= max;
+}
+
+"#;

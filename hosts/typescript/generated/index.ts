@@ -484,6 +484,72 @@ export function publishedWithSkills(
   return withSkills(STRINGS, publishedData(role, family, "own"), activeSkills);
 }
 
+/** A Standard Schema v1 result (`@standard-schema/spec` 1.1.0, inlined). */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string }[] };
+
+/**
+ * Standard Schema v1 with Standard JSON Schema: what AI SDK 7, Mastra 1 and OpenAI Agents JS
+ * (strict) take as a tool's input schema. `validate` is `parseCall` (the refusal text is the
+ * one issue); `jsonSchema.input` is a fresh copy of the published parameters of the tool for
+ * this role × family (frameworks mutate what they are given).
+ */
+export interface StandardTool<Output> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: "toolsurface";
+    readonly validate: (value: unknown) => StandardResult<Output>;
+    readonly types?: { readonly input: unknown; readonly output: Output } | undefined;
+    readonly jsonSchema: {
+      readonly input: (options?: { readonly target?: string }) => Record<string, unknown>;
+      readonly output: (options?: { readonly target?: string }) => Record<string, unknown>;
+    };
+  };
+}
+
+/** The tool's published JSON in the family's dialect (resident or from an offered skill). */
+export function publishedTool(role: Role, family: Family, tool: ToolName): Record<string, unknown> {
+  const p = publishedData(role, family, "own");
+  const t = [...p.tools, ...p.skills.flatMap((s) => s.tools)].find((x) => x.name === tool);
+  if (t === undefined) throw new RangeError(`${tool} is not published for role ${role} on family ${family}`);
+  return JSON.parse(STRINGS[t.json] as string) as Record<string, unknown>;
+}
+
+/** The parameters object inside a published tool, whatever the dialect calls it. */
+function parametersOf(tool: Record<string, unknown>): Record<string, unknown> {
+  const f = tool["function"] as Record<string, unknown> | undefined;
+  const p = f?.["parameters"] ?? tool["parameters"] ?? tool["input_schema"] ?? tool["inputSchema"];
+  if (typeof p !== "object" || p === null) throw new RangeError(`${String(tool["name"])} publishes no parameters`);
+  return p as Record<string, unknown>;
+}
+
+/** The Standard Schema object of one tool for `role` on `family` (skills: those to treat as active). */
+export function standardSchema<T extends ToolName>(
+  role: Role,
+  family: Family,
+  tool: T,
+  activeSkills: readonly Skill[] = [],
+): StandardTool<CallOf<T>> {
+  const parameters = parametersOf(publishedTool(role, family, tool));
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "toolsurface",
+      validate: (value: unknown): StandardResult<CallOf<T>> => {
+        const r = parseCall(role, family, tool, value, activeSkills);
+        return r.ok ? { value: r.call as CallOf<T> } : { issues: [{ message: r.message }] };
+      },
+      jsonSchema: {
+        input: () => structuredClone(parameters),
+        output: () => {
+          throw new TypeError("toolsurface publishes the input schema only");
+        },
+      },
+    },
+  };
+}
+
 /**
  * The request fragment of one turn: exactly `toolsurface emit --request --turn T
  * --with-skill S…`. Merge it into the provider request as is.

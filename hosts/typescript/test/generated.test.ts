@@ -16,7 +16,7 @@ test("generated/ is what toolsurface gen typescript writes for tool-defs", () =>
   try {
     execFileSync(BIN, ["gen", "typescript", `${ROOT}tool-defs`, "--out", out], { stdio: "pipe" });
     const fresh = readdirSync(out).sort();
-    assert.deepEqual(fresh, ["index.ts", "plan.ts", "published.ts", "runtime.ts"]);
+    assert.deepEqual(fresh, ["index.ts", "plan.ts", "published.ts", "runtime.ts", "zod.ts"]);
     assert.deepEqual(readdirSync(`${HERE}generated`).sort(), fresh, "stale files in generated/");
     for (const f of fresh) {
       const want = readFileSync(`${out}/${f}`, "utf8");

@@ -1079,7 +1079,10 @@ type Typed = unknown;
 
 function asInt(v: Val): number | bigint | undefined {
   if (!(v instanceof Num)) return undefined;
-  if (v.kind === "i") return Math.abs(v.f) < TWO53 ? v.f : BigInt(v.lex);
+  if (v.kind === "i") {
+    // A number when the double is exact (every integer up to 2^53), else the exact bigint.
+    return Math.abs(v.f) < TWO53 || String(v.f) === v.lex ? v.f : BigInt(v.lex);
+  }
   if (v.kind === "f" && Number.isInteger(v.f) && Math.abs(v.f) <= TWO53) return v.f + 0;
   return undefined;
 }
