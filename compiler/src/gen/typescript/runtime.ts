@@ -863,7 +863,12 @@ function codePoints(s: string): number[] {
 }
 
 function asciiLower(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+  let out = "";
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    out += c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : s[k];
+  }
+  return out;
 }
 
 function jaro(a: number[], b: number[]): number {
@@ -939,12 +944,24 @@ function byteOrder(a: string, b: string): number {
 }
 
 /** The one candidate close enough to `name` to suggest (Jaro-Winkler ≥ 0.8 or ≤ 2 edits). */
+const LOWERED = new Map<string, number[]>();
+
+/** A candidate's lowercase code points, computed once (candidates are the plan's names). */
+function lowered(c: string): number[] {
+  let v = LOWERED.get(c);
+  if (v === undefined) {
+    v = codePoints(asciiLower(c));
+    if (LOWERED.size < 4096) LOWERED.set(c, v);
+  }
+  return v;
+}
+
 export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
   const a = codePoints(asciiLower(name));
   let best: [number, string] | undefined;
   for (const c of candidates) {
     if (c === name) continue;
-    const b = codePoints(asciiLower(c));
+    const b = lowered(c);
     const jw = jaroWinkler(a, b);
     if (!(jw >= 0.8 || levenshtein(a, b) <= 2)) continue;
     if (best === undefined || jw > best[0] || (jw === best[0] && byteOrder(c, best[1]) < 0)) {
@@ -1105,8 +1122,42 @@ function within(n: number | bigint, min: number | null, max: number | null): boo
   return (min === null || n >= min) && (max === null || n <= max);
 }
 
+/** Whether a constraint member counts as given (plan `Presence`). */
+function presentIn(m: MemberPlan, ix: ObjectIndex, values: readonly unknown[]): boolean {
+  switch (m.presence) {
+    case "always":
+      return true;
+    case "never":
+      return false;
+    default: {
+      const k = ix.fields.get(m.field);
+      const value = k === undefined ? undefined : values[k];
+      return m.presence === "given" ? value !== undefined : value === true;
+    }
+  }
+}
+
+/** Per object rules: field name → index, and the fields other actions take. */
+interface ObjectIndex {
+  readonly fields: Map<string, number>;
+  readonly belongs: Set<string>;
+}
+
 export class Walker {
   private readonly patterns = new Map<string, RegExp | null>();
+  private readonly indexes = new WeakMap<ObjectPlan, ObjectIndex>();
+
+  private index(rules: ObjectPlan): ObjectIndex {
+    let ix = this.indexes.get(rules);
+    if (ix === undefined) {
+      ix = {
+        fields: new Map(rules.fields.map((f, i) => [f.name, i])),
+        belongs: new Set(rules.belongs.map((b) => b.field)),
+      };
+      this.indexes.set(rules, ix);
+    }
+    return ix;
+  }
 
   pattern(p: string): RegExp | null {
     let re = this.patterns.get(p);
@@ -1131,14 +1182,28 @@ export class Walker {
       const r = this.object(action.object, null, pairs, action.prefix, out);
       return r instanceof Refusal ? r : out;
     }
+    // Plain loops, not callbacks: this is the hot path.
     const expected = tool.expected_actions;
-    const given = pairs.find(([k]) => k === sel);
-    if (given === undefined || given[1] === null) {
+    let given: Val | undefined;
+    for (let k = 0; k < pairs.length; k++) {
+      const pair = pairs[k] as [string, Val];
+      if (pair[0] === sel) {
+        given = pair[1];
+        break;
+      }
+    }
+    if (given === undefined || given === null) {
       return new Refusal("MissingSelector", `missing ${sel}: expected one of ${expected}`);
     }
-    const v = given[1];
+    const v = given;
     if (typeof v !== "string") return invalid(`${sel}: expected one of ${expected}`, v);
-    const action = tool.actions.find((a) => a.name === v);
+    let action: ActionPlan | undefined;
+    for (let k = 0; k < tool.actions.length; k++) {
+      if ((tool.actions[k] as ActionPlan).name === v) {
+        action = tool.actions[k];
+        break;
+      }
+    }
     if (action === undefined) {
       return new Refusal("UnknownAction", `${sel}=${v}: unknown ${sel}; expected one of ${expected}`);
     }
@@ -1157,6 +1222,7 @@ export class Walker {
     out: Record<string, Typed>,
   ): Refusal | undefined {
     const fields = rules.fields;
+    const ix = this.index(rules);
     const values: (Typed | undefined)[] = new Array(fields.length);
     let selectorSeen = false;
     for (const [key, v] of pairs) {
@@ -1165,14 +1231,8 @@ export class Walker {
         selectorSeen = true;
         continue;
       }
-      let i = -1;
-      for (let k = 0; k < fields.length; k++) {
-        if ((fields[k] as FieldPlan).name === key) {
-          i = k;
-          break;
-        }
-      }
-      if (i >= 0) {
+      const i = ix.fields.get(key);
+      if (i !== undefined) {
         if (v === null) continue;
         const f = fields[i] as FieldPlan;
         if (values[i] !== undefined) return duplicate(prefix, f.name);
@@ -1181,26 +1241,14 @@ export class Walker {
         values[i] = c;
         continue;
       }
-      if (v === null && rules.belongs.some((b) => b.field === key)) continue;
+      if (v === null && ix.belongs.has(key)) continue;
       return unexpectedField(prefix, key, rules);
     }
     for (let k = 0; k < fields.length; k++) {
       const f = fields[k] as FieldPlan;
       if (f.required && values[k] === undefined) return missing(prefix, f.name);
     }
-    const present = (m: MemberPlan): boolean => {
-      switch (m.presence) {
-        case "always":
-          return true;
-        case "never":
-          return false;
-        default: {
-          const k = fields.findIndex((f) => f.name === m.field);
-          const value = k < 0 ? undefined : values[k];
-          return m.presence === "given" ? value !== undefined : value === true;
-        }
-      }
-    };
+    const present = (m: MemberPlan): boolean => presentIn(m, ix, values);
     for (const group of rules.exactly_one_of) {
       const given = group.filter(present).map((m) => m.field);
       if (given.length !== 1) {
@@ -1212,7 +1260,9 @@ export class Walker {
       }
     }
     for (const fw of rules.forbidden_with) {
-      if (present(fw.field) && present(fw.with)) return constraint(prefix, fw.message);
+      if (presentIn(fw.field, ix, values) && presentIn(fw.with, ix, values)) {
+        return constraint(prefix, fw.message);
+      }
     }
     for (let k = 0; k < fields.length; k++) {
       if (values[k] !== undefined) out[(fields[k] as FieldPlan).name] = values[k];
@@ -1285,7 +1335,7 @@ type Name = { t: "tool"; i: number } | { t: "alias"; a: number; i: number } | { 
 export class Checker {
   private readonly names = new Map<string, Name>();
   private readonly walker = new Walker();
-  private readonly scopes = new Map<string, Scope>();
+  private readonly scopes = new Map<string, Map<string, Scope>>();
 
   readonly plan: CallPlan;
   constructor(plan: CallPlan) {
@@ -1302,21 +1352,25 @@ export class Checker {
   /** The scope of a role × family, or interp.rs `UnknownScope`'s refusal. */
   scope(role: string, family: string, active: readonly string[]): Scope | Refusal {
     const plan = this.plan;
-    const unknown = (what: string, name: string, all: readonly string[]) =>
-      new Refusal("Scope", `unknown ${what} ${name} (expected one of ${all.join(", ")})`);
-    const key = `${role}\u0000${family}`;
-    let s = this.scopes.get(key);
+    let byFamily = this.scopes.get(role);
+    let s = byFamily?.get(family);
     if (s === undefined) {
       const r = plan.roles.find((x) => x.name === role);
       if (r === undefined) return unknown("role", role, plan.roles.map((x) => x.name));
       const surface = plan.surfaces.find((x) => x.role === role && x.family === family);
       if (surface === undefined) return unknown("family", family, plan.families);
       s = new Scope(plan, r, surface);
-      this.scopes.set(key, s);
+      if (byFamily === undefined) {
+        byFamily = new Map();
+        this.scopes.set(role, byFamily);
+      }
+      byFamily.set(family, s);
     }
-    for (const skill of active) {
-      if (!plan.skills.some((k) => k.name === skill)) {
-        return unknown("skill", skill, plan.skills.map((k) => k.name));
+    if (active.length > 0) {
+      for (const skill of active) {
+        if (!plan.skills.some((k) => k.name === skill)) {
+          return unknown("skill", skill, plan.skills.map((k) => k.name));
+        }
       }
     }
     return s;
@@ -1372,6 +1426,11 @@ export class Checker {
   }
 }
 
+/** interp.rs `UnknownScope`. */
+function unknown(what: string, name: string, all: readonly string[]): Refusal {
+  return new Refusal("Scope", `unknown ${what} ${name} (expected one of ${all.join(", ")})`);
+}
+
 /** One role × family: who is resident, what each skill adds. */
 export class Scope {
   readonly family: string;
@@ -1406,7 +1465,9 @@ export class Scope {
   }
 
   offers(tool: number, active: readonly string[]): boolean {
-    return this.resident[tool] === true || active.some((s) => this.offeredSkill(s, tool));
+    if (this.resident[tool] === true) return true;
+    for (let k = 0; k < active.length; k++) if (this.offeredSkill(active[k] as string, tool)) return true;
+    return false;
   }
 
   notOffered(name: string, tool: number): Refusal {
