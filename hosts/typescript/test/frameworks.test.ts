@@ -1,0 +1,72 @@
+// Real frameworks around the generated host, each with the pinned package and a scripted
+// client/model (no network). MCP: the TypeScript SDK's Client talks to examples/mcp-server.ts
+// over the SDK's in-memory transport; tools/list must be the published MCP bytes, refusals
+// isError results with Rust's text (checked against the oracle).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { callJson, mcpTools } from "../generated/index.ts";
+import { createServer } from "../examples/mcp-server.ts";
+import { Oracle } from "./oracle.ts";
+
+const oracle = new Oracle();
+after(() => oracle.close());
+
+test("MCP SDK: tools/list is the published bytes, tools/call answers with Rust's texts", async () => {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  // What the server puts on the wire (the client's own schemas re-order keys when reading).
+  const sent: string[] = [];
+  const send = serverSide.send.bind(serverSide);
+  serverSide.send = (message, options) => {
+    sent.push(JSON.stringify(message));
+    return send(message, options);
+  };
+  // The scripted host runs an accepted kill: the result the output schema asks for.
+  const ran: string[] = [];
+  const server = createServer("main", "anthropic", [], async (call) => {
+    ran.push(callJson(call));
+    return {
+      session_id: 4242, running: false, exit_code: null, signal: 9, reason: "killed", matched: null,
+      output: "", offset: 0, next_offset: 0, total_bytes: 0, dropped_bytes: 0, truncated_bytes: 0,
+      already_gone: false,
+    };
+  });
+  await server.connect(serverSide);
+  const client = new Client({ name: "scripted-model", version: "1.0.0" });
+  await client.connect(clientSide);
+  try {
+    const listed = await client.listTools();
+    const bytes = mcpTools("main", "anthropic");
+    assert.ok(sent.some((m) => m.includes(`"result":{"tools":${bytes}}`)), "tools/list carries the published bytes");
+    assert.deepEqual(listed.tools, JSON.parse(bytes));
+    // The scripted model's calls: accepted, a foreign field, a typo'd tool, a retired one.
+    const script: { name: string; arguments: Record<string, unknown> }[] = [
+      { name: "shell_session", arguments: { action: "kill", session_id: 4242 } },
+      { name: "shell_session", arguments: { action: "kill", session_id: 1, timeout_s: 3 } },
+      { name: "shell_sesion", arguments: {} },
+      { name: "get_facts", arguments: {} },
+      { name: "read_file", arguments: { path: "a", limit: 0 } },
+    ];
+    let refused = 0;
+    for (const call of script) {
+      const res = (await client.callTool(call)) as { content: { type: string; text: string }[]; isError?: boolean };
+      const rust = JSON.parse(await oracle.ask({ role: "main", family: "anthropic", skills: [], ...call })) as {
+        ok: boolean;
+        message?: string;
+        call?: unknown;
+      };
+      assert.equal(res.isError === true, !rust.ok, `${call.name}: isError`);
+      if (rust.ok) assert.equal(JSON.stringify(rust.call), ran.at(-1), "the host ran Rust's call");
+      else {
+        refused++;
+        assert.equal(res.content[0]?.text, rust.message);
+      }
+    }
+    assert.equal(refused, 4);
+    assert.equal(ran.length, 1);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
