@@ -1,12 +1,13 @@
 // Real frameworks around the generated host, each with the pinned package and a scripted
 // client/model (no network). MCP: the TypeScript SDK's Client talks to examples/mcp-server.ts
 // over the SDK's in-memory transport; tools/list must be the published MCP bytes, refusals
-// isError results with Rust's text (checked against the oracle).
+// isError results with Rust's text (checked against the oracle). OpenAI Agents JS: tool() over the
+// strict published parameters (examples/agents-tool.ts), invoked with scripted argument texts.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { callJson, mcpTools } from "../generated/index.ts";
+import { callJson, mcpTools, publishedTool } from "../generated/index.ts";
 import { createServer } from "../examples/mcp-server.ts";
 import { Oracle } from "./oracle.ts";
 
@@ -69,4 +70,39 @@ test("MCP SDK: tools/list is the published bytes, tools/call answers with Rust's
     await client.close();
     await server.close();
   }
+});
+
+test("OpenAI Agents JS: tool() with the strict published parameters, refusals as the tool output", async () => {
+  const { RunContext } = await import("@openai/agents-core");
+  const { agentsTool } = await import("../examples/agents-tool.ts");
+  const ran: string[] = [];
+  const t = agentsTool("main", "chat_strict", "shell_session", async (call) => {
+    ran.push(callJson(call));
+    return "killed";
+  });
+  const published = publishedTool("main", "chat_strict", "shell_session");
+  assert.equal(t.name, "shell_session");
+  assert.equal(t.strict, true);
+  assert.deepEqual(t.parameters, (published["function"] as Record<string, unknown>)["parameters"]);
+  // The scripted model's argument texts, as a strict model sends them (every field, nulls).
+  const script = [
+    '{"action":"kill","session_id":7,"host_id":null,"chars":null,"keys":null,"peek":null,"offset":null,"timeout_s":null,"until_output":null,"cols":null,"rows":null,"watcher_id":null}',
+    '{"action":"kill","session_id":7,"timeout_s":3}',
+    '{"action":"wait","session_id":0}',
+    '{"action":"bogus"}',
+  ];
+  const outputs: string[] = [];
+  for (const args of script) {
+    const out = String(await t.invoke(new RunContext(), args));
+    outputs.push(out);
+    const rust = JSON.parse(await oracle.ask({ role: "main", family: "chat_strict", skills: [], name: "shell_session", arguments: args })) as {
+      ok: boolean;
+      message?: string;
+      call?: unknown;
+    };
+    if (rust.ok) assert.equal(out, "killed");
+    else assert.equal(out, rust.message);
+  }
+  assert.deepEqual(ran, ['{"name":"shell_session","arguments":{"action":"kill","session_id":7}}']);
+  assert.equal(outputs[1], "action=kill: unexpected field timeout_s (it belongs to wait)");
 });
