@@ -3,12 +3,18 @@
 // over the SDK's in-memory transport; tools/list must be the published MCP bytes, refusals
 // isError results with Rust's text (checked against the oracle). OpenAI Agents JS: tool() over the
 // strict published parameters (examples/agents-tool.ts), invoked with scripted argument texts.
+// AI SDK 7: generateText with a scripted MockLanguageModelV4 over examples/ai-sdk-tool.ts, run
+// on Node 24 from PyPI (scripts/test-setup-node), as the package needs Node >= 22.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { callJson, mcpTools, publishedTool } from "../generated/index.ts";
 import { createServer } from "../examples/mcp-server.ts";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { fileURLToPath } from "node:url";
 import { Oracle } from "./oracle.ts";
 
 const oracle = new Oracle();
@@ -105,4 +111,22 @@ test("OpenAI Agents JS: tool() with the strict published parameters, refusals as
   }
   assert.deepEqual(ran, ['{"name":"shell_session","arguments":{"action":"kill","session_id":7}}']);
   assert.equal(outputs[1], "action=kill: unexpected field timeout_s (it belongs to wait)");
+});
+
+test("AI SDK 7 (on Node 24): tool() with the Standard Schema object, a scripted model", async () => {
+  const cache = process.env["TOOLSURFACE_CACHE"] ?? `${homedir()}/.cache/toolsurface`;
+  const node24 = `${cache}/node24-24.19.0/node`;
+  assert.ok(existsSync(node24), `${node24} is missing: run scripts/test-setup-node`);
+  const here = fileURLToPath(new URL("../", import.meta.url));
+  const out = execFileSync(node24, ["--import", "tsx", "node24/ai-sdk.run.ts"], { cwd: here, encoding: "utf8" });
+  const r = JSON.parse(out) as { ran: string[]; results: unknown[]; errors: string[]; sentTools: { name: string; inputSchema: unknown }[] };
+  assert.deepEqual(r.ran, ['{"name":"shell_session","arguments":{"action":"kill","session_id":7}}']);
+  assert.deepEqual(r.results, ["killed"]);
+  const args = '{"action":"kill","session_id":7,"timeout_s":3}';
+  const rust = JSON.parse(await oracle.ask({ role: "main", family: "chat", skills: [], name: "shell_session", arguments: args })) as { message: string };
+  assert.equal(r.errors.length, 1);
+  assert.ok(r.errors[0]?.includes(JSON.stringify([{ message: rust.message }])), r.errors[0]);
+  // The model was sent the published parameters, not a schema recomputed from zod.
+  const published = publishedTool("main", "chat", "shell_session");
+  assert.deepEqual(r.sentTools[0]?.inputSchema, (published["function"] as Record<string, unknown>)["parameters"]);
 });
