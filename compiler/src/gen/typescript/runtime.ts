@@ -1223,9 +1223,13 @@ export class Walker {
   ): Refusal | undefined {
     const fields = rules.fields;
     const ix = this.index(rules);
-    const values: (Typed | undefined)[] = new Array(fields.length);
+    const values: (Typed | undefined)[] = [];
+    for (let k = 0; k < fields.length; k++) values.push(undefined);
     let selectorSeen = false;
-    for (const [key, v] of pairs) {
+    for (let p = 0; p < pairs.length; p++) {
+      const pair = pairs[p] as [string, Val];
+      const key = pair[0];
+      const v = pair[1];
       if (key === selector) {
         if (selectorSeen) return duplicate(prefix, key);
         selectorSeen = true;
