@@ -1,29 +1,39 @@
-//! `toolsurface gen <language> [DIR] --out OUT`: a host-language package generated from the
-//! definitions' plan (`toolsurface_compiler::gen`), written to OUT. Each language's arm is
-//! its own function; the generators themselves do no I/O.
+//! `toolsurface gen <language> [DIR] --out OUT`: the host code of a definitions folder for
+//! another language, generated from its plan (`toolsurface_compiler::gen`), written to OUT.
+//! One function per language arm; the generators are pure, this file does the writing.
 
 use std::path::{Path, PathBuf};
 
+use toolsurface_compiler::r#gen::{File, python, typescript};
 use toolsurface_compiler::plan;
 
 use super::Status;
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// ESM TypeScript, no dependencies (`OUT/index.ts`: `parseCall`, types, traits, bytes).
+    Typescript,
+    /// A stdlib Python package (`OUT/__init__.py`: `parse_call`, dataclasses, traits, bytes).
+    Python,
+}
+
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:\n  \
+    toolsurface gen typescript --out src/tools/generated\n  \
     toolsurface gen python --out hosts/python/toolsurface_standard\n  \
     toolsurface gen python my-defs --out gen/my_surface\n\n\
-    The output is byte-stable (no timestamps): regenerate and `git diff --exit-code` to \
-    catch drift. Files the generator does not write are left alone; the ones it writes are \
-    replaced atomically.")]
+    The output is byte-stable (no timestamp): check it in, and in CI regenerate and run \
+    `git diff --exit-code` on the folder. Files the generator does not write are left alone; \
+    the ones it writes are replaced atomically.")]
 pub struct Args {
-    /// The language: `python`.
-    #[arg(value_parser = ["python"])]
-    pub language: String,
+    /// The host language.
+    #[arg(value_enum)]
+    pub language: Language,
     /// Definitions folder.
     #[arg(default_value = "tool-defs")]
     pub dir: PathBuf,
-    /// The package directory to write (created if missing).
-    #[arg(long, value_name = "DIR")]
+    /// The folder to write (created if missing; the generated files in it are replaced).
+    #[arg(long, value_name = "OUT")]
     pub out: PathBuf,
 }
 
@@ -33,24 +43,33 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         Err(status) => return Ok(status),
     };
     let plan = plan::lower(&ir)?;
-    match args.language.as_str() {
-        "python" => python(&plan, &args.out),
-        other => anyhow::bail!("unknown language `{other}` (expected python)"),
+    let files = match args.language {
+        Language::Typescript => typescript_files(&plan),
+        Language::Python => python_files(&plan),
+    };
+    match files {
+        Ok(files) => write(&files, &args.out),
+        Err(message) => {
+            eprintln!("error: {message}");
+            Ok(Status::Invalid)
+        }
     }
 }
 
-/// The python arm: the package `toolsurface_compiler::gen::python` generates.
-fn python(plan: &plan::Plan, out: &Path) -> anyhow::Result<Status> {
-    let files = match toolsurface_compiler::r#gen::python::generate(plan) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(Status::Invalid);
-        }
-    };
+/// The TypeScript arm: `runtime.ts`, `plan.ts`, `published.ts`, `index.ts`, `zod.ts`.
+fn typescript_files(plan: &plan::Plan) -> Result<Vec<File>, String> {
+    typescript::generate(plan).map_err(|e| e.to_string())
+}
+
+/// The Python arm: `__init__.py`, `_kernel.py`, `_plan.json`, `pydantic_models.py`, `py.typed`.
+fn python_files(plan: &plan::Plan) -> Result<Vec<File>, String> {
+    python::generate(plan).map_err(|e| e.to_string())
+}
+
+fn write(files: &[File], out: &Path) -> anyhow::Result<Status> {
     std::fs::create_dir_all(out)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
-    for f in &files {
+    for f in files {
         super::drift::write_atomic(&out.join(&f.path), &f.contents)?;
     }
     eprintln!("wrote {} files to {}", files.len(), out.display());

@@ -83,6 +83,8 @@ pub enum Command {
     Import(import::Args),
     /// Write the plan (the definitions lowered for generators) as JSON, or its schema.
     Plan(plan::Args),
+    /// Generate host code (TypeScript, Python) from the plan: typed calls, the parser, traits, bytes.
+    Gen(r#gen::Args),
     /// Write or check the conformance corpus: derived calls with the Rust parser's verdicts.
     Conformance(conformance::Args),
     /// How models really use a surface: per tool/action stats and confusion signals.
@@ -95,8 +97,6 @@ pub enum Command {
     Merge(merge::Args),
     /// Retire a tool: remove it, record its retired message, report what still names it.
     Retire(retire::Args),
-    /// Generate a host-language package (python) from the definitions' plan.
-    Gen(r#gen::Args),
 }
 
 /// The one wording of an unknown `--role` / `--family` / `--skill` name: what was given,
@@ -132,6 +132,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Plan(a) => plan::run(a),
+        Command::Gen(a) => r#gen::run(a),
         Command::Conformance(a) => conformance::run(a),
         Command::Lock(a) => lock::run(a),
         Command::Diff(a) => diff::run(a),
@@ -145,7 +146,6 @@ pub fn main() -> std::process::ExitCode {
         Command::Lint(a) => lint::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Retire(a) => retire::run(a),
-        Command::Gen(a) => r#gen::run(a),
     };
     match result {
         Ok(status) => std::process::ExitCode::from(status as u8),

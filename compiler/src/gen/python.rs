@@ -39,12 +39,7 @@ pub enum GenError {
     TraitName(String),
 }
 
-/// One generated file: its path inside the package and its bytes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct File {
-    pub path: String,
-    pub contents: String,
-}
+pub use super::File;
 
 /// The package for `plan`: `__init__.py`, `_kernel.py`, `_plan.json`, the optional pydantic
 /// façade `pydantic_models.py`, `py.typed`.
