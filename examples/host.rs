@@ -291,13 +291,25 @@ async fn skills_loop(
 
     let turn = Turn::new(TurnKind::Normal);
     print_request("turn using the skill", host, &turn)?;
-    let facts = state.join(toolsurface::host::FACTS_DB);
-    let calls = vec![ModelToolCall::new(
-        "call_sql",
-        "sql_query",
-        serde_json::json!({"database": facts, "sql": "select count(*) from sqlite_master"})
-            .to_string(),
-    )];
+    // The sandbox lets sql_query open databases in the conversation's folders only, never the
+    // runtime's own stores: query a copy of the facts store in a folder the model declares.
+    let data = state.join("data");
+    std::fs::create_dir_all(&data)?;
+    let sample = data.join("sample.sqlite3");
+    std::fs::copy(state.join(toolsurface::host::FACTS_DB), &sample)?;
+    let calls = vec![
+        ModelToolCall::new(
+            "call_dirs",
+            "set_workdirs",
+            serde_json::json!({"dirs": [data], "mode": "add"}).to_string(),
+        ),
+        ModelToolCall::new(
+            "call_sql",
+            "sql_query",
+            serde_json::json!({"database": sample, "sql": "select count(*) from sqlite_master"})
+                .to_string(),
+        ),
+    ];
     let results = host.handle_batch(calls.clone(), &turn).await?;
     print_results(&calls, &results);
 
