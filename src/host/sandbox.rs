@@ -1,6 +1,6 @@
-//! The host's side of the sandbox: the standard roles' default policies, the host config's
-//! `sandbox:` section (which may only tighten), and resolving the two into the policy a
-//! [`super::StandardHost`] enforces (`--sandbox full` being the one way past it).
+//! The host's side of the sandbox: the host config's `sandbox:` section (which may only
+//! tighten) and resolving it with the role's declared policy (`Role::sandbox()`, generated
+//! from `sandbox:` of tool-defs/roles.yaml) into the policy a [`super::StandardHost`] enforces (`--sandbox full` being the one way past it).
 
 use std::path::PathBuf;
 
@@ -43,19 +43,6 @@ pub struct SandboxConfig {
     pub full_override: bool,
 }
 
-/// A standard role's default policy. side_chat and steward: `workspace-write` with the
-/// network off (the steward also gets no remote devices: it fixes local files); main and
-/// maintainer: `workspace-write` with the network on (package installs, git fetch, ssh).
-pub fn role_default(role: Role) -> Policy {
-    let mut policy = Policy::of(Profile::WorkspaceWrite);
-    match role {
-        Role::SideChat => {}
-        Role::Steward => policy.devices = Devices::None,
-        Role::Main | Role::Maintainer => policy.network = true,
-    }
-    policy
-}
-
 impl SandboxConfig {
     /// The policy `role` runs under on this host.
     pub fn resolve(&self, role: Role) -> Policy {
@@ -76,7 +63,8 @@ impl SandboxConfig {
             ceiling.devices = d;
         }
         ceiling.protect = self.protect.clone();
-        let mut policy = role_default(role).within(&ceiling);
+        // The role's declared policy (`sandbox:` of tool-defs/roles.yaml, generated).
+        let mut policy = role.sandbox().within(&ceiling);
         if policy.profile == Profile::Full && ceiling.profile == Profile::Full {
             policy = Policy::full();
         }
