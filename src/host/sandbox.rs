@@ -117,6 +117,35 @@ mod tests {
     }
 
     #[test]
+    fn roles_yaml_and_the_runtime_spell_policies_alike() {
+        use toolsurface_compiler::ir::{SandboxDevices, SandboxProfile};
+        // The compiler checks `sandbox:` against its own names; the generated
+        // `Role::sandbox()` names the runtime's variants: the two lists must be one.
+        let compiler: Vec<&str> = SandboxProfile::ALL.iter().map(|p| p.as_str()).collect();
+        let runtime: Vec<&str> = Profile::ALL.iter().map(|p| p.as_str()).collect();
+        assert_eq!(compiler, runtime);
+        let compiler: Vec<&str> = SandboxDevices::ALL.iter().map(|d| d.as_str()).collect();
+        let runtime: Vec<&str> = [Devices::None, Devices::Read, Devices::ReadWrite]
+            .iter()
+            .map(|d| d.as_str())
+            .collect();
+        assert_eq!(compiler, runtime);
+        // The declared roles (tool-defs/roles.yaml) reach the generated code, with the
+        // profile's protected paths, and the sentence says the policy.
+        assert_eq!(Role::Steward.sandbox().devices, Devices::None);
+        assert!(!Role::Steward.sandbox().network);
+        assert!(Role::Maintainer.sandbox().network, "inherited from main");
+        assert_eq!(
+            Role::SideChat.sandbox(),
+            Policy::of(Profile::WorkspaceWrite)
+        );
+        assert_eq!(
+            Role::Main.sandbox_sentence(),
+            Role::Main.sandbox().sentence()
+        );
+    }
+
+    #[test]
     fn the_section_parses_and_refuses_unknown_keys() {
         let c: SandboxConfig = serde_json::from_value(serde_json::json!({
             "ceiling": "read-only", "enforcement": "required", "workdir_bounds": ["/srv"]

@@ -122,3 +122,61 @@ fn apply(own: Option<SandboxDef>, inherited: Option<Sandbox>) -> Sandbox {
         devices: def.devices.unwrap_or(base.devices),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use crate::ir::{Sandbox, SandboxDevices, SandboxProfile};
+
+    fn roles(yaml: &str) -> Vec<(String, Sandbox)> {
+        // The corpus base (a valid folder) with these roles.
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/bad/_base");
+        let mut sources = crate::read_dir(&base).unwrap();
+        for f in &mut sources.files {
+            if f.path == "roles.yaml" {
+                *f = crate::SourceFile::new("roles.yaml", yaml);
+            }
+        }
+        let c = crate::compile(&sources);
+        let ir = c.ir.unwrap_or_else(|| panic!("{:?}", c.diagnostics));
+        ir.roles.into_iter().map(|r| (r.name, r.sandbox)).collect()
+    }
+
+    #[test]
+    fn declared_inherited_and_defaulted() {
+        let got = roles(
+            "a:\n  description: A.\n  tools: [shell, shell_session]\n\
+             b:\n  description: B.\n  extends: a\n  tools: []\n  sandbox: { network: on, devices: none }\n\
+             c:\n  description: C.\n  extends: b\n  tools: []\n\
+             d:\n  description: D.\n  extends: b\n  tools: []\n  sandbox: read-only\n\
+             e:\n  description: E.\n  tools: [shell]\n  sandbox: { profile: full, network: off }\n",
+        );
+        let ww = Sandbox::of(SandboxProfile::WorkspaceWrite);
+        let b = Sandbox {
+            network: true,
+            devices: SandboxDevices::None,
+            ..ww
+        };
+        assert_eq!(
+            got,
+            vec![
+                // Undeclared: workspace-write with its defaults (network off).
+                ("a".into(), ww),
+                // Overrides on the inherited profile.
+                ("b".into(), b),
+                // No `sandbox:`: the extended role's policy whole.
+                ("c".into(), b),
+                // A declared profile takes its own defaults, not the parent's overrides.
+                ("d".into(), Sandbox::of(SandboxProfile::ReadOnly)),
+                (
+                    "e".into(),
+                    Sandbox {
+                        network: false,
+                        ..Sandbox::of(SandboxProfile::Full)
+                    }
+                ),
+            ]
+        );
+    }
+}
