@@ -116,6 +116,8 @@ mod tests {
         assert_eq!(full.resolve(Role::SideChat), Policy::full());
     }
 
+    /// The compiler is linked with the `cli` feature only.
+    #[cfg(feature = "cli")]
     #[test]
     fn roles_yaml_and_the_runtime_spell_policies_alike() {
         use toolsurface_compiler::ir::{SandboxDevices, SandboxProfile};
@@ -130,6 +132,10 @@ mod tests {
             .map(|d| d.as_str())
             .collect();
         assert_eq!(compiler, runtime);
+    }
+
+    #[test]
+    fn the_declared_roles_reach_the_generated_code() {
         // The declared roles (tool-defs/roles.yaml) reach the generated code, with the
         // profile's protected paths, and the sentence says the policy.
         assert_eq!(Role::Steward.sandbox().devices, Devices::None);
