@@ -80,4 +80,5 @@ pub mod __private {
     pub use toolsurface_runtime::core::SurfaceName;
     pub use toolsurface_runtime::core::SurfaceNames;
     pub use toolsurface_runtime::core::TurnKind;
+    pub use toolsurface_runtime::sandbox;
 }

@@ -265,3 +265,62 @@ fn markdown_is_a_pr_summary() {
     assert!(out.contains("| chat | 30 → 12 (−18) |"), "{out}");
     assert!(out.contains("<details>"));
 }
+
+#[test]
+fn a_role_sandbox_change_is_judged_per_key() {
+    let (_t, dir) = defs();
+    let d = dir.to_str().unwrap();
+    // Loosened: steward to full (its network follows the profile on; devices stay none).
+    edit(
+        &dir,
+        "roles.yaml",
+        "sandbox: { profile: workspace-write, network: off, devices: none }",
+        "sandbox: { profile: full, devices: none }",
+    );
+    let o = run(&["diff", "--to", d]);
+    assert_eq!(code(&o), 4, "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("role steward sandbox profile: workspace-write -> full (loosened)"),
+        "{out}"
+    );
+    assert!(out.contains("sandbox-changed/steward/network"), "{out}");
+    assert!(!out.contains("sandbox-changed/steward/devices"), "{out}");
+    assert!(
+        out.contains("findings: 2 breaking, 0 unknown, 0 compatible"),
+        "{out}"
+    );
+    assert!(out.contains("roles.yaml:"), "located at the role: {out}");
+    // `check` sees the unlocked policy; `lock` wants --accept-breaking.
+    assert_ne!(code(&run(&["check", d])), 0);
+    assert_ne!(code(&run(&["lock", d])), 0);
+    // Tightened instead (main's network off, and so maintainer's, which extends main):
+    // compatible, and `lock` takes it.
+    let (_t2, dir2) = defs();
+    let d2 = dir2.to_str().unwrap();
+    edit(
+        &dir2,
+        "roles.yaml",
+        "sandbox: { profile: workspace-write, network: on }",
+        "sandbox: { profile: workspace-write, network: off }",
+    );
+    let out = stdout(&run(&["diff", "--to", d2]));
+    assert!(
+        out.contains("findings: 0 breaking, 0 unknown, 2 compatible"),
+        "{out}"
+    );
+    assert!(
+        out.contains("role main sandbox network: on -> off (tightened)"),
+        "{out}"
+    );
+    let o = run(&["lock", d2]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lock = std::fs::read_to_string(dir2.join("surface.lock")).unwrap();
+    assert!(
+        lock.contains(
+            "sandbox main {\"profile\":\"workspace-write\",\"network\":false,\"devices\":\"read-write\"}"
+        ),
+        "{lock}"
+    );
+    assert_eq!(code(&run(&["check", d2])), 0);
+}

@@ -12,6 +12,7 @@ mod compat;
 mod ledger;
 mod outputs;
 pub mod render;
+mod sandbox;
 
 use std::collections::BTreeMap;
 
@@ -210,6 +211,7 @@ pub fn diff(
     pair.roles_removed(&mut out);
     pair.roles_added(&mut out);
     pair.surfaces_removed_or_added(&mut out);
+    pair.sandbox_changes(&mut out);
     // Surfaces present on both sides: every name an old call may use.
     for sa in a.surfaces.iter().filter(|s| pair.keeps(s)) {
         let Some(sb) = b.surface(&sa.role, &sa.family) else {

@@ -445,7 +445,116 @@ pub struct Role {
     pub tools: Vec<String>,
     pub skills: Vec<String>,
     pub token_budget: Option<u64>,
+    /// `sandbox:`, `extends` resolved (default: `workspace-write` with its defaults).
+    pub sandbox: Sandbox,
     pub span: Span,
+}
+
+/// A role's declared sandbox policy: what its tools and shell children may touch. The
+/// runtime's `sandbox::Policy` is built from it by the generated `Role::sandbox()`; the
+/// host config may only tighten it.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct Sandbox {
+    pub profile: SandboxProfile,
+    /// Network for shell children.
+    pub network: bool,
+    /// What the `device` argument may do.
+    pub devices: SandboxDevices,
+}
+
+impl Sandbox {
+    /// The profile's defaults: network off except under `full`; devices `read` under
+    /// `read-only`, else `read-write` (as the runtime's `Policy::of`).
+    pub fn of(profile: SandboxProfile) -> Sandbox {
+        Sandbox {
+            profile,
+            network: profile == SandboxProfile::Full,
+            devices: match profile {
+                SandboxProfile::ReadOnly => SandboxDevices::Read,
+                _ => SandboxDevices::ReadWrite,
+            },
+        }
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox::of(SandboxProfile::WorkspaceWrite)
+    }
+}
+
+/// How much a role may write, least first (the runtime's `sandbox::Profile`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxProfile {
+    ReadOnly,
+    WorkspaceWrite,
+    Full,
+}
+
+impl SandboxProfile {
+    pub const ALL: [SandboxProfile; 3] = [
+        SandboxProfile::ReadOnly,
+        SandboxProfile::WorkspaceWrite,
+        SandboxProfile::Full,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxProfile::ReadOnly => "read-only",
+            SandboxProfile::WorkspaceWrite => "workspace-write",
+            SandboxProfile::Full => "full",
+        }
+    }
+}
+
+/// What the `device` argument may do, least first (the runtime's `sandbox::Devices`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxDevices {
+    None,
+    Read,
+    ReadWrite,
+}
+
+impl SandboxDevices {
+    pub const ALL: [SandboxDevices; 3] = [
+        SandboxDevices::None,
+        SandboxDevices::Read,
+        SandboxDevices::ReadWrite,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxDevices::None => "none",
+            SandboxDevices::Read => "read",
+            SandboxDevices::ReadWrite => "read-write",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -24,6 +24,7 @@
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
 //! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
 //!   action poll {"type":"object",...}
+//! sandbox main {"profile":"workspace-write","network":true,"devices":"read-write"}  # lock/sandbox.rs
 //! accepted 2026-11-30 {"reason":"...","findings":["field-removed/..."]}
 //! ```
 //!
@@ -43,6 +44,8 @@ use crate::tokens;
 mod outputs;
 pub use outputs::{LockedActionOutput, LockedOutput};
 pub mod requests;
+mod sandbox;
+pub use sandbox::LockedSandbox;
 
 pub use requests::LockedRequest;
 
@@ -69,6 +72,9 @@ pub struct Lock {
     pub accepted: Vec<Accepted>,
     /// Declared outputs, sorted by tool name (see `lock/outputs.rs`).
     pub outputs: Vec<LockedOutput>,
+    /// Each role's declared sandbox policy, role order (see `lock/sandbox.rs`); empty in a
+    /// lock written before policies were recorded.
+    pub sandboxes: Vec<LockedSandbox>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -383,7 +389,13 @@ impl Lock {
                 .collect(),
             accepted: prior.map(|p| p.accepted.clone()).unwrap_or_default(),
             outputs: outputs::outputs_of(ir),
+            sandboxes: sandbox::sandboxes_of(ir),
         }
+    }
+
+    /// The declared sandbox policy of `role`.
+    pub fn sandbox(&self, role: &str) -> Option<&LockedSandbox> {
+        self.sandboxes.iter().find(|s| s.role == role)
     }
 
     pub fn surface(&self, role: &str, family: &str) -> Option<&LockedSurface> {
@@ -458,6 +470,7 @@ impl Lock {
             && self.aliases == other.aliases
             && self.retired == other.retired
             && self.outputs == other.outputs
+            && self.sandboxes == other.sandboxes
     }
 
     /// The declared outputs of `tool`.
@@ -535,6 +548,7 @@ impl Lock {
         }
         // Declared outputs before the accepted records, which stay last (the lock's history).
         outputs::render_outputs(&self.outputs, &mut out);
+        sandbox::render_sandboxes(&self.sandboxes, &mut out);
         if !self.accepted.is_empty() {
             out.push('\n');
         }
@@ -659,6 +673,7 @@ struct Parser {
     retired: Vec<LockedRetired>,
     accepted: Vec<Accepted>,
     outputs: Vec<LockedOutput>,
+    sandboxes: Vec<LockedSandbox>,
     block: Block,
 }
 
@@ -776,6 +791,7 @@ impl Parser {
             retired: self.retired,
             accepted: self.accepted,
             outputs: self.outputs,
+            sandboxes: self.sandboxes,
         })
     }
 
@@ -852,6 +868,7 @@ impl Parser {
                 self.outputs.push(outputs::parse_output(raw, line)?);
                 self.block = Block::Output;
             }
+            "sandbox" => self.sandboxes.push(sandbox::parse_sandbox(raw, line)?),
             other => return Err(err(line, format!("unknown entry `{other}`"))),
         }
         Ok(())

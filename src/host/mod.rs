@@ -76,7 +76,6 @@ pub use config::STAGING_DIR;
 pub use handlers::Machine;
 pub use handlers::StandardHandlers;
 pub use sandbox::SandboxConfig;
-pub use sandbox::role_default;
 
 use crate::CallError;
 use crate::standard;

@@ -1,6 +1,6 @@
-//! The host's side of the sandbox: the standard roles' default policies, the host config's
-//! `sandbox:` section (which may only tighten), and resolving the two into the policy a
-//! [`super::StandardHost`] enforces (`--sandbox full` being the one way past it).
+//! The host's side of the sandbox: the host config's `sandbox:` section (which may only
+//! tighten) and resolving it with the role's declared policy (`Role::sandbox()`, generated
+//! from `sandbox:` of tool-defs/roles.yaml) into the policy a [`super::StandardHost`] enforces (`--sandbox full` being the one way past it).
 
 use std::path::PathBuf;
 
@@ -43,19 +43,6 @@ pub struct SandboxConfig {
     pub full_override: bool,
 }
 
-/// A standard role's default policy. side_chat and steward: `workspace-write` with the
-/// network off (the steward also gets no remote devices: it fixes local files); main and
-/// maintainer: `workspace-write` with the network on (package installs, git fetch, ssh).
-pub fn role_default(role: Role) -> Policy {
-    let mut policy = Policy::of(Profile::WorkspaceWrite);
-    match role {
-        Role::SideChat => {}
-        Role::Steward => policy.devices = Devices::None,
-        Role::Main | Role::Maintainer => policy.network = true,
-    }
-    policy
-}
-
 impl SandboxConfig {
     /// The policy `role` runs under on this host.
     pub fn resolve(&self, role: Role) -> Policy {
@@ -76,7 +63,8 @@ impl SandboxConfig {
             ceiling.devices = d;
         }
         ceiling.protect = self.protect.clone();
-        let mut policy = role_default(role).within(&ceiling);
+        // The role's declared policy (`sandbox:` of tool-defs/roles.yaml, generated).
+        let mut policy = role.sandbox().within(&ceiling);
         if policy.profile == Profile::Full && ceiling.profile == Profile::Full {
             policy = Policy::full();
         }
@@ -126,6 +114,41 @@ mod tests {
             ..tight
         };
         assert_eq!(full.resolve(Role::SideChat), Policy::full());
+    }
+
+    /// The compiler is linked with the `cli` feature only.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn roles_yaml_and_the_runtime_spell_policies_alike() {
+        use toolsurface_compiler::ir::{SandboxDevices, SandboxProfile};
+        // The compiler checks `sandbox:` against its own names; the generated
+        // `Role::sandbox()` names the runtime's variants: the two lists must be one.
+        let compiler: Vec<&str> = SandboxProfile::ALL.iter().map(|p| p.as_str()).collect();
+        let runtime: Vec<&str> = Profile::ALL.iter().map(|p| p.as_str()).collect();
+        assert_eq!(compiler, runtime);
+        let compiler: Vec<&str> = SandboxDevices::ALL.iter().map(|d| d.as_str()).collect();
+        let runtime: Vec<&str> = [Devices::None, Devices::Read, Devices::ReadWrite]
+            .iter()
+            .map(|d| d.as_str())
+            .collect();
+        assert_eq!(compiler, runtime);
+    }
+
+    #[test]
+    fn the_declared_roles_reach_the_generated_code() {
+        // The declared roles (tool-defs/roles.yaml) reach the generated code, with the
+        // profile's protected paths, and the sentence says the policy.
+        assert_eq!(Role::Steward.sandbox().devices, Devices::None);
+        assert!(!Role::Steward.sandbox().network);
+        assert!(Role::Maintainer.sandbox().network, "inherited from main");
+        assert_eq!(
+            Role::SideChat.sandbox(),
+            Policy::of(Profile::WorkspaceWrite)
+        );
+        assert_eq!(
+            Role::Main.sandbox_sentence(),
+            Role::Main.sandbox().sentence()
+        );
     }
 
     #[test]

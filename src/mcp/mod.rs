@@ -671,10 +671,13 @@ impl ServerHandler for McpSession {
         let mut info = InitializeResult::new(capabilities).with_instructions(format!(
             "toolsurface: the {} role's tools ({} family). Events carry their own timestamps; \
              long commands become background sessions you manage with shell_session. \
-             Wake-ups from watched sessions arrive as notifications/message with logger {}.",
+             Wake-ups from watched sessions arrive as notifications/message with logger {}. {}",
             conversation.role(),
             conversation.family(),
-            WAKE_LOGGER
+            WAKE_LOGGER,
+            // The policy in one sentence: here, not in a tool description, so the
+            // published tool bytes stay the same whatever the host's sandbox.
+            conversation.sandbox_policy().sentence()
         ));
         info.server_info = Implementation::new("toolsurface", env!("CARGO_PKG_VERSION"));
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
@@ -979,6 +982,29 @@ mod tests {
             .as_str()
             .unwrap()
             .to_owned()
+    }
+
+    #[tokio::test]
+    async fn the_instructions_say_the_sandbox_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut send = client(dir.path()).await;
+        let init = send(
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},
+            "clientInfo":{"name":"t","version":"0"}}}),
+        )
+        .await
+        .unwrap();
+        let text = init["result"]["instructions"].as_str().unwrap();
+        // main: workspace-write with the network on (tool-defs/roles.yaml).
+        assert!(
+            text.ends_with(
+                "Sandbox: workspace-write — files may be read anywhere and written only inside \
+                 the working folders and $TMPDIR (.git/hooks, .git/config, .toolsurface and the \
+                 runtime's own stores protected); network is on."
+            ),
+            "{text}"
+        );
     }
 
     #[tokio::test]

@@ -182,6 +182,7 @@ impl<'a> Gen<'a> {
         );
         let tool_impl = self.tool_impl();
         let family_impl = self.family_skill_strategy();
+        let role_impl = self.role_sandbox();
         let rt = rt();
         // The runtime is generic over these three types (`Runtime<Names>`, `Scope<Names>`).
         let names = quote! {
@@ -195,7 +196,7 @@ impl<'a> Gen<'a> {
                 type Skill = Skill;
             }
         };
-        quote! { #roles #families #family_impl #skills #tools #tool_impl #names }
+        quote! { #roles #role_impl #families #family_impl #skills #tools #tool_impl #names }
     }
 
     /// `impl Tool`: which families each tool is declared for, its freeform field per family,
@@ -286,6 +287,42 @@ impl<'a> Gen<'a> {
                 /// How this family publishes and activates skills (`skills:` of surface.yaml).
                 pub const fn skill_strategy(self) -> #rt::SkillStrategy {
                     match self { #(#arms)* }
+                }
+            }
+        }
+    }
+
+    /// `Role::sandbox()`: each role's declared policy (`sandbox:` of roles.yaml) as the
+    /// runtime's `sandbox::Policy`, and `Role::sandbox_sentence()`, its one sentence.
+    fn role_sandbox(&self) -> TokenStream {
+        if self.roles.is_empty() {
+            return quote!();
+        }
+        let rt = rt();
+        let arms = self.ir.roles.iter().zip(&self.roles).map(|(r, id)| {
+            let profile = ident(&pascal_str(r.sandbox.profile.as_str()));
+            let devices = ident(&pascal_str(r.sandbox.devices.as_str()));
+            let network = r.sandbox.network;
+            quote! {
+                Role::#id => {
+                    let mut p = #rt::sandbox::Policy::of(#rt::sandbox::Profile::#profile);
+                    p.network = #network;
+                    p.devices = #rt::sandbox::Devices::#devices;
+                    p
+                }
+            }
+        });
+        quote! {
+            impl Role {
+                /// The role's declared sandbox policy (`sandbox:` of roles.yaml); the host
+                /// config may only tighten it.
+                pub fn sandbox(self) -> #rt::sandbox::Policy {
+                    match self { #(#arms)* }
+                }
+                /// The declared policy in one sentence, for the host's system prompt (not in
+                /// any tool description, so the published bytes do not depend on it).
+                pub fn sandbox_sentence(self) -> ::std::string::String {
+                    self.sandbox().sentence()
                 }
             }
         }

@@ -440,3 +440,67 @@ fn output_rules_judge_from_the_reader_side() {
     // An output change is an unlocked change: `check` sees the lock differ.
     assert!(!some.same_surface(&output_of(&obj(&both, "n, m"))));
 }
+
+#[test]
+fn sandbox_loosening_is_breaking_and_tightening_compatible() {
+    use crate::ir::{SandboxDevices, SandboxProfile};
+    let a = lock_of("tool-defs");
+    // The lock text keeps every role's policy.
+    let reread = Lock::parse(&a.render()).unwrap();
+    assert_eq!(reread.sandboxes, a.sandboxes);
+    assert_eq!(a.sandboxes.len(), 4);
+    let mut b = a.clone();
+    for s in &mut b.sandboxes {
+        match s.role.as_str() {
+            // Loosened: network off -> on, devices none -> read-write, profile up.
+            "steward" => {
+                s.policy.network = true;
+                s.policy.devices = SandboxDevices::ReadWrite;
+                s.policy.profile = SandboxProfile::Full;
+            }
+            // Tightened: read-only, network on -> off.
+            "main" => {
+                s.policy.profile = SandboxProfile::ReadOnly;
+                s.policy.network = false;
+            }
+            _ => {}
+        }
+    }
+    assert!(!a.same_surface(&b), "a policy change must fail `check`");
+    let d = diff(&a, &b, None, &Options::default(), "a", "b");
+    let got: Vec<(&str, Verdict)> = d
+        .findings
+        .iter()
+        .map(|f| (f.id.as_str(), f.verdict))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("sandbox-changed/main/profile", Verdict::Compatible),
+            ("sandbox-changed/main/network", Verdict::Compatible),
+            ("sandbox-changed/steward/profile", Verdict::Breaking),
+            ("sandbox-changed/steward/network", Verdict::Breaking),
+            ("sandbox-changed/steward/devices", Verdict::Breaking),
+        ]
+    );
+    let steward = &d.findings[2];
+    assert_eq!(
+        steward.message,
+        "role steward sandbox profile: workspace-write -> full (loosened)"
+    );
+    assert_eq!(steward.families.len(), 5, "{:?}", steward.families);
+    assert!(steward.surfaces.is_empty(), "no published bytes change");
+    assert!(d.is_breaking());
+    // Reversed, the same changes are the other verdicts.
+    let back = diff(&b, &a, None, &Options::default(), "b", "a");
+    assert_eq!(back.count(Verdict::Breaking), 2);
+    assert_eq!(back.count(Verdict::Compatible), 3);
+    // A lock written before policies were recorded compares nothing.
+    let mut old = a.clone();
+    old.sandboxes.clear();
+    assert!(
+        diff(&old, &b, None, &Options::default(), "o", "b")
+            .findings
+            .is_empty()
+    );
+}

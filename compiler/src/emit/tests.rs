@@ -307,6 +307,7 @@ fn ir() -> Ir {
         tools: order.iter().map(|s| (*s).to_owned()).collect(),
         skills: vec![],
         token_budget: None,
+        sandbox: Default::default(),
         span: span(),
     };
     let surfaces = families

@@ -80,6 +80,7 @@ fn lower_roles(defs: &Defs) -> Vec<Role> {
                     .collect(),
                 skills: rskills.into_iter().map(|s| s.v.clone()).collect(),
                 token_budget: inherited_budget(r, &by_name),
+                sandbox: crate::load::sandbox::resolve(r, &by_name),
                 span: r.name.span,
             }
         })

@@ -45,6 +45,7 @@ pub mod model;
 pub mod output;
 pub mod read;
 pub mod render;
+pub mod sandbox;
 pub mod strategy;
 pub mod yaml;
 

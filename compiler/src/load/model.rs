@@ -57,6 +57,8 @@ pub struct RoleDef {
     pub tools: Vec<Sp<String>>,
     pub skills: Vec<Sp<String>>,
     pub token_budget: Option<u64>,
+    /// `sandbox:` as written (see `load/sandbox.rs`).
+    pub sandbox: Option<crate::load::sandbox::SandboxDef>,
 }
 
 #[derive(Debug)]
@@ -447,7 +449,14 @@ pub fn read_roles(root: &Node, d: &mut Diags) -> Vec<RoleDef> {
         let Some(r) = Struct::read(
             node,
             &what,
-            &["description", "extends", "tools", "skills", "token_budget"],
+            &[
+                "description",
+                "extends",
+                "tools",
+                "skills",
+                "token_budget",
+                "sandbox",
+            ],
             &[],
             d,
         ) else {
@@ -471,6 +480,9 @@ pub fn read_roles(root: &Node, d: &mut Diags) -> Vec<RoleDef> {
             token_budget: r
                 .get("token_budget")
                 .and_then(|n| read::uint(n, "token_budget", d)),
+            sandbox: r
+                .get("sandbox")
+                .and_then(|n| crate::load::sandbox::read_sandbox(n, &what, d)),
             name,
         });
     }

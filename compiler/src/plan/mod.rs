@@ -270,6 +270,8 @@ pub struct RolePlan {
     /// Resident tools, published order (before family filtering).
     pub tools: Vec<String>,
     pub skills: Vec<String>,
+    /// The role's declared sandbox policy (`sandbox:` of roles.yaml, `extends` resolved).
+    pub sandbox: crate::ir::Sandbox,
 }
 
 /// One role × family: what a call may name there, and the bytes a request carries.
@@ -397,6 +399,7 @@ pub fn lower(ir: &Ir) -> Result<Plan, EmitError> {
                 description: r.description.clone(),
                 tools: r.tools.clone(),
                 skills: r.skills.clone(),
+                sandbox: r.sandbox,
             })
             .collect(),
         surfaces,
