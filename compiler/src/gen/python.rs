@@ -10,6 +10,8 @@
 //! `ruff format --check` and `pyright --strict` on the checked-in output.
 
 use std::collections::HashMap;
+
+use super::Interned;
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
@@ -80,32 +82,13 @@ fn header(what: &str) -> String {
     )
 }
 
-/// Published tool JSON, each distinct text once.
-#[derive(Default)]
-struct JsonTable {
-    texts: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl JsonTable {
-    fn id(&mut self, text: &str) -> usize {
-        if let Some(i) = self.index.get(text) {
-            return *i;
-        }
-        let i = self.texts.len();
-        self.texts.push(text.to_owned());
-        self.index.insert(text.to_owned(), i);
-        i
-    }
-}
-
 fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// The plan as the kernel reads it: every rule as lowered, published JSON by reference.
 fn host_plan(plan: &Plan) -> Value {
-    let mut table = JsonTable::default();
+    let mut table = Interned::default();
     let surfaces: Vec<Value> = plan
         .surfaces
         .iter()
@@ -133,11 +116,11 @@ fn host_plan(plan: &Plan) -> Value {
         "skills": to_value(&plan.skills),
         "roles": to_value(&plan.roles),
         "surfaces": surfaces,
-        "json": table.texts,
+        "json": table.list,
     })
 }
 
-fn tool_ref(t: &PublishedToolPlan, table: &mut JsonTable) -> Value {
+fn tool_ref(t: &PublishedToolPlan, table: &mut Interned) -> Value {
     json!({
         "name": t.name,
         "json": table.id(&t.json),
@@ -148,7 +131,7 @@ fn tool_ref(t: &PublishedToolPlan, table: &mut JsonTable) -> Value {
 
 /// One surface's published bytes by reference. `bytes` is kept only when it is not the array
 /// the kernel rebuilds (resident tools, then under `defer`/`allow_list` each skill's, once).
-fn published(p: &PublishedPlan, table: &mut JsonTable) -> Value {
+fn published(p: &PublishedPlan, table: &mut Interned) -> Value {
     let mut rebuilt: Vec<&PublishedToolPlan> = p.tools.iter().collect();
     if p.strategy != "append" {
         for t in p.skills.iter().flat_map(|k| &k.tools) {

@@ -6,6 +6,8 @@
 //! interpreter reads it. Pure: `Plan -> files`; the CLI writes them.
 
 use std::collections::HashMap;
+
+use super::Interned;
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
@@ -127,36 +129,18 @@ fn plan_ts(plan: &Plan) -> Result<String, GenError> {
     ))
 }
 
-/// Published tool JSON, each distinct text once.
-#[derive(Default)]
-struct Strings {
-    list: Vec<String>,
-    index: HashMap<String, usize>,
-}
-
-impl Strings {
-    fn of(&mut self, s: &str) -> usize {
-        if let Some(i) = self.index.get(s) {
-            return *i;
-        }
-        self.list.push(s.to_owned());
-        self.index.insert(s.to_owned(), self.list.len() - 1);
-        self.list.len() - 1
-    }
-}
-
-fn tool_refs(strings: &mut Strings, tools: &[PublishedToolPlan]) -> Value {
+fn tool_refs(strings: &mut Interned, tools: &[PublishedToolPlan]) -> Value {
     Value::Array(
         tools
             .iter()
-            .map(|t| json!({ "name": t.name, "json": strings.of(&t.json) }))
+            .map(|t| json!({ "name": t.name, "json": strings.id(&t.json) }))
             .collect(),
     )
 }
 
 /// One dialect's bytes: the tools array as string references when it is exactly their join
 /// (resident tools, then under `defer`/`allow_list` each skill's, once), else literally.
-fn published_data(strings: &mut Strings, p: &PublishedPlan) -> Result<Value, GenError> {
+fn published_data(strings: &mut Interned, p: &PublishedPlan) -> Result<Value, GenError> {
     let mut listed: Vec<&PublishedToolPlan> = p.tools.iter().collect();
     if p.strategy != "append" {
         for t in p.skills.iter().flat_map(|s| &s.tools) {
@@ -167,7 +151,7 @@ fn published_data(strings: &mut Strings, p: &PublishedPlan) -> Result<Value, Gen
     }
     let joined: Vec<&str> = listed.iter().map(|t| t.json.as_str()).collect();
     let bytes = if format!("[{}]", joined.join(",")) == p.bytes {
-        Value::Array(joined.iter().map(|s| Value::from(strings.of(s))).collect())
+        Value::Array(joined.iter().map(|s| Value::from(strings.id(s))).collect())
     } else {
         Value::String(p.bytes.clone())
     };
@@ -188,7 +172,7 @@ fn published_data(strings: &mut Strings, p: &PublishedPlan) -> Result<Value, Gen
 
 /// `published.ts`: per role × family the family's own dialect and the MCP rendering.
 fn published_ts(plan: &Plan) -> Result<String, GenError> {
-    let mut strings = Strings::default();
+    let mut strings = Interned::default();
     let mut surfaces = Map::new();
     for s in &plan.surfaces {
         let own = published_data(&mut strings, &s.published)?;
