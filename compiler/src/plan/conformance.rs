@@ -354,7 +354,7 @@ fn sample(ty: &TypePlan) -> Value {
             ..
         } => {
             let n = min_length.unwrap_or(1).max(1);
-            let n = max_length.map_or(n, |m| n.min(m));
+            let n = max_length.map_or(n, |m| n.min(m)).min(MAX_EDGE_LENGTH);
             Value::String("x".repeat(n as usize))
         }
         TypePlan::Integer {
@@ -376,7 +376,7 @@ fn sample(ty: &TypePlan) -> Value {
             items, min_items, ..
         } => Value::Array(
             std::iter::repeat_with(|| sample(items))
-                .take(min_items.unwrap_or(1).max(1) as usize)
+                .take(min_items.unwrap_or(1).clamp(1, MAX_EDGE_LENGTH) as usize)
                 .collect(),
         ),
         TypePlan::Object { object } => {
@@ -389,8 +389,9 @@ fn sample(ty: &TypePlan) -> Value {
     }
 }
 
-/// Length edges beyond this are not spelled out (a field of 10^6 characters would make a
-/// corpus nobody can read; the rule is the same at every length).
+/// Lengths beyond this are not spelled out, in samples or edges (a field of 10^6 characters
+/// would make a corpus nobody can read, and a declared minimum of 10^9 must not allocate a
+/// gigabyte; the rule is the same at every length).
 const MAX_EDGE_LENGTH: u64 = 300;
 
 const LONG_ASTRAL: &str =
@@ -432,10 +433,10 @@ fn wrong_values(ty: &TypePlan) -> Vec<String> {
             ]);
             v.push(long);
             let edges = [
-                minimum.map(|m| m - 1),
+                minimum.map(|m| m.saturating_sub(1)),
                 *minimum,
                 *maximum,
-                maximum.map(|m| m + 1),
+                maximum.map(|m| m.saturating_add(1)),
             ];
             v.extend(edges.into_iter().flatten().map(|n| n.to_string()));
             v
@@ -482,7 +483,7 @@ fn texts(raw: &[&str]) -> Vec<String> {
 /// The lengths just outside (below `below`, above `max`) and at `max`, when short enough to
 /// spell out.
 fn edges_u64(below: Option<u64>, max: Option<u64>) -> impl Iterator<Item = u64> {
-    [below, max, max.map(|m| m + 1)]
+    [below, max, max.map(|m| m.saturating_add(1))]
         .into_iter()
         .flatten()
         .filter(|n| *n <= MAX_EDGE_LENGTH)
@@ -496,7 +497,7 @@ fn wrong_arrays(items: &TypePlan, min_items: Option<u64>, max_items: Option<u64>
     }
     let outside = [
         min_items.map(|m| m.saturating_sub(1)),
-        max_items.map(|m| m + 1),
+        max_items.map(|m| m.saturating_add(1)),
     ];
     for n in outside
         .into_iter()
