@@ -621,3 +621,34 @@ fn name_calls(plan: &Plan) -> Vec<Call> {
     calls.push(at(&first.role, &first.family, &["zzz_skill".to_owned()]).call("x", "{}"));
     calls
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extreme_bounds_neither_overflow_nor_allocate() {
+        let int = TypePlan::Integer {
+            minimum: Some(i64::MIN),
+            maximum: Some(i64::MAX),
+            expected: String::new(),
+        };
+        assert!(wrong_values(&int).contains(&i64::MAX.to_string()));
+        let s = TypePlan::String {
+            min_length: Some(1_000_000_000),
+            max_length: Some(u64::MAX),
+            pattern: None,
+            expected: String::new(),
+        };
+        assert!(sample(&s).as_str().map_or(0, str::len) <= MAX_EDGE_LENGTH as usize);
+        assert!(!wrong_values(&s).is_empty());
+        let a = TypePlan::Array {
+            items: Box::new(TypePlan::Boolean),
+            min_items: Some(u64::MAX),
+            max_items: Some(u64::MAX),
+            expected: String::new(),
+        };
+        assert!(!wrong_values(&a).is_empty());
+        assert!(matches!(sample(&a), Value::Array(v) if v.len() <= MAX_EDGE_LENGTH as usize));
+    }
+}
