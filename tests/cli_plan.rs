@@ -1,0 +1,108 @@
+//! The plan's CLI edges, with the real binary: `plan` is byte-stable and says its format,
+//! `plan --schema` describes it, `conformance --check` fails on a missing or edited corpus
+//! file and passes once written, and the oracle (`validate --jsonl`) answers the same with the
+//! compiled-in surface and with `--defs tool-defs` (the plan interpreter).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_toolsurface"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+#[test]
+fn plan_is_byte_stable_and_its_schema_describes_it() {
+    let a = bin().args(["plan", "tool-defs"]).output().unwrap();
+    let b = bin().args(["plan", "tool-defs"]).output().unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let plan: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(plan["format"], 1);
+    assert_eq!(plan["surfaces"].as_array().unwrap().len(), 20);
+    let schema = bin().args(["plan", "--schema"]).output().unwrap();
+    let schema: serde_json::Value = serde_json::from_slice(&schema.stdout).unwrap();
+    let props = schema["properties"].as_object().unwrap();
+    for key in plan.as_object().unwrap().keys() {
+        assert!(props.contains_key(key), "the schema lacks {key}");
+    }
+}
+
+#[test]
+fn conformance_check_fails_on_drift_and_passes_when_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let check = || {
+        bin()
+            .args(["conformance", "tool-defs", "--out", out, "--check"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(check().status.code(), Some(1), "an empty folder is drift");
+    let w = bin()
+        .args(["conformance", "tool-defs", "--out", out])
+        .output()
+        .unwrap();
+    assert!(w.status.success());
+    assert_eq!(check().status.code(), Some(0));
+    let shell = dir.path().join("shell.jsonl");
+    let text = std::fs::read_to_string(&shell).unwrap();
+    std::fs::write(&shell, text.replacen("refuse", "accept", 1)).unwrap();
+    let c = check();
+    assert_eq!(c.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&c.stderr).contains("shell.jsonl: differs"));
+}
+
+#[test]
+fn the_oracle_answers_alike_from_the_generated_parser_and_the_plan() {
+    let lines = [
+        r#"{"role":"side_chat","family":"chat","name":"shell_session","arguments":"{\"action\":\"kill\",\"session_id\":4242,\"timeout_s\":3}"}"#,
+        r#"{"role":"main","family":"chat","name":"sql_query","arguments":{}}"#,
+        r#"{"role":"main","family":"chat","skills":["sqlite"],"name":"shell_sesion","arguments":{}}"#,
+        r#"{"role":"side_chat","family":"chat","name":"read_file","arguments":"{\"path\":\"a\",\"offset\":5.0}"}"#,
+        r#"{"role":"nobody","family":"chat","name":"x"}"#,
+        "not json",
+    ];
+    let answer = |args: &[&str]| {
+        let mut child = bin()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(lines.join("\n").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let standard = answer(&["validate", "--jsonl"]);
+    let planned = answer(&["validate", "--jsonl", "--defs", "tool-defs"]);
+    let got: Vec<serde_json::Value> = standard
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), lines.len(), "one answer per request");
+    assert_eq!(
+        got[0]["message"],
+        "action=kill: unexpected field timeout_s (it belongs to wait)"
+    );
+    assert_eq!(got[1]["kind"], "NotOffered");
+    assert_eq!(
+        got[2]["message"],
+        "unknown tool shell_sesion (did you mean shell_session?)"
+    );
+    assert_eq!(got[3]["call"]["arguments"]["offset"], 5);
+    assert_eq!(got[4]["kind"], "Scope");
+    assert_eq!(got[5]["kind"], "Request");
+    // Scope wording differs (the generated enums vs the plan's lists); every call answer agrees.
+    for (s, p) in standard.lines().zip(planned.lines()).take(4) {
+        assert_eq!(s, p);
+    }
+}
