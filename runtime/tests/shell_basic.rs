@@ -229,8 +229,14 @@ async fn prompt_is_answered_through_poll_chars() {
 async fn ctrl_c_through_keys_stops_sleep() {
     let f = fixture();
     for tty in [true, false] {
-        let out = run(&f.host, "sleep 1000", tty, 250).await;
+        // The key goes once the shell runs the command: a SIGINT that lands while bash is
+        // still starting up (a loaded machine, well past a 250 ms yield) is lost.
+        let out = run(&f.host, "echo ready; sleep 1000", tty, 250).await;
         let id = sid(&out);
+        if !output(&out).contains("ready") {
+            let seen = wait(&f.host, id, Some("ready"), 60.0).await;
+            assert!(output(&seen).contains("ready"), "tty={tty}: {}", seen.text);
+        }
         f.host
             .poll(
                 &ctx(),

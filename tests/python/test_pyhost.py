@@ -504,6 +504,78 @@ def test_did_you_mean_matches_text_crate() -> None:
     assert kernel.did_you_mean("ab", ["xb", "ay"]) == "ay"
 
 
+def _strsim_jaro(a: str, b: str) -> float:
+    """strsim 0.11 `jaro`, transcribed loop for loop (the kernel's is reshaped for speed)."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    search = max(0, max(len(a), len(b)) // 2 - 1)
+    a_flags, b_flags = [False] * len(a), [False] * len(b)
+    matches = 0
+    for i, ac in enumerate(a):
+        for j in range(max(0, i - search), min(len(b), i + search + 1)):
+            if ac == b[j] and not b_flags[j]:
+                a_flags[i] = b_flags[j] = True
+                matches += 1
+                break
+    if matches == 0:
+        return 0.0
+    transpositions, j = 0, 0
+    for i, ac in enumerate(a):
+        if a_flags[i]:
+            while not b_flags[j]:
+                j += 1
+            transpositions += ac != b[j]
+            j += 1
+    t = transpositions // 2
+    return (matches / len(a) + matches / len(b) + (matches - t) / matches) / 3.0
+
+
+def _strsim_levenshtein(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ac in enumerate(a):
+        cur = [i + 1]
+        for j, bc in enumerate(b):
+            cur.append(min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (ac != bc)))
+        prev = cur
+    return prev[-1]
+
+
+def _reference_did_you_mean(name: str, candidates: list[str]) -> str | None:
+    """text/src/lib.rs `did_you_mean` without shortcuts: every candidate scored in full."""
+    lower = str.maketrans({chr(c): chr(c + 32) for c in range(65, 91)})
+    a = name.translate(lower)
+    best: tuple[float, str] | None = None
+    for c in candidates:
+        if c == name:
+            continue
+        b = c.translate(lower)
+        sim = _strsim_jaro(a, b)
+        if sim > 0.7:
+            prefix = 0
+            for x, y in zip(a[:4], b):
+                if x != y:
+                    break
+                prefix += 1
+            sim += 0.1 * prefix * (1.0 - sim)
+        if sim >= 0.8 or _strsim_levenshtein(a, b) <= 2:
+            if best is None or sim > best[0] or (sim == best[0] and c < best[1]):
+                best = (sim, c)
+    return None if best is None else best[1]
+
+
+_NAME = st.text(alphabet="abcdeAB_é", max_size=9)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_NAME, st.lists(_NAME, max_size=6))
+def test_did_you_mean_shortcuts_change_nothing(name: str, candidates: list[str]) -> None:
+    """The kernel's bound (skipping the Jaro walk), its two-edit test (no table) and its
+    reshaped Jaro pick the same candidate as the plain transcription of strsim."""
+    assert kernel.did_you_mean(name, candidates) == _reference_did_you_mean(name, candidates)
+
+
 def test_call_dataclasses_and_traits() -> None:
     call = ts.parse_call(
         "side_chat", "chat", "shell_session", '{"action":"kill","session_id":4242}'

@@ -61,9 +61,12 @@ function timeZod(n: number): number {
   });
 }
 
-timeParse(30);
-timeZod(30);
-const n = Math.max(5, Math.round((2e8 / timeParse(5)) * 5)); // ~0.2 s of parseCall per round
+// Warm-up: both sides until each has had ~1 s of CPU (V8 tiers zod's closures up over the
+// first few hundred ms; shorter warm-ups measured a zod still getting faster, round by round).
+for (let spent = [0, 0]; spent[0] < 1e9 || spent[1] < 1e9; ) {
+  spent = [spent[0] + timeParse(20), spent[1] + timeZod(20)];
+}
+const n = Math.max(5, Math.round((3e8 / timeParse(20)) * 20)); // ~0.3 s of parseCall per round
 const ratios: number[] = [];
 let parsePerSec = 0;
 let zodPerSec = 0;
@@ -72,6 +75,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const p = timeParse(n);
   const z = timeZod(n);
   ratios.push(z / p);
+  if (process.env.BENCH_DEBUG) console.error(`round ${round}: parse ${(p / 1e6).toFixed(1)} ms, zod ${(z / 1e6).toFixed(1)} ms`);
   parsePerSec = (n * inputs.length) / (p / 1e9);
   zodPerSec = (n * inputs.length) / (z / 1e9);
 }

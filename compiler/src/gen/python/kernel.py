@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Final, TypeAlias, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, NoReturn, TypeAlias, Union, cast
 
 __all__ = ["CallError", "Pairs", "Plan", "ScopeError", "Value", "describe", "read_json"]
 
@@ -35,11 +36,14 @@ _TWO53: Final = 9007199254740992.0
 class CallError(Exception):
     """A refused call; `str()` is the model-facing message, byte-equal to Rust's."""
 
+    __slots__ = ("kind", "message")
     kind: str
     message: str
 
     def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
+        # `args` as Exception.__init__ would set it, without the call (a refusal is as
+        # common as an accepted call, and this is a third of its cost).
+        self.args = (message,)
         self.kind = kind
         self.message = message
 
@@ -65,38 +69,29 @@ _ASCII_LOWER: Final = {c: c + 32 for c in range(65, 91)}
 
 def _jaro(a: str, b: str) -> float:
     a_len, b_len = len(a), len(b)
-    if a_len == 0 and b_len == 0:
-        return 1.0
-    if a_len == 0 or b_len == 0:
-        return 0.0
-    search = max(a_len, b_len) // 2
-    search = search - 1 if search > 0 else 0
-    a_flags = [False] * a_len
-    b_flags = [False] * b_len
-    matches = 0
-    for i, ac in enumerate(a):
-        lo = i - search if i > search else 0
-        hi = min(b_len, i + search + 1)
-        # The first unflagged `ac` in the window (str.find scans in C).
-        j = b.find(ac, lo, hi)
-        while j != -1 and b_flags[j]:
-            j = b.find(ac, j + 1, hi)
+    if not a_len or not b_len:
+        return 1.0 if a_len == b_len else 0.0
+    search = max(a_len, b_len) // 2 - 1
+    if search < 0:
+        search = 0
+    taken = bytearray(b_len)  # b's matched positions
+    a_matched: list[str] = []  # a's matched characters, in a's order
+    find = b.find
+    i = 0
+    for ac in a:
+        # The first untaken `ac` in the window (str.find scans in C).
+        j = find(ac, i - search if i > search else 0, i + search + 1)
+        while j != -1 and taken[j]:
+            j = find(ac, j + 1, i + search + 1)
         if j != -1:
-            a_flags[i] = True
-            b_flags[j] = True
-            matches += 1
+            taken[j] = 1
+            a_matched.append(ac)
+        i += 1
+    matches = len(a_matched)
     if matches == 0:
         return 0.0
-    transpositions = 0
-    j = 0
-    for i, ac in enumerate(a):
-        if a_flags[i]:
-            while not b_flags[j]:
-                j += 1
-            if ac != b[j]:
-                transpositions += 1
-            j += 1
-    transpositions //= 2
+    b_matched = [c for c, t in zip(b, taken) if t]
+    transpositions = sum(map(operator.ne, a_matched, b_matched)) // 2
     return (
         matches / a_len + matches / b_len + (matches - transpositions) / matches
     ) / 3.0
@@ -114,36 +109,86 @@ def _jaro_winkler(a: str, b: str) -> float:
     return sim
 
 
-def _levenshtein(a: str, b: str) -> int:
-    if not a:
-        return len(b)
-    if not b:
-        return len(a)
-    prev = list(range(len(b) + 1))
-    for i, ac in enumerate(a):
-        cur = [i + 1]
-        for j, bc in enumerate(b):
-            cur.append(min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (ac != bc)))
-        prev = cur
-    return prev[-1]
+def _within_edits(a: str, b: str, k: int) -> bool:
+    """Whether strsim's `levenshtein(a, b) <= k`, without the table: a common prefix or
+    suffix never changes the distance, and where the first characters differ an optimal
+    script substitutes, deletes or inserts there."""
+    if abs(len(a) - len(b)) > k:
+        return False
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < n - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    a, b = a[i : len(a) - j], b[i : len(b) - j]
+    if not a or not b:
+        return len(a) + len(b) <= k
+    if k == 0:
+        return False
+    a1, b1 = a[1:], b[1:]
+    return (
+        _within_edits(a1, b1, k - 1)
+        or _within_edits(a1, b, k - 1)
+        or _within_edits(a, b1, k - 1)
+    )
+
+
+def _ascii_lower(s: str) -> str:
+    # str.lower is ASCII lowercasing on an ASCII string, and ten times faster than translate.
+    return s.lower() if s.isascii() else s.translate(_ASCII_LOWER)
+
+
+# Candidates (the plan's names) lowered, with their characters, computed once each.
+_LOWERED: Final[dict[str, tuple[str, frozenset[str]]]] = {}
+
+
+def _lowered(c: str) -> tuple[str, frozenset[str]]:
+    found = _LOWERED.get(c)
+    if found is None:
+        lc = _ascii_lower(c)
+        found = (lc, frozenset(lc))
+        if len(_LOWERED) < 4096:
+            _LOWERED[c] = found
+    return found
+
+
+def _jaro_winkler_bound(a: str, b: str, b_chars: frozenset[str]) -> float:
+    """An upper bound of `_jaro_winkler(a, b)` in C-speed operations, so a candidate that
+    cannot reach 0.8 skips the Jaro walk (~3 µs in Python): no more matches than the
+    characters of `a` that occur in `b`, no transposition, and a full 4-character prefix
+    unless the first characters differ. Jaro-Winkler grows with the Jaro similarity at a
+    fixed prefix, so the bound of the similarity bounds the score."""
+    if not a or not b:
+        return 1.0
+    m = sum(map(b_chars.__contains__, a))
+    if m == 0:
+        return 0.0
+    sim = (m / len(a) + min(m, len(b)) / len(b) + 1.0) / 3.0
+    prefix = 4 if a[0] == b[0] else 0
+    return sim + 0.1 * prefix * (1.0 - sim) if sim > 0.7 else sim
 
 
 def did_you_mean(name: str, candidates: Sequence[str]) -> str | None:
     """The candidate closest to `name` (Jaro-Winkler ≥ 0.8 or at most two edits, ASCII case
     ignored; ties by name), if any."""
-    lname = name.translate(_ASCII_LOWER)
+    lname = _ascii_lower(name)
     best: tuple[float, str] | None = None
     for c in candidates:
         if c == name:
             continue
-        lc = c.translate(_ASCII_LOWER)
-        jw = _jaro_winkler(lname, lc)
-        # Two edits cannot bridge a length gap of three: skip the distance then.
-        if jw >= 0.8 or (
-            abs(len(lname) - len(lc)) <= 2 and _levenshtein(lname, lc) <= 2
-        ):
-            if best is None or jw > best[0] or (jw == best[0] and c < best[1]):
-                best = (jw, c)
+        lc, lc_chars = _lowered(c)
+        if _jaro_winkler_bound(lname, lc, lc_chars) < 0.8 - 1e-9:
+            if not _within_edits(lname, lc, 2):
+                continue
+            jw = _jaro_winkler(lname, lc)
+        else:
+            jw = _jaro_winkler(lname, lc)
+            if jw < 0.8 and not _within_edits(lname, lc, 2):
+                continue
+        if best is None or jw > best[0] or (jw == best[0] and c < best[1]):
+            best = (jw, c)
     return None if best is None else best[1]
 
 
@@ -277,30 +322,35 @@ def _fast_constant(s: str) -> None:
     raise _GiveUp
 
 
-_FAST: Final = json.JSONDecoder(
+# The C decoder with hooks that give up exactly where the Rust scanner does: a 19+ digit
+# integer, `-0`, a float out of range, NaN/Infinity. Its scanner is called directly: the
+# JSONDecoder.decode wrapper's two whitespace regexes cost as much as the scan itself.
+_DECODER: Final = json.JSONDecoder(
     object_pairs_hook=Pairs,
     parse_int=_fast_int,
     parse_float=_fast_float,
     parse_constant=_fast_constant,
 )
-
-
-# Texts with nothing the C decoder's defaults would read differently from the Rust scanner
-# (`-0`, 19+ digit runs, 3+ digit exponents, NaN/Infinity) take the plain decoder; the rest
-# the hooked one, which gives up exactly where the scanner does.
-_SUSPECT: Final = re.compile(r"-0(?![.eE0-9])|[0-9]{19}|[eE][+-]?[0-9]{3}|NaN|Infinity")
-_PLAIN: Final = json.JSONDecoder(object_pairs_hook=Pairs)
+# JSONDecoder sets scan_once in __init__ (json.scanner.make_scanner); typeshed omits it.
+_SCAN_ONCE: Final = cast(
+    "Callable[[str, int], tuple[Value, int]]",
+    _DECODER.scan_once,  # type: ignore[attr-defined]
+)
+_JSON_WS: Final = " \t\n\r"
 
 
 def _scan(text: str) -> Value | None:
-    """What the Rust kernel's `scan` reads, or None where it gives up."""
-    if "\\" in text or text.count("[") + text.count("{") > 128:
+    """What the Rust kernel's `scan` reads, or None where it gives up. A `\\u` escape may be
+    a lone surrogate (the C decoder keeps it, serde_json refuses it) and more than 128
+    brackets may pass serde_json's depth limit: serde_json decides those."""
+    if "\\u" in text or text.count("[") + text.count("{") > 128:
         return None
-    decoder = _FAST if _SUSPECT.search(text) else _PLAIN
+    s = text.strip(_JSON_WS)
     try:
-        return decoder.decode(text)  # type: ignore[no-any-return]
-    except (_GiveUp, ValueError, RecursionError):
+        v, end = _SCAN_ONCE(s, 0)
+    except (_GiveUp, ValueError, RecursionError, StopIteration):
         return None
+    return v if end == len(s) else None
 
 
 _EOF_LIST: Final = "EOF while parsing a list"
@@ -704,7 +754,7 @@ def _serde_json(text: bytes) -> Value:
 
 
 # Rust's `char::is_whitespace` (the White_Space property), for `str::trim`.
-_RUST_WS: Final = frozenset(
+_RUST_WS: Final = (
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
@@ -712,9 +762,11 @@ _RUST_WS: Final = frozenset(
 
 def read_json(text: str, tool: str) -> Pairs:
     """The members of an arguments text, as the Rust kernel's `pairs_of_text` reads them."""
-    if all(c in _RUST_WS for c in text):
-        return Pairs()
     v = _scan(text)
+    if type(v) is Pairs:
+        return v
+    if not text.strip(_RUST_WS):
+        return Pairs()
     if v is None:
         try:
             raw = text.encode("utf-8")
@@ -851,6 +903,35 @@ def rust_regex(pattern: str) -> re.Pattern[str] | None:
 # The plan and its walk (compiler/src/plan/interp.rs, step for step).
 
 Fields: TypeAlias = dict[str, Any]
+# A field's conversion: (value, path prefix, key) to the typed value, or a CallError.
+Converter: TypeAlias = Callable[[Value, str, str], object]
+
+
+def _constraints(rules: Mapping[str, Any], values: Fields, prefix: str) -> None:
+    """An object's exactly_one_of groups, then its forbidden_with pairs (interp.rs)."""
+
+    def present(m: Mapping[str, Any]) -> bool:
+        p = m["presence"]
+        if p == "always":
+            return True
+        if p == "never":
+            return False
+        if p == "given":
+            return m["field"] in values
+        return values.get(m["field"]) is True
+
+    for group in rules["exactly_one_of"]:
+        names = [m["field"] for m in group]
+        given = [m["field"] for m in group if present(m)]
+        if len(given) != 1:
+            got = " and ".join(given) if given else "none"
+            raise CallError(
+                "Constraint",
+                f"{prefix}expected exactly one of {', '.join(names)}; got {got}",
+            )
+    for fw in rules["forbidden_with"]:
+        if present(fw["field"]) and present(fw["with"]):
+            raise CallError("Constraint", f"{prefix}{fw['message']}")
 
 
 class _Scope:
@@ -894,6 +975,13 @@ class Plan:
             (s["role"], s["family"]): s for s in data["surfaces"]
         }
         self.json: list[str] = list(data["json"])
+        # The tools a name reaches with nothing in between (neither an alias nor retired):
+        # check's short way for a text argument (the general way below decides the same).
+        self._plain: dict[str, Any] = {
+            n: t
+            for n, t in self.tools.items()
+            if n not in self.aliases and n not in self.retired
+        }
         self.patterns: dict[str, re.Pattern[str] | None] = {}
         self._scopes: dict[tuple[str, str, tuple[str, ...]], _Scope] = {}
         for t in data["tools"]:
@@ -907,6 +995,7 @@ class Plan:
         obj["names"] = [f["name"] for f in obj["fields"]]
         obj["belongs_to"] = {b["field"]: b["actions"] for b in obj["belongs"]}
         obj["required"] = [f["name"] for f in obj["fields"] if f["required"]]
+        obj["constrained"] = bool(obj["exactly_one_of"] or obj["forbidden_with"])
         for f in obj["fields"]:
             ty = f["ty"]
             while ty["kind"] == "array":
@@ -917,6 +1006,8 @@ class Plan:
                     self.patterns[p] = rust_regex(p)
             elif ty["kind"] == "object":
                 self._compile(ty["object"])
+        for f in obj["fields"]:
+            f["convert"] = self._converter(f["ty"])
 
     def scope(self, role: str, family: str, skills: Sequence[str]) -> _Scope:
         key = (role, family, tuple(skills))
@@ -970,6 +1061,12 @@ class Plan:
     ) -> tuple[str, str | None, Fields]:
         """(tool, action, typed fields) of an accepted call, or CallError."""
         scope = self.scope(role, family, skills)
+        tool = self._plain.get(name)
+        if tool is not None and type(arguments) is str and name in scope.offered:
+            ff = tool["freeform"]
+            if ff is None or family not in ff["families"]:
+                action, fields = self._tool(tool, read_json(arguments, name))
+                return name, action, fields
         tool_name = name
         alias = self.aliases.get(name)
         if name in self.retired:
@@ -1037,9 +1134,13 @@ class Plan:
             if not actions:
                 return None, {}
             a = actions[0]
-            return None, self._object(a["object"], None, pairs, a["prefix"])
+            return None, self._object(a["object"], None, pairs, a["prefix"], False)
         expected = tool["expected_actions"]
-        found = next((v for k, v in pairs if k == sel), None)
+        found: Value = None
+        for k, v in pairs:
+            if k == sel:
+                found = v
+                break
         if found is None:
             raise CallError(
                 "MissingSelector", f"missing {sel}: expected one of {expected}"
@@ -1052,13 +1153,21 @@ class Plan:
                 "UnknownAction",
                 f"{sel}={found}: unknown {sel}; expected one of {expected}",
             )
-        fields = self._object(action["object"], sel, pairs, action["prefix"])
+        fields = self._object(action["object"], sel, pairs, action["prefix"], False)
         return found, fields
 
-    # long: the walk of ObjectPlan, kept in one piece as in interp.rs
     def _object(
-        self, rules: Mapping[str, Any], selector: str | None, pairs: Pairs, prefix: str
+        self,
+        rules: Mapping[str, Any],
+        selector: str | None,
+        pairs: Pairs,
+        prefix: str,
+        ordered: bool,
     ) -> Fields:
+        """The walk of ObjectPlan as in interp.rs: members in input order, then required,
+        then constraints. The fields come back in declaration order if `ordered` (a nested
+        object's value, serialized as it is), else in input order (a call's, which
+        parse_call passes to its class by name)."""
         by_name: dict[str, Any] = rules["by_name"]
         values: dict[str, object] = {}
         selector_seen = False
@@ -1069,7 +1178,7 @@ class Plan:
                     continue
                 if key in values:
                     raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
-                values[key] = self._convert(f["ty"], v, prefix + key)
+                values[key] = f["convert"](v, prefix, key)
                 continue
             if key == selector:
                 if selector_seen:
@@ -1083,82 +1192,109 @@ class Plan:
         for name in rules["required"]:
             if name not in values:
                 raise CallError("MissingField", f"{prefix}missing field {name}")
-
-        if not rules["exactly_one_of"] and not rules["forbidden_with"]:
-            if len(values) <= 1:
-                return values
+        if rules["constrained"]:
+            _constraints(rules, values, prefix)
+        if ordered and len(values) > 1:
             return {n: values[n] for n in rules["names"] if n in values}
+        return values
 
-        def present(m: Mapping[str, Any]) -> bool:
-            p = m["presence"]
-            if p == "always":
-                return True
-            if p == "never":
-                return False
-            if p == "given":
-                return m["field"] in values
-            return values.get(m["field"]) is True
-
-        for group in rules["exactly_one_of"]:
-            names = [m["field"] for m in group]
-            given = [m["field"] for m in group if present(m)]
-            if len(given) != 1:
-                got = " and ".join(given) if given else "none"
-                raise CallError(
-                    "Constraint",
-                    f"{prefix}expected exactly one of {', '.join(names)}; got {got}",
-                )
-        for fw in rules["forbidden_with"]:
-            if present(fw["field"]) and present(fw["with"]):
-                raise CallError("Constraint", f"{prefix}{fw['message']}")
-        if len(values) <= 1:
-            return values
-        return {n: values[n] for n in rules["names"] if n in values}
-
-    def _convert(self, ty: Mapping[str, Any], v: Value, path: str) -> object:
+    def _converter(self, ty: Mapping[str, Any]) -> Converter:
+        """The conversion of a value to the type `ty` (interp.rs `Walker::convert`), built
+        once per field when the plan is read: `(value, prefix, key)` to the typed value, or
+        the refusal for the path `prefix + key` (joined only then)."""
         kind = ty["kind"]
-        if kind == "integer":
-            n = as_int(v)
-            lo, hi = ty["minimum"], ty["maximum"]
-            if n is not None and (lo is None or n >= lo) and (hi is None or n <= hi):
-                return n
-            raise invalid(f"{path}: expected {ty['expected']}", v)
-        if kind == "number":
-            x = as_num(v)
-            lo, hi = ty["minimum"], ty["maximum"]
-            if x is not None and (lo is None or x >= lo) and (hi is None or x <= hi):
-                return x
-            raise invalid(f"{path}: expected {ty['expected']}", v)
-        if kind == "boolean":
-            if isinstance(v, bool):
-                return v
-            raise invalid(f"{path}: expected true or false", v)
+        if kind in ("string", "integer", "number", "enum", "array"):
+            expected = f": expected {ty['expected']}"
+        else:
+            expected = (
+                ": expected true or false"
+                if kind == "boolean"
+                else ": expected an object"
+            )
+
+        def refuse(v: Value, prefix: str, key: str) -> NoReturn:
+            raise invalid(f"{prefix}{key}{expected}", v)
+
         if kind == "string":
-            if isinstance(v, str):
-                lo, hi, p = ty["min_length"], ty["max_length"], ty["pattern"]
-                n = len(v)
-                if (lo is None or n >= lo) and (hi is None or n <= hi):
-                    if p is None:
-                        return v
-                    rx = self.patterns.get(p)
-                    if rx is not None and rx.search(v) is not None:
-                        return v
-            raise invalid(f"{path}: expected {ty['expected']}", v)
+            lo, hi, p = ty["min_length"], ty["max_length"], ty["pattern"]
+            rx = None if p is None else self.patterns.get(p)
+            if lo is None and hi is None and p is None:
+
+                def plain_string(v: Value, prefix: str, key: str) -> object:
+                    return v if type(v) is str else refuse(v, prefix, key)
+
+                return plain_string
+
+            def string(v: Value, prefix: str, key: str) -> object:
+                if type(v) is str:
+                    n = len(v)
+                    if (lo is None or n >= lo) and (hi is None or n <= hi):
+                        if p is None or (rx is not None and rx.search(v) is not None):
+                            return v
+                refuse(v, prefix, key)
+
+            return string
+        if kind == "integer":
+            ilo, ihi = ty["minimum"], ty["maximum"]
+
+            def integer(v: Value, prefix: str, key: str) -> object:
+                n = v if type(v) is int and v <= _I64_MAX else as_int(v)
+                if (
+                    n is not None
+                    and (ilo is None or n >= ilo)
+                    and (ihi is None or n <= ihi)
+                ):
+                    return n
+                refuse(v, prefix, key)
+
+            return integer
         if kind == "enum":
-            if isinstance(v, str) and v in ty["values"]:
-                return v
-            raise invalid(f"{path}: expected {ty['expected']}", v)
+            values = frozenset(ty["values"])
+
+            def enum(v: Value, prefix: str, key: str) -> object:
+                return v if type(v) is str and v in values else refuse(v, prefix, key)
+
+            return enum
+        if kind == "number":
+            flo, fhi = ty["minimum"], ty["maximum"]
+
+            def number(v: Value, prefix: str, key: str) -> object:
+                x = as_num(v)
+                if (
+                    x is not None
+                    and (flo is None or x >= flo)
+                    and (fhi is None or x <= fhi)
+                ):
+                    return x
+                refuse(v, prefix, key)
+
+            return number
+        if kind == "boolean":
+
+            def boolean(v: Value, prefix: str, key: str) -> object:
+                return v if type(v) is bool else refuse(v, prefix, key)
+
+            return boolean
         if kind == "array":
-            lo, hi = ty["min_items"] or 0, ty["max_items"]
-            if type(v) is list and lo <= len(v) and (hi is None or len(v) <= hi):
-                items = ty["items"]
-                return tuple(
-                    self._convert(items, x, f"{path}[{i}]") for i, x in enumerate(v)
-                )
-            raise invalid(f"{path}: expected {ty['expected']}", v)
-        if isinstance(v, Pairs):
-            return self._object(ty["object"], None, v, f"{path}: ")
-        raise invalid(f"{path}: expected an object", v)
+            alo, ahi = ty["min_items"] or 0, ty["max_items"]
+            item = self._converter(ty["items"])
+
+            def array(v: Value, prefix: str, key: str) -> object:
+                if type(v) is list and alo <= len(v) and (ahi is None or len(v) <= ahi):
+                    return tuple(
+                        item(x, prefix, f"{key}[{i}]") for i, x in enumerate(v)
+                    )
+                refuse(v, prefix, key)
+
+            return array
+        rules = ty["object"]
+
+        def obj(v: Value, prefix: str, key: str) -> object:
+            if isinstance(v, Pairs):
+                return self._object(rules, None, v, f"{prefix}{key}: ", True)
+            refuse(v, prefix, key)
+
+        return obj
 
     # Published bytes --------------------------------------------------------------------
 

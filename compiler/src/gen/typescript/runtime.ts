@@ -157,6 +157,7 @@ export type Val = null | boolean | string | Num | Val[] | Obj;
 const TWO53 = 9007199254740992;
 
 function intNum(lex: string): Num {
+  if (lex.length <= 15) return new Num("i", Number(lex), lex);
   const big = BigInt(lex);
   const kind = big <= 9223372036854775807n ? "i" : "u";
   return new Num(kind, Number(lex), lex);
@@ -221,11 +222,82 @@ class Scanner {
     for (;;) {
       const c = s.charCodeAt(j);
       if (c === 34) break;
-      if (c !== c || c === 92 || c < 0x20) return undefined; // NaN: end of text
+      if (c === 92) return this.escaped(start, j);
+      if (c !== c || c < 0x20) return undefined; // NaN: end of text
       j++;
     }
     this.at = j + 1;
     return s.slice(start, j);
+  }
+
+  /**
+   * The rest of a string with escapes (`j` at the first backslash), decoded as serde_json
+   * decodes them. A `\u` escape of a surrogate, a control character or a bad escape goes to
+   * serde_json (it words the error, or pairs the surrogates): `undefined`.
+   */
+  escaped(start: number, j: number): string | undefined {
+    const s = this.s;
+    let out = s.slice(start, j);
+    let run = j;
+    for (;;) {
+      const c = s.charCodeAt(j);
+      if (c === 34) {
+        this.at = j + 1;
+        return out + s.slice(run, j);
+      }
+      if (c !== c || c < 0x20) return undefined;
+      if (c !== 92) {
+        j++;
+        continue;
+      }
+      out += s.slice(run, j);
+      const e = s.charCodeAt(j + 1);
+      let d: string;
+      switch (e) {
+        case 34:
+          d = '"';
+          break;
+        case 92:
+          d = "\\";
+          break;
+        case 47:
+          d = "/";
+          break;
+        case 98:
+          d = "\b";
+          break;
+        case 102:
+          d = "\f";
+          break;
+        case 110:
+          d = "\n";
+          break;
+        case 114:
+          d = "\r";
+          break;
+        case 116:
+          d = "\t";
+          break;
+        case 117: {
+          let u = 0;
+          for (let k = 2; k < 6; k++) {
+            const h = s.charCodeAt(j + k);
+            const x = h >= 48 && h <= 57 ? h - 48 : h >= 97 && h <= 102 ? h - 87 : h >= 65 && h <= 70 ? h - 55 : -1;
+            if (x < 0) return undefined;
+            u = u * 16 + x;
+          }
+          if (u >= 0xd800 && u <= 0xdfff) return undefined;
+          d = String.fromCharCode(u);
+          j += 4;
+          break;
+        }
+        default:
+          return undefined;
+      }
+      out += d;
+      j += 2;
+      run = j;
+    }
   }
 
   digits(): number {
@@ -351,9 +423,14 @@ const I32_MAX = 2147483647;
 const UTF8 = new TextDecoder();
 const ENCODER = new TextEncoder();
 
+/** What `SerdeReader.value` returns for an error (the error itself is in `err`). */
+const FAIL: unique symbol = Symbol("fail");
+
 /** serde_json's `Deserializer<StrRead>` reading a `Val`, with its errors. */
 class SerdeReader {
   i = 0;
+  /** The error of a read that returned `FAIL`. */
+  err: JsonError | undefined;
   remainingDepth = 128;
   /** Where the number being read starts (its sign included). */
   numStart = 0;
@@ -401,7 +478,22 @@ class SerdeReader {
     return c < 0 ? 0 : c;
   }
 
-  value(): Val {
+  /**
+   * A value, or `FAIL` with the error in `err`. Errors are thrown where they are found and
+   * caught here, one frame up: a throw through every nested frame costs ~0.3 µs a frame in
+   * V8 (40 µs for the recursion limit at depth 128).
+   */
+  value(): Val | typeof FAIL {
+    try {
+      return this.node();
+    } catch (e) {
+      if (!(e instanceof JsonError)) throw e;
+      this.err = e;
+      return FAIL;
+    }
+  }
+
+  node(): Val | typeof FAIL {
     const peek = this.ws();
     if (peek < 0) throw this.peekError("EOF while parsing a value");
     switch (peek) {
@@ -440,7 +532,9 @@ class SerdeReader {
             if (d === 93) throw this.peekError("trailing comma");
             if (d < 0) throw this.peekError("EOF while parsing a value");
           } else throw this.peekError("expected `,` or `]`");
-          out.push(this.value());
+          const v = this.value();
+          if (v === FAIL) return FAIL;
+          out.push(v);
         }
         this.remainingDepth++;
         this.endSeq();
@@ -471,7 +565,9 @@ class SerdeReader {
           if (colon === 58) this.i++;
           else if (colon < 0) throw this.peekError("EOF while parsing an object");
           else throw this.peekError("expected `:`");
-          out.push([key, this.value()]);
+          const v = this.value();
+          if (v === FAIL) return FAIL;
+          out.push([key, v]);
         }
         this.remainingDepth++;
         this.endMap();
@@ -525,60 +621,66 @@ class SerdeReader {
     }
   }
 
+  // Numbers: serde_json's parse_integer / parse_decimal / parse_exponent, with the
+  // significand reduced to what decides the outcome. The value of a float is the whole
+  // number text read back (fromParts), so only two facts of the significand matter: whether
+  // it is zero (an overflowing exponent of zero is 0, not out of range) and, for an integer,
+  // whether it fits u64 (19 digits always do, 21 never; 20 are compared as a BigInt).
+
   integer(positive: boolean): Val {
-    if (this.i >= this.b.length) throw this.error("EOF while parsing a value");
-    const next = this.b[this.i++] as number;
+    const b = this.b;
+    if (this.i >= b.length) throw this.error("EOF while parsing a value");
+    const next = b[this.i++] as number;
     if (next === 48) {
       const c = this.peekOrNull();
       if (c >= 48 && c <= 57) throw this.peekError("invalid number");
-      return this.number(positive, 0n);
+      return this.number(positive, true);
     }
     if (next >= 49 && next <= 57) {
-      let sig = BigInt(next - 48);
       for (;;) {
         const c = this.peekOrNull();
-        if (c >= 48 && c <= 57) {
-          const d = BigInt(c - 48);
-          if (sig * 10n + d > U64_MAX) return this.longInteger(positive, sig);
-          this.i++;
-          sig = sig * 10n + d;
-        } else return this.number(positive, sig);
+        if (c >= 48 && c <= 57) this.i++;
+        else return this.number(positive, false);
       }
     }
     throw this.error("invalid number");
   }
 
-  number(positive: boolean, sig: bigint): Val {
+  number(positive: boolean, zero: boolean): Val {
     const c = this.peekOrNull();
-    if (c === 46) return new Num("f", this.decimal(positive, sig, 0), "");
-    if (c === 101 || c === 69) return new Num("f", this.exponent(positive, sig, 0), "");
-    if (positive) return intNum(sig.toString());
-    if (sig === 0n || sig > 9223372036854775808n) return new Num("f", -Number(sig), "");
-    return intNum(`-${sig}`);
+    if (c === 46) return new Num("f", this.decimal(zero), "");
+    if (c === 101 || c === 69) return new Num("f", this.exponent(zero), "");
+    const digitsStart = positive ? this.numStart : this.numStart + 1;
+    const digits = this.ascii(digitsStart, this.i);
+    if (digits.length > 20 || (digits.length === 20 && BigInt(digits) > U64_MAX)) {
+      return new Num("f", this.fromParts(), "");
+    }
+    if (positive) return intNum(digits);
+    if (zero || (digits.length >= 19 && BigInt(digits) > 9223372036854775808n)) {
+      return new Num("f", -Number(digits), "");
+    }
+    return intNum(`-${digits}`);
   }
 
-  decimal(positive: boolean, sig: bigint, before: number): number {
+  decimal(zero: boolean): number {
     this.i++;
-    let after = 0;
+    const start = this.i;
     for (;;) {
       const c = this.peekOrNull();
       if (!(c >= 48 && c <= 57)) break;
-      const d = BigInt(c - 48);
-      if (sig * 10n + d > U64_MAX) return this.decimalOverflow(positive, sig, before + after);
+      if (c !== 48) zero = false;
       this.i++;
-      sig = sig * 10n + d;
-      after--;
     }
-    if (after === 0) {
+    if (this.i === start) {
       if (this.peek() >= 0) throw this.peekError("invalid number");
       throw this.peekError("EOF while parsing a value");
     }
     const c = this.peekOrNull();
-    if (c === 101 || c === 69) return this.exponent(positive, sig, before + after);
-    return this.fromParts(positive, sig, before + after);
+    if (c === 101 || c === 69) return this.exponent(zero);
+    return this.fromParts();
   }
 
-  exponent(positive: boolean, sig: bigint, start: number): number {
+  exponent(zero: boolean): number {
     this.i++;
     let positiveExp = true;
     const s = this.peekOrNull();
@@ -596,56 +698,35 @@ class SerdeReader {
       if (!(c >= 48 && c <= 57)) break;
       this.i++;
       const d = c - 48;
-      if (exp * 10 + d > I32_MAX) return this.exponentOverflow(positive, sig === 0n, positiveExp);
+      if (exp * 10 + d > I32_MAX) return this.exponentOverflow(zero, positiveExp);
       exp = exp * 10 + d;
     }
-    const clamp = (n: number) => Math.max(-2147483648, Math.min(I32_MAX, n));
-    return this.fromParts(positive, sig, clamp(positiveExp ? start + exp : start - exp));
+    return this.fromParts();
   }
 
-  exponentOverflow(positive: boolean, zero: boolean, positiveExp: boolean): number {
+  /** An exponent past i32: out of range, or zero (a zero significand or a negative exponent). */
+  exponentOverflow(zero: boolean, positiveExp: boolean): number {
     if (!zero && positiveExp) throw this.error("number out of range");
     for (;;) {
       const c = this.peekOrNull();
       if (c >= 48 && c <= 57) this.i++;
       else break;
     }
-    return positive ? 0 : -0;
-  }
-
-  decimalOverflow(positive: boolean, sig: bigint, exponent: number): number {
-    for (;;) {
-      const c = this.peekOrNull();
-      if (c >= 48 && c <= 57) this.i++;
-      else break;
-    }
-    const c = this.peekOrNull();
-    if (c === 101 || c === 69) return this.exponent(positive, sig, exponent);
-    return this.fromParts(positive, sig, exponent);
-  }
-
-  longInteger(positive: boolean, sig: bigint): Val {
-    let exponent = 0;
-    for (;;) {
-      const c = this.peekOrNull();
-      if (c >= 48 && c <= 57) {
-        this.i++;
-        exponent++;
-      } else if (c === 46) return new Num("f", this.decimal(positive, sig, exponent), "");
-      else if (c === 101 || c === 69) {
-        return new Num("f", this.exponent(positive, sig, exponent), "");
-      } else return new Num("f", this.fromParts(positive, sig, exponent), "");
-    }
+    return this.b[this.numStart] === 45 ? -0 : 0;
   }
 
   /** serde_json's `f64_from_parts` with `float_roundtrip` (the toolsurface workspace turns it
    * on): the whole number text read back to the nearest double, `number out of range` when
    * that is infinite. JavaScript's number parsing rounds correctly, as serde_json's does. */
-  fromParts(positive: boolean, sig: bigint, exponent: number): number {
-    void positive;
-    void sig;
-    void exponent;
-    const text = String.fromCharCode(...this.b.subarray(this.numStart, this.i));
+  /** The bytes `from..to` of a number's text (ASCII) as a string. */
+  ascii(from: number, to: number): string {
+    let out = "";
+    for (let k = from; k < to; k++) out += String.fromCharCode(this.b[k] as number);
+    return out;
+  }
+
+  fromParts(): number {
+    const text = this.ascii(this.numStart, this.i);
     const f = Number(text);
     if (!Number.isFinite(f)) throw this.error("number out of range");
     return f;
@@ -752,14 +833,10 @@ class SerdeReader {
 /** serde_json's reading of a whole text as a `Val` (`Val::deserialize` then `end`). */
 function serdeRead(text: string): Val | JsonError {
   const r = new SerdeReader(ENCODER.encode(text));
-  try {
-    const v = r.value();
-    if (r.ws() >= 0) return r.peekError("trailing characters");
-    return v;
-  } catch (e) {
-    if (e instanceof JsonError) return e;
-    throw e;
-  }
+  const v = r.value();
+  if (v === FAIL) return r.err ?? r.error("unknown error");
+  if (r.ws() >= 0) return r.peekError("trailing characters");
+  return v;
 }
 
 /**
@@ -868,22 +945,29 @@ function asciiLower(s: string): string {
   return out;
 }
 
+// Scratch for jaro's match flags and levenshtein's row, grown as needed and reused: the
+// did-you-mean hint runs them against every candidate of a refused name.
+let FLAGS = new Uint8Array(64);
+let ROW = new Int32Array(64);
+
 function jaro(a: number[], b: number[]): number {
   const aLen = a.length;
   const bLen = b.length;
   if (aLen === 0 && bLen === 0) return 1;
   if (aLen === 0 || bLen === 0) return 0;
   const range = Math.max(0, Math.floor(Math.max(aLen, bLen) / 2) - 1);
-  const aFlags = new Array<boolean>(aLen).fill(false);
-  const bFlags = new Array<boolean>(bLen).fill(false);
+  if (FLAGS.length < aLen + bLen) FLAGS = new Uint8Array(2 * (aLen + bLen));
+  const flags = FLAGS; // a's flags at 0.., b's at aLen..
+  flags.fill(0, 0, aLen + bLen);
   let matches = 0;
   for (let i = 0; i < aLen; i++) {
     const lo = i > range ? i - range : 0;
     const hi = Math.min(bLen, i + range + 1);
+    const x = a[i];
     for (let j = lo; j < hi; j++) {
-      if (a[i] === b[j] && !bFlags[j]) {
-        aFlags[i] = true;
-        bFlags[j] = true;
+      if (x === b[j] && flags[aLen + j] === 0) {
+        flags[i] = 1;
+        flags[aLen + j] = 1;
         matches++;
         break;
       }
@@ -893,8 +977,8 @@ function jaro(a: number[], b: number[]): number {
   let transpositions = 0;
   let j = 0;
   for (let i = 0; i < aLen; i++) {
-    if (!aFlags[i]) continue;
-    while (j < bLen && !bFlags[j]) j++;
+    if (flags[i] === 0) continue;
+    while (j < bLen && flags[aLen + j] === 0) j++;
     if (j < bLen) {
       if (a[i] !== b[j]) transpositions++;
       j++;
@@ -912,19 +996,24 @@ function jaroWinkler(a: number[], b: number[]): number {
   return sim + 0.1 * prefix * (1 - sim);
 }
 
+/** strsim's levenshtein; `Math.abs(a.length - b.length)` is a lower bound callers may test first. */
 function levenshtein(a: number[], b: number[]): number {
-  const cache: number[] = [];
-  for (let j = 1; j <= b.length; j++) cache.push(j);
-  let result = b.length;
+  const bLen = b.length;
+  if (ROW.length < bLen) ROW = new Int32Array(2 * bLen);
+  const row = ROW;
+  for (let j = 0; j < bLen; j++) row[j] = j + 1;
+  let result = bLen;
   for (let i = 0; i < a.length; i++) {
     result = i + 1;
     let distanceB = i;
-    for (let j = 0; j < b.length; j++) {
-      const cost = a[i] === b[j] ? 0 : 1;
-      const distanceA = distanceB + cost;
-      distanceB = cache[j] as number;
-      result = Math.min(result + 1, Math.min(distanceA, distanceB + 1));
-      cache[j] = result;
+    const x = a[i];
+    for (let j = 0; j < bLen; j++) {
+      const distanceA = distanceB + (x === b[j] ? 0 : 1);
+      distanceB = row[j] as number;
+      const r = result + 1;
+      const m = distanceA < distanceB + 1 ? distanceA : distanceB + 1;
+      result = r < m ? r : m;
+      row[j] = result;
     }
   }
   return result;
@@ -960,7 +1049,7 @@ export function didYouMean(name: string, candidates: Iterable<string>): string |
     if (c === name) continue;
     const b = lowered(c);
     const jw = jaroWinkler(a, b);
-    if (!(jw >= 0.8 || levenshtein(a, b) <= 2)) continue;
+    if (!(jw >= 0.8 || (Math.abs(a.length - b.length) <= 2 && levenshtein(a, b) <= 2))) continue;
     if (best === undefined || jw > best[0] || (jw === best[0] && byteOrder(c, best[1]) < 0)) {
       best = [jw, c];
     }
@@ -1134,6 +1223,17 @@ function presentIn(m: MemberPlan, ix: ObjectIndex, values: readonly unknown[]): 
   }
 }
 
+/**
+ * The index of the field named `key`. A few fields are compared in turn: the key is a fresh
+ * string from the arguments text, and hashing it for the map costs more than a handful of
+ * comparisons that mostly fail on the length.
+ */
+function fieldIndex(fields: readonly FieldPlan[], ix: ObjectIndex, key: string): number | undefined {
+  if (fields.length > 8) return ix.fields.get(key);
+  for (let k = 0; k < fields.length; k++) if ((fields[k] as FieldPlan).name === key) return k;
+  return undefined;
+}
+
 /** Per object rules: field name → index, and the fields other actions take. */
 interface ObjectIndex {
   readonly fields: Map<string, number>;
@@ -1204,7 +1304,8 @@ export class Walker {
     if (action === undefined) {
       return new Refusal("UnknownAction", `${sel}=${v}: unknown ${sel}; expected one of ${expected}`);
     }
-    const out: Record<string, Typed> = { tool: tool.name, [sel]: v };
+    const out: Record<string, Typed> = { tool: tool.name };
+    out[sel] = v;
     const r = this.object(action.object, sel, pairs, action.prefix, out);
     return r instanceof Refusal ? r : out;
   }
@@ -1220,8 +1321,7 @@ export class Walker {
   ): Refusal | undefined {
     const fields = rules.fields;
     const ix = this.index(rules);
-    const values: (Typed | undefined)[] = [];
-    for (let k = 0; k < fields.length; k++) values.push(undefined);
+    const values: (Typed | undefined)[] = new Array<Typed | undefined>(fields.length).fill(undefined);
     let selectorSeen = false;
     for (let p = 0; p < pairs.length; p++) {
       const pair = pairs[p] as [string, Val];
@@ -1232,7 +1332,7 @@ export class Walker {
         selectorSeen = true;
         continue;
       }
-      const i = ix.fields.get(key);
+      const i = fieldIndex(fields, ix, key);
       if (i !== undefined) {
         if (v === null) continue;
         const f = fields[i] as FieldPlan;
@@ -1249,14 +1349,14 @@ export class Walker {
       const f = fields[k] as FieldPlan;
       if (f.required && values[k] === undefined) return missing(prefix, f.name);
     }
-    const present = (m: MemberPlan): boolean => presentIn(m, ix, values);
     for (const group of rules.exactly_one_of) {
-      const given = group.filter(present).map((m) => m.field);
-      if (given.length !== 1) {
+      let count = 0;
+      for (let k = 0; k < group.length; k++) if (presentIn(group[k] as MemberPlan, ix, values)) count++;
+      if (count !== 1) {
         return exactlyOne(
           prefix,
           group.map((m) => m.field),
-          given,
+          group.filter((m) => presentIn(m, ix, values)).map((m) => m.field),
         );
       }
     }
