@@ -227,6 +227,12 @@ async fn prompt_is_answered_through_poll_chars() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctrl_c_through_keys_stops_sleep() {
+    // The host ignores SIGINT, as one started in the background by a script does (`host &`,
+    // nohup): an ignored signal survives exec, so the session must reset it for `ctrl-c` to
+    // reach its command. Restored below (process-wide; the other tests' children reset it
+    // too, and none of them sends SIGINT).
+    // SAFETY: signal(2) with SIG_IGN/SIG_DFL changes a disposition, nothing else.
+    let before = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let f = fixture();
     for tty in [true, false] {
         // The key goes once the shell runs the command: a SIGINT that lands while bash is
@@ -267,6 +273,8 @@ async fn ctrl_c_through_keys_stops_sleep() {
         .unwrap_err();
     assert!(matches!(err, ToolError::Argument(m) if m.contains("unknown key")));
     kill(&f.host, sid(&out)).await;
+    // SAFETY: as above.
+    unsafe { libc::signal(libc::SIGINT, before) };
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -769,12 +769,20 @@ fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
             cmd.env(k, v);
         }
     }
-    // SAFETY: the closure calls setsid(2) and, when confined, Prepared::apply: raw
-    // syscalls on data built before the fork, no allocation (async-signal-safe).
+    // SAFETY: the closure calls setsid(2), signal(2) and, when confined, Prepared::apply:
+    // raw syscalls on data built before the fork, no allocation (async-signal-safe).
     unsafe {
         cmd.pre_exec(move || {
             if libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
+            }
+            // A host started in the background by a script (`host &`, nohup) ignores SIGINT
+            // and SIGQUIT, and an ignored signal stays ignored across exec: `ctrl-c` would
+            // not stop the session's command. Every signal a terminal sends starts at its
+            // default, as portable-pty sets them for a PTY session (std already clears the
+            // mask and SIGPIPE).
+            for sig in RESET_SIGNALS {
+                libc::signal(sig, libc::SIG_DFL);
             }
             if let Some(p) = &prepared {
                 p.apply()?;
@@ -791,6 +799,17 @@ fn spawn_pipes(s: &Spawn<'_>) -> io::Result<Spawned> {
         .map(|w| Box::new(w) as Box<dyn Write + Send>);
     Ok((child, OwnedFd::from(reader), stdin, None))
 }
+
+/// The signals a pipe session's processes get at their default disposition whatever the
+/// host inherited (portable-pty's list for a PTY child).
+const RESET_SIGNALS: [libc::c_int; 6] = [
+    libc::SIGCHLD,
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTERM,
+    libc::SIGALRM,
+];
 
 fn login_flag(shell: &Path, login: bool) -> &'static str {
     if login && shell.file_name().is_some_and(|n| n == "bash") {
