@@ -1235,20 +1235,23 @@ class Plan:
                 refuse(v, prefix, key)
 
             return string
-        if kind == "integer":
-            ilo, ihi = ty["minimum"], ty["maximum"]
+        if kind in ("integer", "number"):
+            read: Callable[[Value], int | float | None] = (
+                as_int if kind == "integer" else as_num
+            )
+            lo, hi = ty["minimum"], ty["maximum"]
 
-            def integer(v: Value, prefix: str, key: str) -> object:
-                n = v if type(v) is int and v <= _I64_MAX else as_int(v)
+            def bounded(v: Value, prefix: str, key: str) -> object:
+                n = read(v)
                 if (
                     n is not None
-                    and (ilo is None or n >= ilo)
-                    and (ihi is None or n <= ihi)
+                    and (lo is None or n >= lo)
+                    and (hi is None or n <= hi)
                 ):
                     return n
                 refuse(v, prefix, key)
 
-            return integer
+            return bounded
         if kind == "enum":
             values = frozenset(ty["values"])
 
@@ -1256,20 +1259,6 @@ class Plan:
                 return v if type(v) is str and v in values else refuse(v, prefix, key)
 
             return enum
-        if kind == "number":
-            flo, fhi = ty["minimum"], ty["maximum"]
-
-            def number(v: Value, prefix: str, key: str) -> object:
-                x = as_num(v)
-                if (
-                    x is not None
-                    and (flo is None or x >= flo)
-                    and (fhi is None or x <= fhi)
-                ):
-                    return x
-                refuse(v, prefix, key)
-
-            return number
         if kind == "boolean":
 
             def boolean(v: Value, prefix: str, key: str) -> object:
