@@ -125,7 +125,7 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
         }
         if f.strict
             && f.dialect
-                .is_some_and(|d| d != crate::ir::Dialect::OpenaiChat)
+                .is_some_and(|d| !crate::dialect::rules(d).has_strict())
         {
             d.push(Diagnostic::error(
                 "bad-strict",

@@ -171,7 +171,11 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
             *slot = v;
         }
     }
-    let misplaced = |key: &str, dialects: &[Dialect]| {
+    let misplaced = |key: &str| {
+        let dialects: Vec<Dialect> = Dialect::ALL
+            .into_iter()
+            .filter(|x| crate::dialect::rules(*x).publish_keys().contains(&key))
+            .collect();
         f.key_span(key)
             .filter(|_| dialect.is_some_and(|x| !dialects.contains(&x)))
             .map(|span| {
@@ -193,12 +197,9 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
                 })
             })
     };
-    d.extend(misplaced("input_examples", &[Dialect::Anthropic]));
-    d.extend(misplaced(
-        "output_schema",
-        &[Dialect::OpenaiResponses, Dialect::Gemini],
-    ));
-    d.extend(misplaced("parameters_json_schema", &[Dialect::Gemini]));
+    for key in ["input_examples", "output_schema", "parameters_json_schema"] {
+        d.extend(misplaced(key));
+    }
     publish
 }
 
