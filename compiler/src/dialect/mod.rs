@@ -63,6 +63,17 @@ pub fn supported_skills(dialect: Dialect) -> &'static [SkillStrategy] {
     rules(dialect).supported_skills()
 }
 
+/// The words of the dialects `has` holds for, joined by " and " (for a diagnostic naming
+/// where a key applies).
+pub(crate) fn names_where(has: impl Fn(&dyn DialectRules) -> bool) -> String {
+    let names: Vec<&str> = Dialect::ALL
+        .into_iter()
+        .filter(|d| has(rules(*d)))
+        .map(Dialect::as_str)
+        .collect();
+    names.join(" and ")
+}
+
 /// What one tool's envelope is built from.
 pub(crate) struct ToolContext<'a> {
     pub(crate) ir: &'a Ir,

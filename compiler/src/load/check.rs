@@ -131,8 +131,9 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
                 "bad-strict",
                 Some(f.name.span),
                 format!(
-                    "family `{}`: `strict` applies to the openai-chat dialect only",
-                    f.name.v
+                    "family `{}`: `strict` applies to the {} dialect only",
+                    f.name.v,
+                    crate::dialect::names_where(|r| r.has_strict())
                 ),
             ));
         }

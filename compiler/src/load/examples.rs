@@ -172,20 +172,16 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
         }
     }
     let misplaced = |key: &str| {
-        let dialects: Vec<Dialect> = Dialect::ALL
-            .into_iter()
-            .filter(|x| crate::dialect::rules(*x).publish_keys().contains(&key))
-            .collect();
+        let takes = |x: &dyn crate::dialect::DialectRules| x.publish_keys().contains(&key);
         f.key_span(key)
-            .filter(|_| dialect.is_some_and(|x| !dialects.contains(&x)))
+            .filter(|_| dialect.is_some_and(|x| !takes(crate::dialect::rules(x))))
             .map(|span| {
-                let names: Vec<&str> = dialects.iter().map(|x| x.as_str()).collect();
                 Diagnostic::error(
                     "misplaced-key",
                     Some(span),
                     format!(
                         "`{key}` applies only to the {} dialect",
-                        names.join(" and ")
+                        crate::dialect::names_where(takes)
                     ),
                 )
                 .with_hint(match key {

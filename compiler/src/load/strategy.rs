@@ -25,7 +25,10 @@ pub fn read_cache_control(
             Diagnostic::error(
                 "misplaced-key",
                 f.key_span("cache_control"),
-                "`cache_control` applies only to the anthropic dialect",
+                format!(
+                    "`cache_control` applies only to the {} dialect",
+                    dialect::names_where(|r| r.has_cache_control())
+                ),
             )
             .with_hint(
                 "OpenAI and Gemini have no cache breakpoint on tools; their caching is by prefix",
