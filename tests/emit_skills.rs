@@ -7,6 +7,7 @@ use std::path::Path;
 
 use toolsurface::runtime::SkillStrategy as RuntimeStrategy;
 use toolsurface::standard::Family;
+use toolsurface_compiler::dialect::{default_skills, supported_skills};
 use toolsurface_compiler::emit;
 use toolsurface_compiler::ir::{Dialect, SkillStrategy};
 
@@ -35,13 +36,13 @@ fn defaults_by_dialect() {
         (Dialect::Mcp, SkillStrategy::AllowList),
     ];
     for (dialect, strategy) in expected {
-        assert_eq!(SkillStrategy::default_for(dialect), strategy, "{dialect:?}");
-        assert!(SkillStrategy::supported_by(dialect).contains(&strategy));
-        assert!(SkillStrategy::supported_by(dialect).contains(&SkillStrategy::Append));
+        assert_eq!(default_skills(dialect), strategy, "{dialect:?}");
+        assert!(supported_skills(dialect).contains(&strategy));
+        assert!(supported_skills(dialect).contains(&SkillStrategy::Append));
     }
-    assert!(!SkillStrategy::supported_by(Dialect::OpenaiChat).contains(&SkillStrategy::Defer));
-    assert!(!SkillStrategy::supported_by(Dialect::Gemini).contains(&SkillStrategy::Defer));
-    assert!(!SkillStrategy::supported_by(Dialect::Anthropic).contains(&SkillStrategy::AllowList));
+    assert!(!supported_skills(Dialect::OpenaiChat).contains(&SkillStrategy::Defer));
+    assert!(!supported_skills(Dialect::Gemini).contains(&SkillStrategy::Defer));
+    assert!(!supported_skills(Dialect::Anthropic).contains(&SkillStrategy::AllowList));
 }
 
 #[test]
@@ -68,7 +69,7 @@ fn generated_family_skill_strategy_is_the_ir_strategy() {
     }
     // The standard surface writes no `skills:`: every family has its dialect's default.
     for decl in &ir.families {
-        assert_eq!(decl.skills, SkillStrategy::default_for(decl.dialect));
+        assert_eq!(decl.skills, default_skills(decl.dialect));
     }
 }
 

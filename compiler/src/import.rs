@@ -16,19 +16,16 @@ use serde_json::{Map, Value};
 mod extras;
 mod roundtrip;
 
-/// The shape of the input array: a provider dialect (the shared vocabulary, one declaration).
+use crate::dialect::{self, DETECTION, DialectRules};
+
+/// The shape of the input array: a provider dialect (the shared vocabulary, one declaration;
+/// this name is kept for the CLI, which spells it `import::Shape`).
 pub use crate::ir::Dialect as Shape;
 
 /// The family name import writes into `surface.yaml` for an input of `shape` (the standard
 /// surface's names: `chat`, `responses`, …).
 pub fn family_name(shape: Shape) -> &'static str {
-    match shape {
-        Shape::OpenaiChat => "chat",
-        Shape::OpenaiResponses => "responses",
-        Shape::Anthropic => "anthropic",
-        Shape::Gemini => "gemini",
-        Shape::Mcp => "mcp",
-    }
+    dialect::rules(shape).family_name()
 }
 
 /// Something the language could not say as the input said it.
@@ -90,23 +87,29 @@ pub fn tools_of(
 ) -> Result<(Shape, PointedTools<'_>), ImportError> {
     let (prefix, list): (String, Vec<&Value>) = match doc {
         Value::Array(a) => {
-            // Gemini: [{"functionDeclarations": [...]}, ...]
-            if a.iter().any(|t| t.get("functionDeclarations").is_some()) {
+            if let Some((wrapping, key)) = wrapper(a) {
                 let mut out = Vec::new();
                 for (i, t) in a.iter().enumerate() {
-                    if let Some(Value::Array(decls)) = t.get("functionDeclarations") {
+                    if let Some(Value::Array(decls)) = t.get(key) {
                         for (j, d) in decls.iter().enumerate() {
-                            out.push((format!("/{i}/functionDeclarations/{j}"), d));
+                            out.push((format!("/{i}/{key}/{j}"), d));
                         }
                     }
                 }
-                return Ok((forced.unwrap_or(Shape::Gemini), out));
+                return Ok((forced.unwrap_or(wrapping), out));
             }
             (String::new(), a.iter().collect())
         }
         Value::Object(o) => {
+            let bare = DETECTION
+                .into_iter()
+                .filter_map(|d| dialect::rules(d).declarations_key())
+                .find_map(|key| match o.get(key) {
+                    Some(Value::Array(d)) => Some((key, d)),
+                    _ => None,
+                });
             if let Some(Value::Array(t)) = o.get("tools") {
-                if t.iter().any(|x| x.get("functionDeclarations").is_some()) {
+                if wrapper(t).is_some() {
                     let (shape, inner) = tools_of(&o["tools"], forced)?;
                     return Ok((
                         shape,
@@ -117,8 +120,8 @@ pub fn tools_of(
                     ));
                 }
                 ("/tools".to_owned(), t.iter().collect())
-            } else if let Some(Value::Array(d)) = o.get("functionDeclarations") {
-                ("/functionDeclarations".to_owned(), d.iter().collect())
+            } else if let Some((key, d)) = bare {
+                (format!("/{key}"), d.iter().collect())
             } else if let Some(Value::Array(t)) = o.get("result").and_then(|r| r.get("tools")) {
                 // A JSON-RPC tools/list response.
                 ("/result/tools".to_owned(), t.iter().collect())
@@ -143,6 +146,17 @@ pub fn tools_of(
     ))
 }
 
+/// The dialect that wraps its tools in `list`'s entries, and the wrapping member (Gemini:
+/// `[{"functionDeclarations": [...]}, ...]`).
+fn wrapper(list: &[Value]) -> Option<(Shape, &'static str)> {
+    DETECTION.into_iter().find_map(|d| {
+        let key = dialect::rules(d).declarations_key()?;
+        list.iter()
+            .any(|t| t.get(key).is_some())
+            .then_some((d, key))
+    })
+}
+
 /// A provider-hosted (server) tool: a `type` other than a function's, and no schema of its own
 /// (`local_shell`, `web_search`, Anthropic's versioned `bash_20250124`, `text_editor_…`).
 pub fn is_hosted(t: &Value) -> bool {
@@ -162,40 +176,24 @@ fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
         return Err(ImportError::Shape("the array is empty".into()));
     }
     let Some(first) = list.iter().find(|t| !is_hosted(t)) else {
-        let versioned = list.iter().all(|t| {
-            t.get("type")
-                .and_then(Value::as_str)
-                .and_then(|ty| ty.rsplit_once('_'))
-                .is_some_and(|(_, date)| {
-                    date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit())
-                })
-        });
-        return Ok(if versioned {
-            Shape::Anthropic
-        } else {
-            Shape::OpenaiResponses
-        });
+        let ty = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_owned);
+        return DETECTION
+            .into_iter()
+            .find(|d| {
+                list.iter()
+                    .all(|t| dialect::rules(*d).hosts_tool(&ty(t).unwrap_or_default()))
+            })
+            .ok_or_else(|| ImportError::Shape("provider-hosted tools of no known dialect".into()));
     };
-    let has = |k: &str| first.get(k).is_some();
-    Ok(if has("function") {
-        Shape::OpenaiChat
-    } else if has("inputSchema") {
-        Shape::Mcp
-    } else if has("input_schema") {
-        Shape::Anthropic
-    } else if matches!(
-        first.get("type").and_then(Value::as_str),
-        Some("function" | "custom")
-    ) {
-        Shape::OpenaiResponses
-    } else if has("parameters") || has("name") {
-        Shape::Gemini
-    } else {
-        return Err(ImportError::Shape(
-            "the first tool has none of function, inputSchema, input_schema, type, parameters"
-                .into(),
-        ));
-    })
+    DETECTION
+        .into_iter()
+        .find(|d| dialect::rules(*d).recognises(first))
+        .ok_or_else(|| {
+            ImportError::Shape(
+                "the first tool has none of function, inputSchema, input_schema, type, parameters"
+                    .into(),
+            )
+        })
 }
 
 // --- The mapping --------------------------------------------------------------------------------
@@ -795,26 +793,19 @@ pub fn snake_name(s: &str) -> String {
 }
 
 /// A tool with no definition of its own to import: the note saying why, and the round-trip
-/// difference its absence is. A Responses client `tool_search` (the compiler publishes
-/// `activate_skill` as one under `skills: defer`), or a provider-hosted tool.
-fn not_importable(shape: Shape, ptr: &str, t: &Value) -> Option<(Note, Note)> {
+/// difference its absence is. A tool the dialect says has none (the Responses client
+/// `tool_search`, which the compiler publishes `activate_skill` as under `skills: defer`), or a
+/// provider-hosted tool.
+fn not_importable(rules: &dyn DialectRules, ptr: &str, t: &Value) -> Option<(Note, Note)> {
     let note = |message: String| Note {
         tool: String::new(),
         pointer: ptr.to_owned(),
         message,
     };
-    let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
-    if shape == Shape::OpenaiResponses && ty == "tool_search" {
-        return Some((
-            note(
-                "the `tool_search` tool has no equivalent in the definition language: dropped \
-                 (declare `activate_skill` and the skills by hand; a `skills: defer` family \
-                 publishes it as its tool_search)"
-                    .into(),
-            ),
-            note("the `tool_search` tool is not published".into()),
-        ));
+    if let Some((why, gone)) = rules.not_importable(t) {
+        return Some((note(why), note(gone)));
     }
+    let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
     is_hosted(t).then(|| {
         (
             note(format!(
@@ -829,6 +820,16 @@ fn not_importable(shape: Shape, ptr: &str, t: &Value) -> Option<(Note, Note)> {
 /// Import `doc`: the definitions folder's files and every note.
 pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     let (shape, tools) = tools_of(doc, opts.shape)?;
+    import_tools((shape, dialect::rules(shape)), &tools, opts)
+}
+
+/// Import `tools` read by `rules`, the input tagged `shape` (a dialect the [`Shape`] enum need
+/// not name reads through the same code: the test dialect of `dialect/tests.rs`).
+pub(crate) fn import_tools(
+    (shape, rules): (Shape, &dyn DialectRules),
+    tools: &[(String, &Value)],
+    opts: &Options,
+) -> Result<Imported, ImportError> {
     if tools.is_empty() {
         return Err(ImportError::Shape("no tools".into()));
     }
@@ -836,17 +837,14 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     let mut dropped = Vec::new();
     let mut defs: Vec<DefTool> = Vec::new();
     let mut inputs = Vec::new();
-    let strict = shape == Shape::OpenaiChat
-        && tools
-            .iter()
-            .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)));
-    for (ptr, t) in &tools {
-        if let Some((why, gone)) = not_importable(shape, ptr, t) {
+    let strict = rules.reads_strict(tools);
+    for (ptr, t) in tools {
+        if let Some((why, gone)) = not_importable(rules, ptr, t) {
             notes.push(why);
             dropped.push(gone);
             continue;
         }
-        let def = import_tool(shape, strict, ptr, t, &mut notes)?;
+        let def = import_tool(rules, strict, ptr, t, &mut notes)?;
         if defs.iter().any(|d| d.name == def.name) {
             return Err(ImportError::Tool {
                 pointer: ptr.clone(),
@@ -876,16 +874,13 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
     files.push(File {
         path: "surface.yaml".into(),
         text: surface_yaml(
-            shape,
+            (shape, rules),
             strict,
             opts,
             defs.iter().any(|d| !d.traits.is_empty()),
             defs.iter().any(|d| d.extras.output.is_some()),
             limits,
-            shape == Shape::Gemini
-                && tools
-                    .iter()
-                    .any(|(_, t)| t.get(GEMINI_JSON_SCHEMA).is_some()),
+            tools.iter().any(|(_, t)| rules.uses_json_schema_key(t)),
         ),
     });
     files.push(File {
@@ -902,7 +897,7 @@ pub fn import(doc: &Value, opts: &Options) -> Result<Imported, ImportError> {
         }
         files.push(File {
             path: format!("tools/{}.yaml", d.name),
-            text: tool_yaml(d, shape, &opts.source),
+            text: tool_yaml(d, rules, &opts.source),
         });
     }
     Ok(Imported {
@@ -962,13 +957,13 @@ fn limits_the_input_needs(defs: &[DefTool]) -> crate::ir::Limits {
 /// One input tool → its definition: find its body and name, report keys without an
 /// equivalent, then map either a Responses freeform tool or the input schema's fields.
 fn import_tool(
-    shape: Shape,
+    rules: &dyn DialectRules,
     strict: bool,
     ptr: &str,
     t: &Value,
     notes: &mut Vec<Note>,
 ) -> Result<DefTool, ImportError> {
-    let (body, body_ptr) = tool_body_and_its_pointer(shape, ptr, t)?;
+    let (body, body_ptr) = rules.tool_body(ptr, t)?;
     let raw_name = body
         .get("name")
         .and_then(Value::as_str)
@@ -983,22 +978,10 @@ fn import_tool(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let (mut schema_key, known) = schema_key_and_known_tool_keys(shape);
-    if shape == Shape::Gemini && body.get(GEMINI_JSON_SCHEMA).is_some() {
-        schema_key = GEMINI_JSON_SCHEMA;
-        if body.get("parameters").is_some() {
-            local.push(Note {
-                tool: name.clone(),
-                pointer: format!("{body_ptr}/parameters"),
-                message: "both `parameters` and `parametersJsonSchema`: the JSON Schema is \
-                          imported, `parameters` dropped"
-                    .into(),
-            });
-        }
-    }
-    note_tool_keys_without_equivalent(shape, &name, body, &body_ptr, known, &mut local);
+    let schema_key = rules.schema_key(&name, body, &body_ptr, &mut local);
+    note_tool_keys_without_equivalent(rules, &name, body, &body_ptr, &mut local);
     notes.append(&mut local);
-    if shape == Shape::OpenaiResponses && t.get("type").and_then(Value::as_str) == Some("custom") {
+    if rules.is_freeform(t) {
         return Ok(responses_custom_tool_as_freeform(
             name,
             description,
@@ -1010,7 +993,7 @@ fn import_tool(
     let empty = Value::Object(Map::new());
     let schema = body.get(schema_key).unwrap_or(&empty);
     let schema_ptr = format!("{body_ptr}/{schema_key}");
-    let tool_extras = extras::read(shape, &name, body, &body_ptr, notes);
+    let tool_extras = extras::read(rules, &name, body, &body_ptr, notes);
     let mut m = Mapper {
         tool: name.clone(),
         notes,
@@ -1034,37 +1017,10 @@ fn import_tool(
     } else {
         tool.fields = fields_of_a_plain_object_root(&mut m, schema, &schema_ptr);
     }
-    if shape == Shape::Mcp {
-        tool.traits = traits_from_mcp_annotations(t);
-        // Written only where it is not the title `emit` derives from the name anyway.
-        tool.title = t
-            .get("title")
-            .or_else(|| t.pointer("/annotations/title"))
-            .and_then(Value::as_str)
-            .filter(|title| *title != crate::emit::derived_title(&name))
-            .map(str::to_owned);
-    }
+    (tool.traits, tool.title) = rules.read_traits_and_title(t, &name);
     tool.extras = tool_extras;
     examples_to_actions(&mut tool, notes);
     Ok(tool)
-}
-
-/// The object that holds a tool's name and schema (Chat nests it in `function`) and its
-/// JSON pointer.
-fn tool_body_and_its_pointer<'t>(
-    shape: Shape,
-    ptr: &str,
-    t: &'t Value,
-) -> Result<(&'t Value, String), ImportError> {
-    if shape == Shape::OpenaiChat {
-        let body = t.get("function").ok_or_else(|| ImportError::Tool {
-            pointer: ptr.to_owned(),
-            message: "no `function` object".into(),
-        })?;
-        Ok((body, format!("{ptr}/function")))
-    } else {
-        Ok((t, ptr.to_owned()))
-    }
 }
 
 /// The tool's name as written; snake-cased (and reported) only when no provider would take it.
@@ -1083,56 +1039,20 @@ fn tool_name_renamed_when_invalid(raw_name: &str, body_ptr: &str, local: &mut Ve
     name
 }
 
-/// Gemini's plain-JSON-Schema parameters key (the family's `parameters_json_schema: true`).
-const GEMINI_JSON_SCHEMA: &str = "parametersJsonSchema";
-
-/// Per input shape: the key that holds the input schema, and the tool keys it maps.
-fn schema_key_and_known_tool_keys(shape: Shape) -> (&'static str, &'static [&'static str]) {
-    match shape {
-        Shape::OpenaiChat => (
-            "parameters",
-            &["name", "description", "parameters", "strict"],
-        ),
-        Shape::OpenaiResponses => (
-            "parameters",
-            &[
-                "type",
-                "name",
-                "description",
-                "parameters",
-                "strict",
-                "format",
-            ],
-        ),
-        Shape::Anthropic => (
-            "input_schema",
-            &["name", "description", "input_schema", "type"],
-        ),
-        Shape::Gemini => (
-            "parameters",
-            &["name", "description", "parameters", GEMINI_JSON_SCHEMA],
-        ),
-        Shape::Mcp => (
-            "inputSchema",
-            &["name", "title", "description", "inputSchema", "annotations"],
-        ),
-    }
-}
-
 /// Reports every key of the tool body that neither the shape nor its extras map.
 fn note_tool_keys_without_equivalent(
-    shape: Shape,
+    rules: &dyn DialectRules,
     name: &str,
     body: &Value,
     body_ptr: &str,
-    known: &[&str],
     local: &mut Vec<Note>,
 ) {
     let Some(o) = body.as_object() else {
         return;
     };
     for k in o.keys() {
-        if !known.contains(&k.as_str()) && !extras::keys(shape).contains(&k.as_str()) {
+        let k_str = k.as_str();
+        if !rules.tool_keys().contains(&k_str) && !rules.extras_keys().contains(&k_str) {
             local.push(Note {
                 tool: name.to_owned(),
                 pointer: format!("{body_ptr}/{}", escape(k)),
@@ -1235,35 +1155,6 @@ fn fields_of_a_plain_object_root(
         );
     }
     m.props(&root, schema_ptr)
-}
-
-/// An MCP tool's annotations as traits: the hints it gives, MCP's defaults for those it leaves
-/// out, except that a read-only tool left without `destructiveHint` / `idempotentHint` is
-/// neither (MCP: those are meaningful only when not read-only), so `emit` of the import gives
-/// the same hints back.
-fn traits_from_mcp_annotations(t: &Value) -> Vec<(&'static str, bool)> {
-    let given = |k: &str| {
-        t.pointer(&format!("/annotations/{k}"))
-            .and_then(Value::as_bool)
-    };
-    let hint = |k: &str| {
-        given(k).unwrap_or_else(|| {
-            roundtrip::MCP_HINT_DEFAULTS
-                .iter()
-                .find(|(h, _)| *h == k)
-                .is_some_and(|(_, d)| *d)
-        })
-    };
-    let read_only = hint("readOnlyHint");
-    // Left out on a read-only tool: not destructive, not declared idempotent (emit's own
-    // derivation for a read-only tool), whatever MCP's default for a writing one.
-    let unless_read_only = |k: &str| given(k).unwrap_or(!read_only && hint(k));
-    vec![
-        ("read_only", read_only),
-        ("destructive", unless_read_only("destructiveHint")),
-        ("idempotent", unless_read_only("idempotentHint")),
-        ("open_world", hint("openWorldHint")),
-    ]
 }
 
 /// A tool with actions: each example goes to the action its selector names (one that names
@@ -1412,7 +1303,7 @@ fn key(s: &str) -> String {
 }
 
 fn surface_yaml(
-    shape: Shape,
+    (shape, rules): (Shape, &dyn DialectRules),
     strict: bool,
     opts: &Options,
     mcp_traits: bool,
@@ -1432,13 +1323,14 @@ fn surface_yaml(
         "# Review the tools (each `object:` is left for you), then `toolsurface check` this folder."
     );
     let _ = writeln!(s, "families:");
-    // Responses and Gemini publish outputs only when the family says so.
-    let publish_outputs = outputs && matches!(shape, Shape::OpenaiResponses | Shape::Gemini);
+    // Where `output_schema` is a family switch (Responses, Gemini), outputs are published only
+    // when the family says so.
+    let publish_outputs = outputs && rules.publish_keys().contains(&"output_schema");
     if strict {
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {}, strict: true }}",
-            family_name(shape),
+            rules.family_name(),
             shape.as_str()
         );
     } else if publish_outputs || json_schema {
@@ -1452,14 +1344,14 @@ fn surface_yaml(
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {}{switches} }}",
-            family_name(shape),
+            rules.family_name(),
             shape.as_str()
         );
     } else {
         let _ = writeln!(
             s,
             "  {}: {{ dialect: {} }}",
-            family_name(shape),
+            rules.family_name(),
             shape.as_str()
         );
     }
@@ -1524,7 +1416,7 @@ fn roles_yaml(defs: &[DefTool], opts: &Options) -> String {
     s
 }
 
-fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
+fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Imported from {source}.");
     let _ = writeln!(s, "name: {}", d.name);
@@ -1543,7 +1435,7 @@ fn tool_yaml(d: &DefTool, shape: Shape, source: &str) -> String {
     if let Some((syntax, _)) = &d.freeform {
         let ext = if syntax == "lark" { "lark" } else { "txt" };
         let _ = writeln!(s, "freeform:");
-        let _ = writeln!(s, "  families: [{}]", family_name(shape));
+        let _ = writeln!(s, "  families: [{}]", rules.family_name());
         let _ = writeln!(s, "  field: input");
         let _ = writeln!(s, "  syntax: {}", quoted(syntax));
         let _ = writeln!(s, "  grammar: grammars/{}.{ext}", d.name);

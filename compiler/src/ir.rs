@@ -88,7 +88,7 @@ pub use toolsurface_kernel::vocab::{Dialect, Route, SkillStrategy};
 
 /// The limits the provider of `dialect` documents, where it documents some.
 pub fn provider_limits(dialect: Dialect) -> Option<Limits> {
-    matches!(dialect, Dialect::OpenaiChat | Dialect::OpenaiResponses).then_some(Limits::PROVIDER)
+    crate::dialect::rules(dialect).provider_limits()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,7 +140,7 @@ impl Family {
         if dialect == self.dialect {
             self.skills
         } else {
-            SkillStrategy::default_for(dialect)
+            crate::dialect::default_skills(dialect)
         }
     }
 }
@@ -164,12 +164,7 @@ pub struct Publish {
 impl Publish {
     /// The defaults for a family of `dialect`.
     pub fn default_for(dialect: Dialect) -> Publish {
-        Publish {
-            input_examples: dialect == Dialect::Anthropic,
-            examples_in_description: false,
-            output_schema: false,
-            parameters_json_schema: false,
-        }
+        crate::dialect::rules(dialect).publish_defaults()
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod codegen;
 pub mod consolidate;
 pub mod diag;
+pub mod dialect;
 #[cfg(feature = "tokens")]
 pub mod diff;
 pub mod emit;

@@ -77,28 +77,6 @@ impl SkillStrategy {
     pub const fn keeps_tools_stable(self) -> bool {
         !matches!(self, SkillStrategy::Append)
     }
-
-    /// The strategy a family of `dialect` gets when it writes no `skills:`.
-    pub const fn default_for(dialect: Dialect) -> SkillStrategy {
-        match dialect {
-            Dialect::Anthropic | Dialect::OpenaiResponses => SkillStrategy::Defer,
-            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => SkillStrategy::AllowList,
-        }
-    }
-
-    /// The strategies `dialect` can carry out: `defer` needs provider-side deferred loading
-    /// (Anthropic, Responses); `allow_list` needs a per-request restriction of the callable
-    /// tools (Chat and Responses `allowed_tools`, Gemini `allowedFunctionNames`) or, for MCP,
-    /// the runtime's gate; Anthropic has no allowed-tools mechanism. `append` works anywhere.
-    pub const fn supported_by(dialect: Dialect) -> &'static [SkillStrategy] {
-        match dialect {
-            Dialect::Anthropic => &[SkillStrategy::Defer, SkillStrategy::Append],
-            Dialect::OpenaiResponses => &SkillStrategy::ALL,
-            Dialect::OpenaiChat | Dialect::Gemini | Dialect::Mcp => {
-                &[SkillStrategy::AllowList, SkillStrategy::Append]
-            }
-        }
-    }
 }
 
 /// Where a call runs (tool-level `route` in the definitions).

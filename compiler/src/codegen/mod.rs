@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::ir::{Dialect, Ir, Route, SkillStrategy, TraitKind, TraitValue};
+use crate::ir::{Ir, Route, SkillStrategy, TraitKind, TraitValue};
 use names::{ident, pascal_str, predicate, snake, unique_pascal};
 
 pub use names::and_list;
@@ -600,12 +600,14 @@ impl<'a> Gen<'a> {
         }
         let rt = rt();
         let arms = self.ir.families.iter().zip(&self.families).map(|(f, id)| {
-            let delivery = match (f.skills, f.dialect) {
-                (SkillStrategy::Defer, Dialect::Anthropic) => quote!(ToolReference),
-                (SkillStrategy::Defer, Dialect::OpenaiResponses) => quote!(ToolSearchOutput),
+            let deferred = crate::dialect::rules(f.dialect).deferred_delivery();
+            let delivery = match (f.skills, deferred) {
+                (SkillStrategy::Defer, Some(variant)) => format_ident!("{variant}"),
                 // `check` refuses `defer` on the other dialects (unsupported-skill-strategy).
-                (SkillStrategy::Defer, _) | (SkillStrategy::AllowList, _) => quote!(AllowList),
-                (SkillStrategy::Append, _) => quote!(Append),
+                (SkillStrategy::Defer, None) | (SkillStrategy::AllowList, _) => {
+                    format_ident!("AllowList")
+                }
+                (SkillStrategy::Append, _) => format_ident!("Append"),
             };
             quote!(Family::#id => #rt::SkillDelivery::#delivery,)
         });

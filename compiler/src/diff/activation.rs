@@ -78,14 +78,13 @@ fn breakpoint_prefix(s: &LockedSurface) -> Option<String> {
 
 /// The fragment rebuilt from `tools` and the recorded controls hashes to the recorded sha.
 fn rebuilt_matches(s: &LockedSurface, r: &LockedRequest, tools: &str) -> bool {
-    let tools_member = match s.dialect.as_str() {
-        "gemini" => format!(r#"[{{"functionDeclarations":{tools}}}]"#),
-        _ => tools.to_owned(),
-    };
+    let shape = crate::ir::Dialect::parse(&s.dialect).map_or(crate::dialect::PLAIN_REQUEST, |d| {
+        crate::dialect::rules(d).request_shape()
+    });
     let rest = r.controls.strip_prefix('{').unwrap_or(&r.controls);
     let fragment = match rest {
-        "}" => format!(r#"{{"tools":{tools_member}}}"#),
-        _ => format!(r#"{{"tools":{tools_member},{rest}"#),
+        "}" => format!("{}{tools}{}}}", shape.open, shape.close_tools),
+        _ => format!("{}{tools}{},{rest}", shape.open, shape.close_tools),
     };
     sha256_hex(fragment.as_bytes()).starts_with(&r.sha256)
 }

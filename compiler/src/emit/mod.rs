@@ -5,18 +5,18 @@
 //! Entry points: [`surface`] for one role × family (any dialect, e.g. `mcp` for the MCP
 //! server), [`surfaces`] for every role × family in its own dialect.
 
-mod dialect;
-mod extras;
-mod json;
+pub(crate) mod extras;
+pub(crate) mod json;
 pub mod request;
-mod schema;
-mod skills;
+pub(crate) mod schema;
+pub(crate) mod skills;
 
 use sha2::{Digest, Sha256};
 
+use crate::dialect::{self, DialectRules, ToolContext};
 use crate::ir::{Dialect, Family, Ir, RenderedTool, SkillStrategy, SurfaceInstance};
 
-pub use dialect::{Annotations, annotations, title as derived_title};
+pub use crate::dialect::{Annotations, annotations, title as derived_title};
 pub use extras::META_PREFIX;
 pub use json::pretty;
 
@@ -228,13 +228,41 @@ pub fn surface(
     let fam = ir
         .family(family)
         .ok_or_else(|| EmitError::UnknownFamily(family.to_owned()))?;
+    let dialect = dialect.unwrap_or(fam.dialect);
+    let target = Target {
+        dialect,
+        rules: dialect::rules(dialect),
+        strategy: fam.strategy_in(dialect),
+    };
+    surface_in(ir, role, family, target)
+}
+
+/// What a surface is emitted in: the rules of a dialect, the tag [`Emitted::dialect`] carries
+/// and the skill strategy. [`surface`] takes all three from a [`Dialect`]; a dialect the enum
+/// does not name (the test dialect of `dialect/tests.rs`) passes its own rules.
+pub(crate) struct Target<'a> {
+    pub(crate) dialect: Dialect,
+    pub(crate) rules: &'a dyn DialectRules,
+    pub(crate) strategy: SkillStrategy,
+}
+
+/// [`surface`] in `target`.
+pub(crate) fn surface_in(
+    ir: &Ir,
+    role: &str,
+    family: &str,
+    target: Target<'_>,
+) -> Result<Emitted, EmitError> {
+    let fam = ir
+        .family(family)
+        .ok_or_else(|| EmitError::UnknownFamily(family.to_owned()))?;
     let instance = ir
         .surface(role, family)
         .ok_or_else(|| EmitError::NoSurface {
             role: role.to_owned(),
             family: family.to_owned(),
         })?;
-    emit_instance(ir, fam, instance, dialect.unwrap_or(fam.dialect))
+    emit_instance(ir, fam, instance, target)
 }
 
 /// Every role × family in its own dialect, in IR order (roles, then families).
@@ -266,7 +294,11 @@ fn emit_instance(
     ir: &Ir,
     family: &Family,
     instance: &SurfaceInstance,
-    dialect: Dialect,
+    Target {
+        dialect,
+        rules,
+        strategy,
+    }: Target<'_>,
 ) -> Result<Emitted, EmitError> {
     let max_tools = ir.limits.max_tools;
     let too_many = |count: usize| EmitError::TooManyTools {
@@ -282,11 +314,12 @@ fn emit_instance(
     if instance.tools.len() + all_skills > max_tools {
         return Err(too_many(instance.tools.len() + all_skills));
     }
-    let strategy = family.strategy_in(dialect);
     let surface = SurfaceContext {
         ir,
         family,
         instance,
+        rules,
+        strategy,
         deferred_skills: instance
             .skills
             .iter()
@@ -301,7 +334,7 @@ fn emit_instance(
         .enumerate()
         .map(|(i, t)| {
             let placement = skills::Placement::Resident { last: i == last };
-            emit_tool(&surface, dialect, t, placement)
+            emit_tool(&surface, t, placement)
         })
         .collect::<Result<Vec<_>, EmitError>>()?;
     let skills = instance
@@ -311,7 +344,7 @@ fn emit_instance(
             let tools = s
                 .tools
                 .iter()
-                .map(|t| emit_tool(&surface, dialect, t, skills::Placement::Skill(&s.skill)))
+                .map(|t| emit_tool(&surface, t, skills::Placement::Skill(&s.skill)))
                 .collect::<Result<Vec<_>, EmitError>>()?;
             Ok(EmittedSkill {
                 name: s.skill.clone(),
@@ -331,7 +364,7 @@ fn emit_instance(
     };
     emitted.bytes = array(emitted.published_tools().into_iter());
     emitted.sha256 = sha256_hex(emitted.bytes.as_bytes());
-    request::check_invariants(&emitted)?;
+    request::check_invariants(&emitted, rules)?;
     Ok(emitted)
 }
 
@@ -340,13 +373,16 @@ struct SurfaceContext<'a> {
     ir: &'a Ir,
     family: &'a Family,
     instance: &'a SurfaceInstance,
+    /// The dialect the tools are emitted in.
+    rules: &'a dyn DialectRules,
+    /// The skill strategy in that dialect.
+    strategy: SkillStrategy,
     /// Skills the role offers with at least one tool here (the `tool_search` enum).
     deferred_skills: Vec<&'a str>,
 }
 
 fn emit_tool(
     surface: &SurfaceContext<'_>,
-    dialect: Dialect,
     rendered: &RenderedTool,
     placement: skills::Placement<'_>,
 ) -> Result<EmittedTool, EmitError> {
@@ -354,6 +390,8 @@ fn emit_tool(
         ir,
         family,
         instance,
+        rules,
+        strategy,
         ..
     } = *surface;
     let tool = ir
@@ -386,78 +424,72 @@ fn emit_tool(
     let texts = schema::Texts { tool, rendered };
     // MCP `_meta` names the hash of the tool in its family's own dialect (what the lock
     // pins); a family whose own dialect is MCP names the tool's MCP bytes without `_meta`.
-    let family_sha256 = match dialect {
-        Dialect::Mcp => {
-            let own = placed_tool(
-                surface,
-                family.dialect,
-                &texts,
-                description,
-                placement,
-                None,
-            )?;
-            Some(sha256_hex(own.0.to_canonical().as_bytes()))
-        }
-        _ => None,
+    let family_sha256 = if rules.names_family_hash() {
+        let own = placed_tool(
+            surface,
+            (dialect::rules(family.dialect), family.skills),
+            &texts,
+            description,
+            placement,
+            None,
+        )?;
+        Some(sha256_hex(own.0.to_canonical().as_bytes()))
+    } else {
+        None
     };
     let (json, kind) = placed_tool(
         surface,
-        dialect,
+        (rules, strategy),
         &texts,
         description,
         placement,
         family_sha256.as_deref(),
     )?;
-    let strategy = family.strategy_in(dialect);
     let json = json.to_canonical();
     Ok(EmittedTool {
         name: tool.name.clone(),
         sha256: sha256_hex(json.as_bytes()),
         json,
         read_only: annotations(tool).read_only,
-        allowed_entry: skills::allowed_entry(dialect, &tool.name, kind),
+        allowed_entry: rules
+            .allowed_entry(&tool.name, kind)
+            .map(|e| e.to_canonical()),
         kind,
-        deferred: skills::defers(dialect, strategy, placement),
+        deferred: dialect::defers(rules, strategy, placement),
         description: description.to_owned(),
     })
 }
 
-/// One tool in `dialect` as it sits in the surface: the dialect's shape (or, for
-/// `activate_skill` on a deferring Responses surface, the client `tool_search` tool), plus
-/// what the skill strategy adds; and which kind of tool that is.
+/// One tool in `rules`' dialect (under `strategy`) as it sits in the surface: the dialect's
+/// shape (or, for `activate_skill` on a deferring surface of a dialect with a client tool
+/// search, that `tool_search` tool), plus what the skill strategy adds; and which kind of
+/// tool that is.
 fn placed_tool(
     surface: &SurfaceContext<'_>,
-    dialect: Dialect,
+    (rules, strategy): (&dyn DialectRules, SkillStrategy),
     texts: &schema::Texts<'_>,
     description: &str,
     placement: skills::Placement<'_>,
     family_sha256: Option<&str>,
 ) -> Result<(json::Json, ToolKind), EmitError> {
     let family = surface.family;
-    let strategy = family.strategy_in(dialect);
     let resident = matches!(placement, skills::Placement::Resident { .. });
-    let (json, kind) = if resident
-        && skills::is_search_tool(
-            &texts.tool.name,
-            dialect,
-            strategy,
-            &surface.deferred_skills,
-        ) {
-        (
-            skills::search_tool(texts.rendered, description, &surface.deferred_skills)?,
-            ToolKind::ToolSearch,
-        )
-    } else {
-        dialect::tool(
-            surface.ir,
+    let search = resident
+        && skills::is_search_tool(&texts.tool.name, rules, strategy, &surface.deferred_skills);
+    let (json, kind) = match search
+        .then(|| rules.search_tool(texts.rendered, description, &surface.deferred_skills))
+        .flatten()
+    {
+        Some(json) => (json?, ToolKind::ToolSearch),
+        None => rules.tool(&ToolContext {
+            ir: surface.ir,
             family,
-            dialect,
             texts,
             description,
             family_sha256,
-        )?
+        })?,
     };
-    let json = skills::decorate(json, family, dialect, strategy, placement);
+    let json = skills::decorate(json, family, rules, strategy, placement);
     Ok((json, kind))
 }
 

@@ -10,7 +10,8 @@
 //! included, and only the runtime refuses a call a rehearsal (or an inactive skill) does not
 //! allow. MCP has no request: its fragment is the `tools/list` array.
 
-use crate::ir::{Dialect, SkillStrategy};
+use crate::dialect::{self, DialectRules};
+use crate::ir::SkillStrategy;
 
 use super::{EmitError, Emitted, EmittedTool};
 
@@ -94,53 +95,26 @@ impl RequestParts {
     }
 }
 
-/// Whether `dialect` restricts the callable tools in `turn` under `strategy`: rehearsal
-/// always where the dialect can; a normal turn only under `allow_list` with skills on offer.
-fn restricts(dialect: Dialect, strategy: SkillStrategy, turn: TurnKind, has_skills: bool) -> bool {
-    match dialect {
-        Dialect::Anthropic | Dialect::Mcp => false,
-        Dialect::OpenaiChat | Dialect::OpenaiResponses | Dialect::Gemini => {
-            turn.fragment() == TurnKind::Rehearsal
-                || strategy == SkillStrategy::AllowList && has_skills
-        }
-    }
-}
-
-/// The dialect's allowed-tools member around the entries: (open, close, none).
-fn restriction_shape(dialect: Dialect) -> (&'static str, &'static str, &'static str) {
-    match dialect {
-        Dialect::OpenaiChat => (
-            r#","tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":["#,
-            "]}}",
-            r#","tool_choice":"none""#,
-        ),
-        Dialect::OpenaiResponses => (
-            r#","tool_choice":{"type":"allowed_tools","mode":"auto","tools":["#,
-            "]}",
-            r#","tool_choice":"none""#,
-        ),
-        // VALIDATED: text or a call, calls limited to the names (ANY would force a call).
-        Dialect::Gemini => (
-            r#","toolConfig":{"functionCallingConfig":{"mode":"VALIDATED","allowedFunctionNames":["#,
-            "]}}",
-            r#","toolConfig":{"functionCallingConfig":{"mode":"NONE"}}"#,
-        ),
-        Dialect::Anthropic | Dialect::Mcp => ("", "", ""),
-    }
+/// Whether a dialect with a restriction restricts the callable tools in `turn` under
+/// `strategy`: rehearsal always; a normal turn only under `allow_list` with skills on offer.
+fn restricts(strategy: SkillStrategy, turn: TurnKind, has_skills: bool) -> bool {
+    turn.fragment() == TurnKind::Rehearsal || strategy == SkillStrategy::AllowList && has_skills
 }
 
 impl Emitted {
     /// The static pieces of the fragment for `turn`.
     pub fn request_parts(&self, turn: TurnKind) -> RequestParts {
+        self.request_parts_in(dialect::rules(self.dialect), turn)
+    }
+
+    /// [`Emitted::request_parts`] in `rules`' request shape.
+    pub(crate) fn request_parts_in(
+        &self,
+        rules: &dyn DialectRules,
+        turn: TurnKind,
+    ) -> RequestParts {
         let turn = turn.fragment();
-        let (open, close_tools) = match self.dialect {
-            Dialect::Gemini => (r#"{"tools":[{"functionDeclarations":"#, "}]"),
-            _ => (r#"{"tools":"#, ""),
-        };
-        let tail = match self.dialect {
-            Dialect::OpenaiChat | Dialect::OpenaiResponses => r#","parallel_tool_calls":true}"#,
-            _ => "}",
-        };
+        let shape = rules.request_shape();
         let has_skills = self.skills.iter().any(|s| !s.tools.is_empty());
         let allowed = |tools: &[EmittedTool]| -> Vec<String> {
             tools
@@ -149,26 +123,25 @@ impl Emitted {
                 .filter_map(|t| t.allowed_entry.clone())
                 .collect()
         };
-        let restriction =
-            restricts(self.dialect, self.skill_strategy, turn, has_skills).then(|| {
-                let (open, close, none) = restriction_shape(self.dialect);
-                Restriction {
-                    open,
-                    close,
-                    none,
-                    resident: allowed(&self.tools),
-                    skills: self
-                        .skills
-                        .iter()
-                        .map(|s| (s.name.clone(), allowed(&s.tools)))
-                        .collect(),
-                }
+        let restriction = shape
+            .restriction
+            .filter(|_| restricts(self.skill_strategy, turn, has_skills))
+            .map(|r| Restriction {
+                open: r.open,
+                close: r.close,
+                none: r.none,
+                resident: allowed(&self.tools),
+                skills: self
+                    .skills
+                    .iter()
+                    .map(|s| (s.name.clone(), allowed(&s.tools)))
+                    .collect(),
             });
         RequestParts {
-            open,
-            close_tools,
+            open: shape.open,
+            close_tools: shape.close_tools,
             restriction,
-            tail,
+            tail: shape.tail,
         }
     }
 
@@ -187,10 +160,11 @@ impl Emitted {
     }
 }
 
-/// What a provider would refuse, asserted on every emitted surface: a Responses array with a
-/// deferred tool has exactly one `tool_search` tool, resident (never deferred itself).
-pub(crate) fn check_invariants(e: &Emitted) -> Result<(), EmitError> {
-    if e.dialect != Dialect::OpenaiResponses {
+/// What a provider would refuse, asserted on every emitted surface: in a dialect with a
+/// client tool search (Responses), an array with a deferred tool has exactly one
+/// `tool_search` tool, resident (never deferred itself).
+pub(crate) fn check_invariants(e: &Emitted, rules: &dyn DialectRules) -> Result<(), EmitError> {
+    if !rules.has_tool_search() {
         return Ok(());
     }
     let is_search = |t: &EmittedTool| t.kind == super::ToolKind::ToolSearch;

@@ -284,7 +284,7 @@ fn family(name: &str, dialect: Dialect, strict: bool, like: Option<&str>) -> Fam
         strict,
         like: like.map(str::to_owned),
         publish: crate::ir::Publish::default_for(dialect),
-        skills: crate::ir::SkillStrategy::default_for(dialect),
+        skills: crate::dialect::default_skills(dialect),
         cache_control: None,
         span: span(),
     }

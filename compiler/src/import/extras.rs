@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{Note, Shape, escape, quoted};
+use super::{Note, escape, quoted};
+use crate::dialect::DialectRules;
 use crate::ir::Icon;
 
 /// One node of a declared output, as `output:` writes it.
@@ -45,30 +46,9 @@ pub(super) struct Extras {
     pub icon: Option<Icon>,
 }
 
-/// The keys of a tool object this module maps, per input shape.
-pub(super) fn keys(shape: Shape) -> &'static [&'static str] {
-    match shape {
-        Shape::Anthropic => &["input_examples"],
-        Shape::OpenaiResponses => &["output_schema"],
-        Shape::Gemini => &["responseJsonSchema"],
-        Shape::Mcp => &["outputSchema", "icons", "_meta"],
-        Shape::OpenaiChat => &[],
-    }
-}
-
-/// The output key of `shape`, if it has one.
-pub(super) fn output_key(shape: Shape) -> Option<&'static str> {
-    match shape {
-        Shape::OpenaiResponses => Some("output_schema"),
-        Shape::Gemini => Some("responseJsonSchema"),
-        Shape::Mcp => Some("outputSchema"),
-        _ => None,
-    }
-}
-
 /// Read the extras of one tool object `body` (at `ptr`).
 pub(super) fn read(
-    shape: Shape,
+    rules: &dyn DialectRules,
     tool: &str,
     body: &Value,
     ptr: &str,
@@ -103,7 +83,7 @@ pub(super) fn read(
             ),
         }
     }
-    if let Some(key) = output_key(shape)
+    if let Some(key) = rules.output_key()
         && let Some(schema) = body.get(key)
     {
         let p = format!("{ptr}/{key}");

@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::{Note, Shape, escape, short};
+use crate::dialect::{self, MCP_HINT_DEFAULTS};
 
 /// What is the same by definition, not a difference (each rule is one arm of [`same_by_rule`]
 /// or of the walk below, named here so the list is read as one):
@@ -38,24 +39,16 @@ fn empty_constraint(k: &str, v: &Value) -> bool {
     }
 }
 
-/// MCP's defaults for the annotation hints a tool leaves out.
-pub(super) const MCP_HINT_DEFAULTS: [(&str, bool); 4] = [
-    ("readOnlyHint", false),
-    ("destructiveHint", true),
-    ("idempotentHint", false),
-    ("openWorldHint", true),
-];
-
 /// Every difference between the input tool `input` (at `ptr`) and the emitted `emitted`, each
 /// at its pointer in the input document.
 pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<Note> {
-    let tool = match shape {
-        Shape::OpenaiChat => emitted.pointer("/function/name"),
-        _ => emitted.get("name"),
-    }
-    .and_then(Value::as_str)
-    .unwrap_or("")
-    .to_owned();
+    let tool = dialect::rules(shape)
+        .tool_body("", emitted)
+        .ok()
+        .and_then(|(body, _)| body.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
     let mut w = Walk {
         shape,
         read_only: input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),

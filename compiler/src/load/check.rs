@@ -125,14 +125,15 @@ fn check_surface(defs: &Defs, d: &mut Diags) {
         }
         if f.strict
             && f.dialect
-                .is_some_and(|d| d != crate::ir::Dialect::OpenaiChat)
+                .is_some_and(|d| !crate::dialect::rules(d).has_strict())
         {
             d.push(Diagnostic::error(
                 "bad-strict",
                 Some(f.name.span),
                 format!(
-                    "family `{}`: `strict` applies to the openai-chat dialect only",
-                    f.name.v
+                    "family `{}`: `strict` applies to the {} dialect only",
+                    f.name.v,
+                    crate::dialect::names_where(|r| r.has_strict())
                 ),
             ));
         }

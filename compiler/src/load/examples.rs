@@ -171,17 +171,17 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
             *slot = v;
         }
     }
-    let misplaced = |key: &str, dialects: &[Dialect]| {
+    let misplaced = |key: &str| {
+        let takes = |x: &dyn crate::dialect::DialectRules| x.publish_keys().contains(&key);
         f.key_span(key)
-            .filter(|_| dialect.is_some_and(|x| !dialects.contains(&x)))
+            .filter(|_| dialect.is_some_and(|x| !takes(crate::dialect::rules(x))))
             .map(|span| {
-                let names: Vec<&str> = dialects.iter().map(|x| x.as_str()).collect();
                 Diagnostic::error(
                     "misplaced-key",
                     Some(span),
                     format!(
                         "`{key}` applies only to the {} dialect",
-                        names.join(" and ")
+                        crate::dialect::names_where(takes)
                     ),
                 )
                 .with_hint(match key {
@@ -193,12 +193,9 @@ pub fn read_publish(f: &Struct<'_>, dialect: Option<Dialect>, d: &mut Diags) -> 
                 })
             })
     };
-    d.extend(misplaced("input_examples", &[Dialect::Anthropic]));
-    d.extend(misplaced(
-        "output_schema",
-        &[Dialect::OpenaiResponses, Dialect::Gemini],
-    ));
-    d.extend(misplaced("parameters_json_schema", &[Dialect::Gemini]));
+    for key in ["input_examples", "output_schema", "parameters_json_schema"] {
+        d.extend(misplaced(key));
+    }
     publish
 }
 

@@ -5,7 +5,8 @@
 //! family keys because the rule ("which dialect can do what") is the whole point.
 
 use crate::diag::Diagnostic;
-use crate::ir::{CacheTtl, Dialect, Ir, SkillStrategy};
+use crate::dialect::{self, Dialect};
+use crate::ir::{CacheTtl, Ir, SkillStrategy};
 use crate::load::read::{self, Diags, Struct};
 
 /// The tool that activates skills (declared once, [`crate::ir::ACTIVATE_SKILL_TOOL`]): on an
@@ -19,12 +20,15 @@ pub fn read_cache_control(
     d: &mut Diags,
 ) -> Option<CacheTtl> {
     let node = f.get("cache_control")?;
-    if dialect.is_some_and(|x| x != Dialect::Anthropic) {
+    if dialect.is_some_and(|x| !dialect::rules(x).has_cache_control()) {
         d.push(
             Diagnostic::error(
                 "misplaced-key",
                 f.key_span("cache_control"),
-                "`cache_control` applies only to the anthropic dialect",
+                format!(
+                    "`cache_control` applies only to the {} dialect",
+                    dialect::names_where(|r| r.has_cache_control())
+                ),
             )
             .with_hint(
                 "OpenAI and Gemini have no cache breakpoint on tools; their caching is by prefix",
@@ -73,7 +77,9 @@ pub fn check_deferral(ir: &Ir, d: &mut Diags) {
         let Some(family) = ir.family(&s.family) else {
             continue;
         };
-        if family.dialect != Dialect::OpenaiResponses || family.skills != SkillStrategy::Defer {
+        if !dialect::rules(family.dialect).has_tool_search()
+            || family.skills != SkillStrategy::Defer
+        {
             continue;
         }
         let defers = s.skills.iter().any(|k| !k.tools.is_empty());
@@ -99,7 +105,7 @@ pub fn check_deferral(ir: &Ir, d: &mut Diags) {
     }
 }
 
-/// The family's `skills:` (default: [`SkillStrategy::default_for`] its dialect). A strategy
+/// The family's `skills:` (default: [`dialect::default_skills`] of its dialect). A strategy
 /// the dialect cannot do is reported at the value and the default is kept.
 pub fn read_skill_strategy(
     f: &Struct<'_>,
@@ -108,7 +114,7 @@ pub fn read_skill_strategy(
     d: &mut Diags,
 ) -> SkillStrategy {
     let default = dialect
-        .map(SkillStrategy::default_for)
+        .map(dialect::default_skills)
         .unwrap_or(SkillStrategy::Append);
     let Some(word) = f.get("skills").and_then(|n| read::string(n, "skills", d)) else {
         return default;
@@ -130,7 +136,8 @@ pub fn read_skill_strategy(
     let Some(dialect) = dialect else {
         return strategy;
     };
-    let supported = SkillStrategy::supported_by(dialect);
+    let rules = dialect::rules(dialect);
+    let supported = rules.supported_skills();
     if supported.contains(&strategy) {
         return strategy;
     }
@@ -147,26 +154,9 @@ pub fn read_skill_strategy(
         )
         .with_hint(format!(
             "{}; it can do {}",
-            why_unsupported(dialect, strategy),
+            rules.why_unsupported(strategy),
             words.join(" or ")
         )),
     );
     default
-}
-
-/// The one-line reason a dialect lacks a strategy (the diagnostic's hint).
-fn why_unsupported(dialect: Dialect, strategy: SkillStrategy) -> &'static str {
-    match (dialect, strategy) {
-        (Dialect::Anthropic, SkillStrategy::AllowList) => {
-            "Anthropic's tool_choice has no allowed-tools subset"
-        }
-        (Dialect::OpenaiChat, SkillStrategy::Defer) => {
-            "Chat Completions has no deferred loading (defer_loading is a Responses key)"
-        }
-        (Dialect::Gemini, SkillStrategy::Defer) => "Gemini has no deferred loading or tool search",
-        (Dialect::Mcp, SkillStrategy::Defer) => {
-            "MCP lists tools; deferral is the client's business"
-        }
-        _ => "not supported",
-    }
 }

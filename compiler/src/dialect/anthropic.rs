@@ -1,0 +1,118 @@
+//! Anthropic Messages: `input_schema`, `input_examples`, the `cache_control` breakpoint on
+//! the last resident tool, `defer_loading` skill tools loaded through `tool_reference`
+//! blocks, and no allowed-tools restriction (the runtime refuses what a turn does not
+//! allow).
+
+use serde_json::Value;
+
+use super::{DialectRules, ToolContext};
+use crate::emit::json::Json;
+use crate::emit::schema::{self, Style};
+use crate::emit::skills::Placement;
+use crate::emit::{EmitError, ToolKind, extras};
+use crate::import::Note;
+use crate::ir::{Family, Publish, SkillStrategy};
+
+pub(super) struct Anthropic;
+
+impl DialectRules for Anthropic {
+    fn tool(&self, cx: &ToolContext<'_>) -> Result<(Json, ToolKind), EmitError> {
+        let t = cx.texts.tool;
+        let json = Json::obj()
+            .with("name", Json::str(t.name.clone()))
+            .with("description", Json::str(cx.description))
+            .with(
+                "input_schema",
+                schema::parameters(cx.texts, self.schema_style(cx.family))?,
+            )
+            .with_opt(
+                "input_examples",
+                cx.family
+                    .publish
+                    .input_examples
+                    .then(|| extras::examples(t))
+                    .flatten(),
+            );
+        Ok((json, ToolKind::Function))
+    }
+
+    fn schema_style(&self, _family: &Family) -> Style {
+        Style::JsonSchema
+    }
+
+    /// The cache breakpoint on the last resident tool, when the family sets one.
+    fn placed(&self, json: Json, family: &Family, placement: Placement<'_>) -> Json {
+        match placement {
+            Placement::Resident { last: true } => json.with_opt(
+                "cache_control",
+                family.cache_control.map(|ttl| {
+                    Json::obj()
+                        .with("type", Json::str("ephemeral"))
+                        .with("ttl", Json::str(ttl.as_str()))
+                }),
+            ),
+            Placement::Resident { last: false } | Placement::Skill(_) => json,
+        }
+    }
+
+    fn default_skills(&self) -> SkillStrategy {
+        SkillStrategy::Defer
+    }
+
+    fn supported_skills(&self) -> &'static [SkillStrategy] {
+        &[SkillStrategy::Defer, SkillStrategy::Append]
+    }
+
+    fn why_unsupported(&self, strategy: SkillStrategy) -> &'static str {
+        match strategy {
+            SkillStrategy::AllowList => "Anthropic's tool_choice has no allowed-tools subset",
+            SkillStrategy::Defer | SkillStrategy::Append => "not supported",
+        }
+    }
+
+    fn deferred_delivery(&self) -> Option<&'static str> {
+        Some("ToolReference")
+    }
+
+    fn publish_defaults(&self) -> Publish {
+        Publish {
+            input_examples: true,
+            ..Publish::default()
+        }
+    }
+
+    fn publish_keys(&self) -> &'static [&'static str] {
+        &["input_examples"]
+    }
+
+    fn has_cache_control(&self) -> bool {
+        true
+    }
+
+    fn family_name(&self) -> &'static str {
+        "anthropic"
+    }
+
+    fn recognises(&self, first: &Value) -> bool {
+        first.get("input_schema").is_some()
+    }
+
+    fn schema_key(&self, _: &str, _: &Value, _: &str, _: &mut Vec<Note>) -> &'static str {
+        "input_schema"
+    }
+
+    fn tool_keys(&self) -> &'static [&'static str] {
+        &["name", "description", "input_schema", "type"]
+    }
+
+    fn extras_keys(&self) -> &'static [&'static str] {
+        &["input_examples"]
+    }
+
+    /// A versioned server tool (`bash_20250124`, `text_editor_…`): its `type` ends in an
+    /// eight-digit date.
+    fn hosts_tool(&self, ty: &str) -> bool {
+        ty.rsplit_once('_')
+            .is_some_and(|(_, date)| date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()))
+    }
+}
