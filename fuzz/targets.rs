@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies, shared by the libFuzzer binaries (fuzz/fuzz_targets/*.rs, run by
-//! scripts/fuzz) and the suite's smoke test (tests/fuzz_smoke.rs, 10^4 mutated inputs per
+//! scripts/fuzz) and the suite's smoke test (cli/tests/fuzz_smoke.rs, 10^4 mutated inputs per
 //! target in the suite's own build). Each function takes arbitrary bytes and panics only
 //! when a property the target checks is violated.
 //!
@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use toolsurface::host::{HostConfig, StandardHost};
-use toolsurface::mcp::{McpServer, stdio};
 use toolsurface::standard::{Call, Family, Role};
+use toolsurface_cli::mcp::{McpServer, stdio};
 use toolsurface_compiler::diag::render_all;
 use toolsurface_compiler::{SourceFile, Sources, compile};
 use toolsurface_runtime::call::CallContext;
@@ -74,13 +74,10 @@ const STEMS: &[&str] = &[
 ];
 
 static GOOD_SURFACE: LazyLock<(String, String)> = LazyLock::new(|| {
-    // Built from fuzz/ (the libFuzzer binaries) or from the repository root (the smoke test).
+    // Built from fuzz/ (the libFuzzer binaries) or from cli/ (the smoke test): both are
+    // folders of the repository root.
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let repo = if manifest.ends_with("fuzz") {
-        manifest.join("..")
-    } else {
-        manifest.to_path_buf()
-    };
+    let repo = manifest.join("..");
     let dir = repo.join("compiler/tests/data/good");
     let read = |p: &str| {
         std::fs::read_to_string(dir.join(p))

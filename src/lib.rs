@@ -2,27 +2,18 @@
 //!
 //! This facade is what a host links: the standard surface compiled from `tool-defs/` by
 //! build.rs ([`standard`]), [`host::StandardHost`] that runs it, the runtime types a host
-//! handles ([`runtime`]), and, with the `macros` feature, `surface!` for a host's own
-//! definitions. The `cli` feature (on by default) adds the `toolsurface` binary's CLI and
-//! MCP server; a host that turns default features off builds neither clap, anyhow, rmcp,
-//! hyper nor the compiler's token counter (the compiler is only a build-dependency).
+//! handles ([`runtime`]), the call-parsing kernel's errors ([`CallError`]) and, with the
+//! `macros` feature (on by default), `surface!` for a host's own definitions. The
+//! `toolsurface` binary (CLI, MCP server) is its own crate, `toolsurface-cli`: linking this
+//! one builds no clap, anyhow, rmcp, hyper nor the compiler's token counter, and with default
+//! features off no compiler at all but as build.rs's build-dependency.
 
 extern crate self as toolsurface;
 
 #[cfg(feature = "macros")]
 pub use toolsurface_macros::surface;
 
-/// `Call::parse`'s rules for any definitions folder (replay, `check`), from its plan.
-#[cfg(feature = "cli")]
-pub use toolsurface_compiler::plan::interp as call_check;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod host;
-#[cfg(feature = "cli")]
-pub mod mcp;
-/// Reading (and generating) agent transcripts for `usage` and `replay`.
-#[cfg(feature = "cli")]
-pub mod transcript;
 
 /// The runtime types a host handles, by name: turns and their results, wake-ups, the
 /// provider config `introspect` reports, and the store traits a host may implement. The
@@ -60,6 +51,9 @@ pub mod runtime {
 /// the compiler). A host with its own definitions gets the same items from `surface!`.
 pub mod standard {
     include!(concat!(env!("OUT_DIR"), "/standard.rs"));
+    // `STANDARD_SOURCES`: the definitions files this surface was compiled from, which
+    // `toolsurface check` (and every command) compiles where no folder is found.
+    include!(concat!(env!("OUT_DIR"), "/standard_sources.rs"));
 }
 
 pub use toolsurface_kernel::{Arguments, CallError, CallErrorKind};

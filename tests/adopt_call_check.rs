@@ -1,8 +1,9 @@
-//! The IR-driven call checker (`toolsurface::call_check`) against the generated `Call::parse` of
-//! the standard surface: for the parse table of tests/parse.rs, the decoder's boundary cases,
-//! skills, every alias and retired name, and proptest-generated calls (JSON texts with
-//! duplicates and odd spacing, and `serde_json::Value`s), both must accept the same calls with
-//! the same typed value, and refuse the same calls with the same text and kind.
+//! The plan-driven call checker (the compiler's `plan::interp`) against the generated
+//! `Call::parse` of the standard surface: for the parse table of tests/parse.rs, the
+//! decoder's boundary cases, skills, every alias and retired name, and proptest-generated
+//! calls (JSON texts with duplicates and odd spacing, and `serde_json::Value`s), both must
+//! accept the same calls with the same typed value, and refuse the same calls with the same
+//! text and kind.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,11 +11,11 @@ use std::sync::LazyLock;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolsurface::call_check::CallChecker;
 use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 use toolsurface_compiler::Ir;
 use toolsurface_compiler::ir::Type;
 use toolsurface_compiler::plan::Plan;
+use toolsurface_compiler::plan::interp::CallChecker;
 
 #[allow(dead_code)] // DEVICE_RE is for tests/parse.rs
 mod parse_support;

@@ -1,6 +1,7 @@
 //! The crate-shape invariants of ARCHITECTURE.md, checked against cargo's own resolution
-//! (`cargo tree`) rather than by reading Cargo.toml: what a host that links the facade with
-//! default features off builds, and what the runtime may not depend on.
+//! (`cargo tree`, `cargo metadata`) rather than by reading Cargo.toml: what a host that links
+//! the facade builds (with default features and without), that the binary is its own crate
+//! and the one `cargo run` runs at the root, and what the runtime may not depend on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -38,23 +39,45 @@ fn present<'a>(deps: &BTreeSet<String>, names: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
-/// What the `cli` feature brings and a linking host must not build.
+/// What only the binary's crate (`toolsurface-cli`, cli/) brings, and a linking host must not
+/// build: the CLI, the MCP server and the token counter. (anyhow is not here: the runtime's
+/// portable-pty brings it; the library itself never names it, see below.)
 const CLI_ONLY: &[&str] = &[
+    "toolsurface-cli",
     "clap",
     "rmcp",
     "hyper",
     "hyper-util",
+    "http-body-util",
     "tiktoken-rs",
-    "serde-saphyr",
-    "toolsurface-macros",
 ];
+
+#[test]
+fn a_host_with_default_features_links_no_cli_mcp_or_token_counter() {
+    // The default feature is `macros` (`surface!`): its proc-macro runs the compiler, but
+    // without token counts, and nothing of the binary comes with it.
+    let normal = resolved("toolsurface", &["-e", "normal"]);
+    assert!(normal.contains("toolsurface-runtime"), "{normal:?}");
+    assert!(normal.contains("toolsurface-macros"), "{normal:?}");
+    assert_eq!(present(&normal, CLI_ONLY), Vec::<&str>::new());
+    // Its errors are concrete types: anyhow is the binary's, never a dependency of its own.
+    let direct = resolved("toolsurface", &["-e", "normal", "--depth", "1"]);
+    assert!(direct.contains("toolsurface-runtime"), "{direct:?}");
+    assert_eq!(present(&direct, &["anyhow"]), Vec::<&str>::new());
+}
 
 #[test]
 fn a_host_without_default_features_links_no_cli_mcp_or_compiler() {
     let normal = resolved("toolsurface", &["--no-default-features", "-e", "normal"]);
     assert!(normal.contains("toolsurface-runtime"), "{normal:?}");
     let mut forbidden = CLI_ONLY.to_vec();
-    forbidden.extend(["toolsurface-compiler", "minijinja", "prettyplease"]);
+    forbidden.extend([
+        "toolsurface-compiler",
+        "toolsurface-macros",
+        "serde-saphyr",
+        "minijinja",
+        "prettyplease",
+    ]);
     assert_eq!(present(&normal, &forbidden), Vec::<&str>::new());
 }
 
@@ -70,19 +93,58 @@ fn the_compiler_is_only_a_build_dependency_without_token_counts() {
         with_build.contains("toolsurface-compiler"),
         "{with_build:?}"
     );
-    // The YAML loader is the compiler's own (build.rs reads tool-defs/ with it).
-    let not_even_to_build: Vec<&str> = CLI_ONLY
-        .iter()
-        .copied()
-        .filter(|n| *n != "serde-saphyr")
-        .collect();
-    assert_eq!(present(&with_build, &not_even_to_build), Vec::<&str>::new());
+    assert_eq!(present(&with_build, CLI_ONLY), Vec::<&str>::new());
 }
 
 #[test]
-fn the_default_features_are_the_whole_binary() {
-    let normal = resolved("toolsurface", &["-e", "normal"]);
-    assert_eq!(present(&normal, CLI_ONLY), CLI_ONLY.to_vec());
+fn the_binary_is_its_own_crate_and_the_one_cargo_runs_at_the_root() {
+    let cli = resolved("toolsurface-cli", &["-e", "normal"]);
+    let mut stack: Vec<&str> = CLI_ONLY
+        .iter()
+        .copied()
+        .filter(|n| *n != "toolsurface-cli")
+        .collect();
+    stack.push("anyhow");
+    assert_eq!(present(&cli, &stack), stack);
+    assert!(cli.contains("toolsurface"), "{cli:?}");
+    // `cargo run` / `cargo build` at the root act on the default members: the binaries among
+    // them must be exactly `toolsurface`, owned by toolsurface-cli.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["metadata", "--locked", "--no-deps", "--format-version", "1"])
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let defaults: Vec<&str> = meta["workspace_default_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    let mut bins = Vec::new();
+    for package in meta["packages"].as_array().unwrap() {
+        if !defaults.contains(&package["id"].as_str().unwrap()) {
+            continue;
+        }
+        for target in package["targets"].as_array().unwrap() {
+            if target["kind"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k == "bin")
+            {
+                let (bin, owner) = (target["name"].as_str(), package["name"].as_str());
+                bins.push(format!("{} in {}", bin.unwrap(), owner.unwrap()));
+            }
+        }
+    }
+    assert_eq!(bins, ["toolsurface in toolsurface-cli"]);
 }
 
 #[test]

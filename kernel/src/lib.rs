@@ -496,7 +496,7 @@ pub fn retired(name: &str, message: &str) -> CallError {
 
 /// Why a tool the scope does not offer is still known to it: it belongs to a skill the
 /// role offers and the conversation has not activated. The names come from the generated
-/// `Skill` and `Tool` (or the IR, for `call_check`), never from a literal here.
+/// `Skill` and `Tool` (or the plan, for `plan::interp`), never from a literal here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SkillGate<'a> {
     pub skill: &'a str,

@@ -169,7 +169,7 @@ pub fn conforming_to(
 ) -> Vec<String> {
     let skills: Vec<&str> = host.active_skills().iter().map(|s| s.as_str()).collect();
     let plan = toolsurface_compiler::plan::lower(ir).unwrap();
-    let checker = toolsurface::call_check::CallChecker::new(
+    let checker = toolsurface_compiler::plan::interp::CallChecker::new(
         &plan,
         host.role().as_str(),
         host.family().as_str(),

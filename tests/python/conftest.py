@@ -36,7 +36,7 @@ def _locate_binary() -> Path:
         # release first; but a stale release binary must not shadow a fresher debug build.
         return max(built, key=lambda p: p.stat().st_mtime)
     raise RuntimeError(
-        "no toolsurface binary: set TOOLSURFACE_BIN or run `cargo build -p toolsurface` "
+        "no toolsurface binary: set TOOLSURFACE_BIN or run `cargo build -p toolsurface-cli` "
         f"(looked in {ROOT / 'target' / 'release'} and {ROOT / 'target' / 'debug'})"
     )
 

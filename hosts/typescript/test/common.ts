@@ -17,7 +17,7 @@ function valJson(v: Val): string {
 
 /**
  * The oracle prints an accepted call after reading it back into a `serde_json::Value`
- * (src/cli/oracle.rs `accepted`), whose decimal-to-double conversion is not exact for some
+ * (cli/src/commands/oracle.rs `accepted`), whose decimal-to-double conversion is not exact for some
  * floats: the same round trip, applied to our call's bytes (which are compared exactly with
  * the corpus, written without it).
  */

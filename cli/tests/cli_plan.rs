@@ -5,11 +5,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write as _;
+use std::path::Path;
 use std::process::{Command, Stdio};
+
+/// The repository root (this crate is its `cli/`): tool-defs/, examples/, tests/data/.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_toolsurface"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.current_dir(root());
     c
 }
 

@@ -13,8 +13,8 @@ use toolsurface_compiler::plan::{self, Plan};
 use toolsurface_kernel::{Arguments, CallError};
 
 use super::Status;
-use crate::call_check::CallChecker;
-use crate::standard::{Call, Family, Role, Scope, Skill};
+use toolsurface::standard::{Call, Family, Role, Scope, Skill};
+use toolsurface_compiler::plan::interp::CallChecker;
 
 /// One request line, read.
 struct Request {

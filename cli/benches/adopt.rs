@@ -13,15 +13,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use toolsurface::transcript::generate::{Config, write_all};
+use toolsurface_cli::transcript::generate::{Config, write_all};
 
 const MIN_CALLS: u64 = 1_000_000;
 const RUNS: usize = 3;
 
+/// The repository root (this crate is its `cli/`).
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .unwrap_or_else(|| root().join("target"))
 }
 
 /// Generate (or reuse) the transcript; returns its folder and call count.
@@ -59,7 +64,7 @@ fn run(args: &[&str]) -> (f64, f64, i32, f64) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_toolsurface"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(root())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -111,8 +116,7 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let (dir, calls, bytes) = transcript(root);
+    let (dir, calls, bytes) = transcript(root());
     let dir_s = dir.display().to_string();
     println!(
         "transcript: {calls} calls, {:.0} MiB in {}",

@@ -13,13 +13,18 @@ use toolsurface_compiler::ir::{Dialect, SkillStrategy};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolsurface");
 
+/// The repository root (this crate is its `cli/`): tool-defs/, examples/, tests/data/.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
 fn defs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs")
+    root().join("tool-defs")
 }
 
 /// One `toolsurface emit` run; the variant picks how the process is started.
 fn run(args: &[&str], variant: usize) -> Vec<u8> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut cmd = Command::new(BIN);
     cmd.arg("emit").args(args);
     match variant % 3 {
@@ -141,7 +146,7 @@ fn single_tool_and_pretty_output() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     for args in [
         vec!["--role", "no_such_role", "--family", "chat"],
         vec!["--role", "side_chat", "--family", "no_such_family"],

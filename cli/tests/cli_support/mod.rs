@@ -5,8 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The repository root (this crate is its `cli/`): the binary runs there, on tool-defs/,
+/// examples/ and tests/data/.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 pub fn run(args: &[&str]) -> Output {

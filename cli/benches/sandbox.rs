@@ -132,7 +132,7 @@ fn main() {
     });
     let dir = PathBuf::from(
         std::env::var("CARGO_TARGET_DIR")
-            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target").to_owned()),
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").to_owned()),
     )
     .join("bench-rows");
     std::fs::create_dir_all(&dir).unwrap();

@@ -5,7 +5,7 @@
 use std::io::{BufRead as _, Write as _};
 
 use super::Status;
-use crate::standard::{Call, Family, Role, Scope, Skill};
+use toolsurface::standard::{Call, Family, Role, Scope, Skill};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -113,8 +113,8 @@ fn usage(e: &dyn std::fmt::Display) -> anyhow::Result<Status> {
 }
 
 /// The typed call as JSON, or the refusal.
-fn validate_one(scope: &Scope<'_>, text: &str) -> Result<String, crate::CallError> {
-    let bad = |m: String| crate::CallError::new(crate::CallErrorKind::InvalidJson, m);
+fn validate_one(scope: &Scope<'_>, text: &str) -> Result<String, toolsurface::CallError> {
+    let bad = |m: String| toolsurface::CallError::new(toolsurface::CallErrorKind::InvalidJson, m);
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         bad(format!(
             "the call is not JSON ({e}); expected {{\"name\":…,\"arguments\":…}}"

@@ -8,8 +8,8 @@ mod cli_support;
 
 use cli_support::{code, repo, run, stderr, stdout};
 use serde_json::Value;
-use toolsurface::transcript::generate::{Config, Layout, write_all};
-use toolsurface::transcript::{self, Event};
+use toolsurface_cli::transcript::generate::{Config, Layout, write_all};
+use toolsurface_cli::transcript::{self, Event};
 
 const FIXTURES: &str = "tests/data/transcripts";
 const BEFORE: &str = "examples/consolidation/before";

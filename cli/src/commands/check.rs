@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     out.write_all(surface_table(&ir).as_bytes())?;
     out.flush()?;
     drop(out);
-    // Token budgets and the lock (src/cli/drift.rs): drift exits 3 / 4, never writes.
+    // Token budgets and the lock (drift.rs): drift exits 3 / 4, never writes.
     super::drift::check_lock(&args.dir, &sources, &ir)
 }
 
@@ -91,11 +91,6 @@ pub fn compile_dir_reporting_later(
 
 /// The folder a command looks for when none is given.
 pub const DEFAULT_DIR: &str = "tool-defs";
-
-/// The standard surface's definitions files, embedded by build.rs (`STANDARD_SOURCES`).
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/standard_sources.rs"));
-}
 
 /// Where a command's definitions come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +140,7 @@ pub fn compile_defs(dir: Option<&Path>) -> anyhow::Result<Result<(Sources, Ir), 
     match defs {
         Defs::Folder(d) => compile_dir(&d),
         Defs::Embedded => {
-            let files = embedded::STANDARD_SOURCES
+            let files = toolsurface::standard::STANDARD_SOURCES
                 .iter()
                 .map(|(path, text)| toolsurface_compiler::SourceFile {
                     path: (*path).to_owned(),
@@ -250,8 +245,12 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
+    /// The repository root (this crate is its `cli/`).
     fn root() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf()
     }
 
     #[test]

@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use toolsurface_runtime::core::RuntimeConfig;
 
 use super::Status;
-use crate::host::HostConfig;
-use crate::host::StandardHost;
 use crate::mcp;
-use crate::standard::Family;
-use crate::standard::Role;
+use toolsurface::host::HostConfig;
+use toolsurface::host::StandardHost;
+use toolsurface::standard::Family;
+use toolsurface::standard::Role;
 
 /// The host name used when neither a config file nor flags name one.
 pub const DEFAULT_HOST: &str = "local";
@@ -333,9 +333,9 @@ pub fn settings(args: &Args) -> Result<(HostConfig, ServeSettings), String> {
 fn sandbox_config(
     args: &Args,
     section: Option<&serde_json::Value>,
-) -> Result<crate::host::SandboxConfig, String> {
+) -> Result<toolsurface::host::SandboxConfig, String> {
     use toolsurface_runtime::sandbox::{Enforcement, Profile};
-    let mut sandbox: crate::host::SandboxConfig = match section {
+    let mut sandbox: toolsurface::host::SandboxConfig = match section {
         None => Default::default(),
         Some(v) => {
             serde_json::from_value(v.clone()).map_err(|e| format!("config key sandbox: {e}"))?

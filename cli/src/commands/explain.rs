@@ -562,8 +562,15 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
+    /// The repository root (this crate is its `cli/`).
+    fn root() -> &'static std::path::Path {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+    }
+
     fn ir() -> Ir {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/tests/data/good");
+        let dir = root().join("compiler/tests/data/good");
         let sources = toolsurface_compiler::read_dir(&dir).unwrap();
         toolsurface_compiler::compile(&sources).ir.unwrap()
     }
@@ -579,7 +586,7 @@ mod tests {
 
     #[test]
     fn examples_and_output_schemas_are_shown() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-defs");
+        let dir = root().join("tool-defs");
         let sources = toolsurface_compiler::read_dir(&dir).unwrap();
         let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
         let text = explain(&ir, &args("shell_session", None, None)).unwrap();

@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../fuzz/targets.rs"]
+#[path = "../../fuzz/targets.rs"]
 mod targets;
 
 use std::path::{Path, PathBuf};
@@ -19,10 +19,13 @@ fn runs() -> usize {
         .unwrap_or(10_000)
 }
 
+/// The repository root (this crate is its `cli/`): tool-defs/, examples/, tests/data/.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
 fn seeds(target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/seeds")
-        .join(target);
+    let dir = root().join("fuzz/seeds").join(target);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -98,7 +101,7 @@ fn smoke(target: &str, run: fn(&[u8])) {
         .chain((0..runs()).map(|_| mutate(&mut rng, &seeds)));
     for (n, input) in inputs.enumerate() {
         if std::panic::catch_unwind(|| run(&input)).is_err() {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-smoke");
+            let dir = root().join("target/fuzz-smoke");
             std::fs::create_dir_all(&dir).unwrap();
             let path = dir.join(format!("{target}-{n}"));
             std::fs::write(&path, &input).unwrap();

@@ -7,7 +7,7 @@
 //! [`McpServer`] is what the process shares (the host: config, stores, file families,
 //! session-id counter; the limits). Every MCP session — a stdio connection, a streamable
 //! HTTP session (`Mcp-Session-Id`) — is an [`McpSession`] over a conversation of its own
-//! ([`crate::host::Conversation`]): its own schedule (a call that must run alone waits only
+//! ([`toolsurface::host::Conversation`]): its own schedule (a call that must run alone waits only
 //! for calls of the same session), background sessions (another session's id answers as an
 //! unknown id), read memory, staged writes and confirm tokens, activated skills (which skill
 //! tools its calls may use), wake-ups, progress and log level. Ending the MCP
@@ -108,10 +108,10 @@ use toolsurface_runtime::core::TurnKind;
 use toolsurface_runtime::core::WakeKind;
 use toolsurface_runtime::core::WakeUp;
 
-use crate::host::Conversation;
-use crate::host::HostError;
-use crate::host::StandardHost;
 use tools::McpSurface;
+use toolsurface::host::Conversation;
+use toolsurface::host::HostError;
+use toolsurface::host::StandardHost;
 
 /// How often a running call with a progress token reports progress.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -232,7 +232,7 @@ impl McpServer {
         let conversation = self
             .inner
             .host
-            .open_conversation_rendered(crate::host::Rendering::Mcp)?;
+            .open_conversation_rendered(toolsurface::host::Rendering::Mcp)?;
         self.inner.live_sessions.fetch_add(1, Ordering::SeqCst);
         let state = Arc::new(SessionState {
             server: self.clone(),
@@ -857,11 +857,11 @@ mod tests {
         use tokio::io::AsyncWriteExt;
 
         let dir = tempfile::tempdir().unwrap();
-        let config = crate::host::HostConfig::single_host(
+        let config = toolsurface::host::HostConfig::single_host(
             "local",
             dir.path(),
-            crate::standard::Role::SideChat,
-            crate::standard::Family::Chat,
+            toolsurface::standard::Role::SideChat,
+            toolsurface::standard::Family::Chat,
         );
         let server = McpServer::new(StandardHost::new(config).unwrap())
             .open_session()
@@ -896,11 +896,12 @@ mod tests {
         send(serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/list"})).await;
         let list: serde_json::Value =
             serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-        let published: serde_json::Value = serde_json::from_str(crate::standard::published_mcp(
-            crate::standard::Role::SideChat,
-            crate::standard::Family::Chat,
-        ))
-        .unwrap();
+        let published: serde_json::Value =
+            serde_json::from_str(toolsurface::standard::published_mcp(
+                toolsurface::standard::Role::SideChat,
+                toolsurface::standard::Family::Chat,
+            ))
+            .unwrap();
         assert_eq!(list["result"]["tools"], published);
         send(
             serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
@@ -924,11 +925,11 @@ mod tests {
         use tokio::io::AsyncBufReadExt;
         use tokio::io::AsyncWriteExt;
 
-        let config = crate::host::HostConfig::single_host(
+        let config = toolsurface::host::HostConfig::single_host(
             "local",
             dir,
-            crate::standard::Role::Main,
-            crate::standard::Family::Chat,
+            toolsurface::standard::Role::Main,
+            toolsurface::standard::Family::Chat,
         );
         let session = McpServer::new(StandardHost::new(config).unwrap())
             .open_session()

@@ -6,11 +6,16 @@ use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolsurface");
 
+/// The repository root (this crate is its `cli/`): tool-defs/, examples/, tests/data/.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
 fn sample() -> String {
-    format!(
-        "{}/examples/transcripts/sample.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    root()
+        .join("examples/transcripts/sample.jsonl")
+        .display()
+        .to_string()
 }
 
 fn run(cwd: &Path, args: &[&str]) -> Output {

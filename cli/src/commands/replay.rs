@@ -1,8 +1,9 @@
 //! `toolsurface replay`: parse every tool call of historical transcripts with a surface's exact
-//! `Call::parse` rules ([`crate::call_check`], for any definitions folder) and count what
-//! became of them: parsed as they are, through an alias, answered as retired, refused (grouped
-//! by the refusal text the model would get), or unknown. With `--from`, the calls the old
-//! surface accepted and the new one refuses are the empirical breaking gate for CI (exit 4).
+//! `Call::parse` rules (the compiler's plan interpreter, [`toolsurface_compiler::plan::interp`],
+//! for any definitions folder) and count what became of them: parsed as they are, through an
+//! alias, answered as retired, refused (grouped by the refusal text the model would get), or
+//! unknown. With `--from`, the calls the old surface accepted and the new one refuses are the
+//! empirical breaking gate for CI (exit 4).
 //! `diff --replay` reuses [`replay_pair`] to put real-call counts on breaking findings.
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,9 +16,9 @@ use toolsurface_compiler::Ir;
 use toolsurface_compiler::plan::Plan;
 
 use super::Status;
-use crate::call_check::{CallChecker, Checked};
 use crate::transcript::{self, Event, ReadSummary};
-use crate::{CallError, CallErrorKind};
+use toolsurface::{CallError, CallErrorKind};
+use toolsurface_compiler::plan::interp::{CallChecker, Checked};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -415,7 +415,7 @@ fn main() {
     });
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+        .unwrap_or_else(|| Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).to_owned());
     let out = target.join("bench-rows");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(

@@ -11,9 +11,9 @@
 
 use rmcp::model::Tool;
 
-use crate::standard;
-use crate::standard::Family;
-use crate::standard::Role;
+use toolsurface::standard;
+use toolsurface::standard::Family;
+use toolsurface::standard::Role;
 
 /// Parse a published mcp-dialect array into rmcp tools, in array order. Every key of every
 /// tool must survive the round trip into [`Tool`] (a key rmcp does not model is an error,

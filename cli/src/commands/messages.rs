@@ -19,8 +19,8 @@ use toolsurface_runtime::messages::{
     ImportError, MessageRead, SqliteMessageStore, import_jsonl, message_read,
 };
 
-use crate::standard;
-use crate::standard::message_read as definition;
+use toolsurface::standard;
+use toolsurface::standard::message_read as definition;
 
 use super::Status;
 
