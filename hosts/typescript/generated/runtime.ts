@@ -172,6 +172,35 @@ function intNum(lex: string): Num {
 
 const MAX_DEPTH = 128;
 
+/** A one-character JSON escape's character (`n` → newline), or undefined; `u` is not one. */
+function shortEscape(c: number): string | undefined {
+  switch (c) {
+    case 34:
+      return '"';
+    case 92:
+      return "\\";
+    case 47:
+      return "/";
+    case 98:
+      return "\b";
+    case 102:
+      return "\f";
+    case 110:
+      return "\n";
+    case 114:
+      return "\r";
+    case 116:
+      return "\t";
+    default:
+      return undefined;
+  }
+}
+
+/** The value of a hex digit's code unit, or -1. */
+function hexDigit(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+}
+
 class Scanner {
   at = 0;
   readonly s: string;
@@ -255,47 +284,20 @@ class Scanner {
       }
       out += s.slice(run, j);
       const e = s.charCodeAt(j + 1);
-      let d: string;
-      switch (e) {
-        case 34:
-          d = '"';
-          break;
-        case 92:
-          d = "\\";
-          break;
-        case 47:
-          d = "/";
-          break;
-        case 98:
-          d = "\b";
-          break;
-        case 102:
-          d = "\f";
-          break;
-        case 110:
-          d = "\n";
-          break;
-        case 114:
-          d = "\r";
-          break;
-        case 116:
-          d = "\t";
-          break;
-        case 117: {
-          let u = 0;
-          for (let k = 2; k < 6; k++) {
-            const h = s.charCodeAt(j + k);
-            const x = h >= 48 && h <= 57 ? h - 48 : h >= 97 && h <= 102 ? h - 87 : h >= 65 && h <= 70 ? h - 55 : -1;
-            if (x < 0) return undefined;
-            u = u * 16 + x;
-          }
-          if (u >= 0xd800 && u <= 0xdfff) return undefined;
-          d = String.fromCharCode(u);
-          j += 4;
-          break;
+      let d: string | undefined;
+      if (e === 117) {
+        let u = 0;
+        for (let k = 2; k < 6; k++) {
+          const x = hexDigit(s.charCodeAt(j + k));
+          if (x < 0) return undefined;
+          u = u * 16 + x;
         }
-        default:
-          return undefined;
+        if (u >= 0xd800 && u <= 0xdfff) return undefined;
+        d = String.fromCharCode(u);
+        j += 4;
+      } else {
+        d = shortEscape(e);
+        if (d === undefined) return undefined;
       }
       out += d;
       j += 2;
@@ -766,29 +768,11 @@ class SerdeReader {
 
   escape(): string {
     if (this.i >= this.b.length) throw this.error("EOF while parsing a string");
-    const ch = this.b[this.i++];
-    switch (ch) {
-      case 34:
-        return '"';
-      case 92:
-        return "\\";
-      case 47:
-        return "/";
-      case 98:
-        return "\b";
-      case 102:
-        return "\f";
-      case 110:
-        return "\n";
-      case 114:
-        return "\r";
-      case 116:
-        return "\t";
-      case 117:
-        return this.unicodeEscape();
-      default:
-        throw this.error("invalid escape");
-    }
+    const ch = this.b[this.i++] as number;
+    if (ch === 117) return this.unicodeEscape();
+    const d = shortEscape(ch);
+    if (d === undefined) throw this.error("invalid escape");
+    return d;
   }
 
   hex(): number {
@@ -801,8 +785,7 @@ class SerdeReader {
     let ok = true;
     for (let k = 0; k < 4; k++) {
       const c = b[this.i + k] as number;
-      const d =
-        c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+      const d = hexDigit(c);
       if (d < 0) ok = false;
       n = n * 16 + d;
     }
