@@ -976,13 +976,17 @@ class Plan:
             (s["role"], s["family"]): s for s in data["surfaces"]
         }
         self.json: list[str] = list(data["json"])
-        # The tools a name reaches with nothing in between (neither an alias nor retired):
-        # check's short way for a text argument (the general way below decides the same).
-        self._plain: dict[str, Any] = {
-            n: t
-            for n, t in self.tools.items()
-            if n not in self.aliases and n not in self.retired
+        # What a called name reaches, resolved once: (tool, alias, retired). A retired name
+        # is refused before anything else; an alias whose tool exists stands before a tool
+        # of the same name (as interp.rs resolves them).
+        self._names: dict[str, tuple[Any, Any, Any]] = {
+            n: (t, None, None) for n, t in self.tools.items()
         }
+        for n, a in self.aliases.items():
+            if a["tool"] in self.tools:
+                self._names[n] = (self.tools[a["tool"]], a, None)
+        for n, r in self.retired.items():
+            self._names[n] = (None, None, r)
         self.patterns: dict[str, re.Pattern[str] | None] = {}
         self._scopes: dict[tuple[str, str, tuple[str, ...]], _Scope] = {}
         for t in data["tools"]:
@@ -1062,26 +1066,18 @@ class Plan:
     ) -> tuple[str, str | None, Fields]:
         """(tool, action, typed fields) of an accepted call, or CallError."""
         scope = self.scope(role, family, skills)
-        tool = self._plain.get(name)
-        if tool is not None and type(arguments) is str and name in scope.offered:
-            ff = tool["freeform"]
-            if ff is None or family not in ff["families"]:
-                action, fields = self._tool(tool, read_json(arguments, name))
-                return name, action, fields
-        tool_name = name
-        alias = self.aliases.get(name)
-        if name in self.retired:
-            r = self.retired[name]
-            raise CallError("Retired", f"{r['name']} was retired: {r['message']}")
-        if alias is not None and alias["tool"] in self.tools:
-            tool_name = alias["tool"]
-        elif name in self.tools:
-            alias = None
-        else:
+        found = self._names.get(name)
+        if found is None:
             offered = [t for t in self.tool_order if t in scope.offered]
             near = did_you_mean(name, offered)
             hint = f" (did you mean {near}?)" if near is not None else ""
             raise CallError("UnknownTool", f"unknown tool {name}{hint}")
+        tool, alias, retired = found
+        if retired is not None:
+            raise CallError(
+                "Retired", f"{retired['name']} was retired: {retired['message']}"
+            )
+        tool_name: str = tool["name"]
         if tool_name not in scope.offered:
             raise not_offered(
                 name,
@@ -1090,8 +1086,7 @@ class Plan:
                 scope.gates.get(tool_name),
                 scope.activate,
             )
-        tool = self.tools[tool_name]
-        if isinstance(arguments, bytes):
+        if type(arguments) is not str and isinstance(arguments, bytes):
             try:
                 arguments = arguments.decode("utf-8")
             except UnicodeDecodeError:
@@ -1099,12 +1094,12 @@ class Plan:
                     "InvalidJson",
                     f"{name}: arguments are not valid JSON (arguments are not valid UTF-8)",
                 ) from None
-        ff = tool["freeform"]
-        raw = arguments if isinstance(arguments, str) else None
-        if ff is not None and family in ff["families"] and raw is not None:
-            pairs: Pairs | None = Pairs([(ff["field"], raw)])
-        elif raw is not None:
-            pairs = None
+        if isinstance(arguments, str):
+            ff = tool["freeform"]
+            if ff is not None and family in ff["families"]:
+                pairs = Pairs([(ff["field"], arguments)])
+            else:
+                pairs = read_json(arguments, name)
         else:
             v = from_python(arguments)
             if isinstance(v, Pairs):
@@ -1116,9 +1111,6 @@ class Plan:
                     "NotAnObject",
                     f"{name}: arguments must be a JSON object, got {describe(v)}",
                 )
-        if pairs is None:
-            assert raw is not None
-            pairs = read_json(raw, name)
         if alias is not None:
             for old, new in alias["rename"]:
                 pairs = Pairs((new if k == old else k, v) for k, v in pairs)
