@@ -244,6 +244,9 @@ pub struct Tool {
     /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
     /// parsed call; `Handlers` receives it). Not published.
     pub implements: Option<String>,
+    /// `parameters:`: what the parameters object itself says beyond its fields (other keys
+    /// accepted, root annotations and verbatim keywords).
+    pub parameters: Parameters,
     /// The tool's file.
     pub span: Span,
 }
@@ -268,6 +271,17 @@ impl Tool {
             .filter_map(|a| a.name.as_deref())
             .collect()
     }
+}
+
+/// The parameters object of a tool, beyond its fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Parameters {
+    /// Keys other than the fields: `None` refused (the default), `Some(Any)` for
+    /// `additional_properties: true`, else each checked as this type.
+    pub additional: Option<Type>,
+    /// The root's annotations (`title`, a schema `description`, verbatim keywords such as
+    /// `$schema`).
+    pub ann: Annotations,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -324,10 +338,89 @@ pub enum Type {
         min_items: Option<u64>,
         max_items: Option<u64>,
     },
-    /// A nested strict object.
+    /// A nested object: strict (unknown keys refused) unless `additional` says what other
+    /// keys may hold (`additional_properties:`; `Some(Any)` for `true`).
     Object {
         properties: Vec<Property>,
+        additional: Option<Box<Type>>,
     },
+    /// Any JSON value (`type: any`; a schema without `type`).
+    Any,
+    /// Only `null` (`type: "null"`; a union branch).
+    Null,
+    /// Exactly this JSON value (`type: const` + `value:`; or a scalar type's `const:`, which
+    /// publishes its `type` beside it: `json_type`).
+    Const {
+        value: serde_json::Value,
+        json_type: Option<String>,
+    },
+    /// Several shapes (`any_of:`, `one_of:`, or a type list `type: [string, "null"]`).
+    Union {
+        form: UnionForm,
+        branches: Vec<Type>,
+    },
+    /// A type with keywords that change no call's verdict: published as written.
+    Annotated {
+        ty: Box<Type>,
+        ann: Box<Annotations>,
+    },
+}
+
+impl Type {
+    /// The type without its annotations, and the annotations (`None` when it has none).
+    pub fn peel(&self) -> (&Type, Option<&Annotations>) {
+        match self {
+            Type::Annotated { ty, ann } => (ty.peel().0, Some(ann)),
+            t => (t, None),
+        }
+    }
+}
+
+/// How a union is spelled (and checked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnionForm {
+    /// `anyOf`: a value any branch accepts.
+    AnyOf,
+    /// `oneOf`: a value exactly one branch accepts.
+    OneOf,
+    /// `"type": ["string", "null"]`: a value of any listed type; each branch is a bare type,
+    /// its keywords written once beside the list.
+    TypeList,
+}
+
+impl UnionForm {
+    /// The JSON Schema keyword (`type` for a type list).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            UnionForm::AnyOf => "anyOf",
+            UnionForm::OneOf => "oneOf",
+            UnionForm::TypeList => "type",
+        }
+    }
+}
+
+/// Keywords that change no call's verdict (JSON Schema's annotations, plus keywords kept
+/// verbatim): published where written, recorded by the lock, never read by `Call::parse`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Annotations {
+    /// A description where the language has no template slot (array items, union branches).
+    pub description: Option<String>,
+    pub title: Option<String>,
+    /// `default:`: the value an absent field means (type-checked by `check`).
+    pub default: Option<serde_json::Value>,
+    /// `format:` (`date-time`, `email`, `uri`, …): an annotation, as in JSON Schema 2020-12.
+    pub format: Option<String>,
+    /// `examples:` of the schema itself (not example calls).
+    pub examples: Option<Vec<serde_json::Value>>,
+    /// `json_schema:`: other keywords, published verbatim after the modelled ones and not
+    /// checked by `Call::parse` (what `import` keeps of a construct the language lacks).
+    pub extra: Vec<(String, serde_json::Value)>,
+}
+
+impl Annotations {
+    pub fn is_empty(&self) -> bool {
+        *self == Annotations::default()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

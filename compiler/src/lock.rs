@@ -237,6 +237,31 @@ pub enum TypeShape {
     },
     Object {
         properties: Vec<PropertyShape>,
+        /// What other keys may hold (`None`: refused).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        additional: Option<Box<TypeShape>>,
+    },
+    Any,
+    Null,
+    Const {
+        value: serde_json::Value,
+    },
+    Union {
+        /// `anyOf`, `oneOf` or `type` (a type list).
+        form: String,
+        branches: Vec<TypeShape>,
+    },
+    /// A type with keywords that change no verdict (`ir::Annotations`), recorded so `diff`
+    /// can judge a changed default or format.
+    Annotated {
+        schema: Box<TypeShape>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        default: Option<serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        format: Option<String>,
+        /// Everything else (title, description, examples, verbatim keywords), as published.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        other: Option<serde_json::Value>,
     },
 }
 
@@ -647,7 +672,10 @@ fn type_shape(ty: &ir::Type) -> TypeShape {
             min_items: *min_items,
             max_items: *max_items,
         },
-        ir::Type::Object { properties } => TypeShape::Object {
+        ir::Type::Object {
+            properties,
+            additional,
+        } => TypeShape::Object {
             properties: properties
                 .iter()
                 .map(|p| PropertyShape {
@@ -656,7 +684,43 @@ fn type_shape(ty: &ir::Type) -> TypeShape {
                     schema: type_shape(&p.ty),
                 })
                 .collect(),
+            additional: additional.as_deref().map(|t| Box::new(type_shape(t))),
         },
+        ir::Type::Any => TypeShape::Any,
+        ir::Type::Null => TypeShape::Null,
+        ir::Type::Const { value, .. } => TypeShape::Const {
+            value: value.clone(),
+        },
+        ir::Type::Union { form, branches } => TypeShape::Union {
+            form: form.keyword().to_owned(),
+            branches: branches.iter().map(type_shape).collect(),
+        },
+        ir::Type::Annotated { ty, ann } => {
+            let mut other = serde_json::Map::new();
+            let mut put = |k: &str, v: Option<serde_json::Value>| {
+                if let Some(v) = v {
+                    other.insert(k.to_owned(), v);
+                }
+            };
+            put(
+                "description",
+                ann.description.clone().map(serde_json::Value::String),
+            );
+            put("title", ann.title.clone().map(serde_json::Value::String));
+            put(
+                "examples",
+                ann.examples.clone().map(serde_json::Value::Array),
+            );
+            for (k, v) in &ann.extra {
+                put(k, Some(v.clone()));
+            }
+            TypeShape::Annotated {
+                schema: Box::new(type_shape(ty)),
+                default: ann.default.clone(),
+                format: ann.format.clone(),
+                other: (!other.is_empty()).then_some(serde_json::Value::Object(other)),
+            }
+        }
     }
 }
 

@@ -475,7 +475,7 @@ fn nested_text(
     out: &mut String,
 ) {
     match ty {
-        Type::Object { properties } => {
+        Type::Object { properties, .. } => {
             for p in properties {
                 let sub = format!("{path}.{}", p.name);
                 let req = if p.required { "required" } else { "optional" };
@@ -488,6 +488,12 @@ fn nested_text(
             }
         }
         Type::Array { items, .. } => nested_text(items, path, pad, field_text, out),
+        Type::Annotated { ty, .. } => nested_text(ty, path, pad, field_text, out),
+        Type::Union { branches, .. } => {
+            for (i, b) in branches.iter().enumerate() {
+                nested_text(b, &format!("{path}.#{i}"), pad, field_text, out);
+            }
+        }
         _ => {}
     }
 }
@@ -535,10 +541,60 @@ pub fn type_text(ty: &Type) -> String {
             },
             range(min_items, max_items, " items").into_iter().collect(),
         ),
-        Type::Object { properties } => (
-            format!("object ({} properties, no others)", properties.len()),
+        Type::Object {
+            properties,
+            additional,
+        } => (
+            match additional.as_deref() {
+                None => format!("object ({} properties, no others)", properties.len()),
+                Some(Type::Any) => format!(
+                    "object ({} properties, others of any value)",
+                    properties.len()
+                ),
+                Some(t) => format!(
+                    "object ({} properties, others {})",
+                    properties.len(),
+                    type_text(t)
+                ),
+            },
             Vec::new(),
         ),
+        Type::Any => ("any value".into(), Vec::new()),
+        Type::Null => ("null".into(), Vec::new()),
+        Type::Const { value, .. } => (format!("exactly {value}"), Vec::new()),
+        Type::Union { form, branches } => (
+            format!(
+                "{} {}",
+                if *form == toolsurface_compiler::ir::UnionForm::OneOf {
+                    "exactly one of"
+                } else {
+                    "any of"
+                },
+                branches
+                    .iter()
+                    .map(type_text)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+            Vec::new(),
+        ),
+        Type::Annotated { ty, ann } => {
+            let mut extra = Vec::new();
+            if let Some(d) = &ann.default {
+                extra.push(format!("default {d}"));
+            }
+            if let Some(f) = &ann.format {
+                extra.push(format!("format {f}"));
+            }
+            if !ann.extra.is_empty() {
+                let keys: Vec<&str> = ann.extra.iter().map(|(k, _)| k.as_str()).collect();
+                extra.push(format!(
+                    "published verbatim, not checked: {}",
+                    keys.join(", ")
+                ));
+            }
+            (type_text(ty), extra)
+        }
     };
     if extra.is_empty() {
         base

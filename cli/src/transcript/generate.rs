@@ -365,7 +365,7 @@ fn value_for(name: &str, ty: &Type, rng: &mut Rng) -> Value {
             let len = lo + rng.below(hi - lo + 1);
             Value::Array((0..len).map(|_| value_for(name, items, rng)).collect())
         }
-        Type::Object { properties } => {
+        Type::Object { properties, .. } => {
             let mut m = Map::new();
             for p in properties {
                 if p.required || rng.chance(500) {
@@ -374,6 +374,14 @@ fn value_for(name: &str, ty: &Type, rng: &mut Rng) -> Value {
             }
             Value::Object(m)
         }
+        Type::Any => json!(n),
+        Type::Null => Value::Null,
+        Type::Const { value, .. } => value.clone(),
+        Type::Union { branches, .. } => match branches.first() {
+            Some(b) => value_for(name, b, rng),
+            None => Value::Null,
+        },
+        Type::Annotated { ty, .. } => value_for(name, ty, rng),
     }
 }
 

@@ -189,6 +189,17 @@ pub fn expected_text(ty: &Type) -> String {
             ..
         } => format!("an array{}", length_text(*min_items, *max_items, "items")),
         Type::Object { .. } => "an object".to_owned(),
+        Type::Any => "any value".to_owned(),
+        Type::Null => "null".to_owned(),
+        Type::Const { value, .. } => value.to_string(),
+        Type::Union { branches, .. } => {
+            let texts: Vec<String> = branches.iter().map(expected_text).collect();
+            match texts.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => texts.concat(),
+            }
+        }
+        Type::Annotated { ty, .. } => expected_text(ty),
     }
 }
 
@@ -259,7 +270,15 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 expected,
             }
         }
-        Type::Object { properties } => lower_object(cx, properties, hint),
+        Type::Object { properties, .. } => lower_object(cx, properties, hint),
+        Type::Annotated { ty, .. } => lower(cx, ty, hint),
+        // Placeholder until the Rust walk handles these kinds (branch `lang`).
+        Type::Any | Type::Null | Type::Const { .. } | Type::Union { .. } => RType::Str {
+            min: None,
+            max: None,
+            pattern: None,
+            expected,
+        },
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ir::{Field, Type};
+use crate::ir::{Annotations, Field, Property, Type, UnionForm};
 
 /// A YAML scalar: plain when that reads back as the same string, else double-quoted (a JSON
 /// string is a valid YAML double-quoted scalar).
@@ -42,8 +42,73 @@ fn number(x: f64) -> String {
     }
 }
 
-/// The keys of a type (without `description`), one `key: value` line each, at `indent`.
-fn type_lines(ty: &Type, indent: usize, out: &mut String) {
+/// A JSON value as YAML (JSON text is a YAML flow node).
+pub fn json(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => scalar(s),
+        other => other.to_string(),
+    }
+}
+
+/// The name `type:` takes for a type (its JSON type name where it has one).
+fn type_name(ty: &Type) -> &'static str {
+    match ty {
+        Type::String { .. } => "string",
+        Type::Integer { .. } => "integer",
+        Type::Number { .. } => "number",
+        Type::Boolean => "boolean",
+        Type::Enum { .. } => "enum",
+        Type::Array { .. } => "array",
+        Type::Object { .. } => "object",
+        Type::Any => "any",
+        Type::Null => "null",
+        Type::Const { .. } => "const",
+        Type::Union {
+            form: UnionForm::OneOf,
+            ..
+        } => "one_of",
+        Type::Union { .. } => "any_of",
+        Type::Annotated { ty, .. } => type_name(ty),
+    }
+}
+
+/// The keys of a type (without a field's `description`), one `key: value` line each (nested
+/// nodes below), at `indent`: the one YAML spelling of the field language, which `merge` and
+/// `import` write through.
+pub fn type_lines(ty: &Type, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match ty {
+        Type::Annotated { ty, ann } => {
+            type_lines(ty, indent, out);
+            annotation_lines(ann, indent, out);
+        }
+        Type::Union {
+            form: UnionForm::TypeList,
+            branches,
+        } => {
+            let names: Vec<&str> = branches.iter().map(type_name).collect();
+            let _ = writeln!(out, "{pad}type: {}", flow_list(&names));
+            for b in branches {
+                keyword_lines(b, indent, out);
+            }
+        }
+        Type::Const {
+            value,
+            json_type: Some(t),
+        } => {
+            let _ = writeln!(out, "{pad}type: {t}");
+            let _ = writeln!(out, "{pad}const: {}", json(value));
+        }
+        other => {
+            let name = type_name(other);
+            let _ = writeln!(out, "{pad}type: {}", scalar(name));
+            keyword_lines(other, indent, out);
+        }
+    }
+}
+
+/// The keys of a type other than `type:`.
+fn keyword_lines(ty: &Type, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     let mut line = |k: &str, v: String| {
         let _ = writeln!(out, "{pad}{k}: {v}");
@@ -54,7 +119,6 @@ fn type_lines(ty: &Type, indent: usize, out: &mut String) {
             max_length,
             pattern,
         } => {
-            line("type", "string".into());
             if let Some(v) = min_length {
                 line("min_length", v.to_string());
             }
@@ -66,7 +130,6 @@ fn type_lines(ty: &Type, indent: usize, out: &mut String) {
             }
         }
         Type::Integer { minimum, maximum } => {
-            line("type", "integer".into());
             if let Some(v) = minimum {
                 line("minimum", v.to_string());
             }
@@ -75,7 +138,6 @@ fn type_lines(ty: &Type, indent: usize, out: &mut String) {
             }
         }
         Type::Number { minimum, maximum } => {
-            line("type", "number".into());
             if let Some(v) = minimum {
                 line("minimum", number(*v));
             }
@@ -83,17 +145,14 @@ fn type_lines(ty: &Type, indent: usize, out: &mut String) {
                 line("maximum", number(*v));
             }
         }
-        Type::Boolean => line("type", "boolean".into()),
-        Type::Enum { values } => {
-            line("type", "enum".into());
-            line("values", flow_list(values));
-        }
+        Type::Boolean | Type::Any | Type::Null | Type::Annotated { .. } => {}
+        Type::Enum { values } => line("values", flow_list(values)),
+        Type::Const { value, .. } => line("value", json(value)),
         Type::Array {
             items,
             min_items,
             max_items,
         } => {
-            line("type", "array".into());
             let _ = writeln!(out, "{pad}items:");
             type_lines(items, indent + 2, out);
             let mut line = |k: &str, v: String| {
@@ -106,27 +165,90 @@ fn type_lines(ty: &Type, indent: usize, out: &mut String) {
                 line("max_items", v.to_string());
             }
         }
-        Type::Object { properties } => {
-            line("type", "object".into());
-            let _ = writeln!(out, "{pad}properties:");
-            for p in properties {
-                let _ = writeln!(out, "{pad}  {}:", p.name);
-                type_lines(&p.ty, indent + 4, out);
-                let _ = writeln!(
-                    out,
-                    "{pad}    description: {}",
-                    scalar(p.description.source.trim_end())
-                );
-            }
-            let required: Vec<&str> = properties
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| p.name.as_str())
-                .collect();
-            if !required.is_empty() {
-                let _ = writeln!(out, "{pad}required: {}", flow_list(&required));
+        Type::Object {
+            properties,
+            additional,
+        } => object_lines(properties, additional.as_deref(), indent, out),
+        Type::Union { branches, .. } => {
+            let _ = writeln!(out, "{pad}branches:");
+            for b in branches {
+                let mut item = String::new();
+                type_lines(b, indent + 4, &mut item);
+                let _ = write!(out, "{pad}  - {}", item.get(indent + 4..).unwrap_or(""));
             }
         }
+    }
+}
+
+fn object_lines(
+    properties: &[Property],
+    additional: Option<&Type>,
+    indent: usize,
+    out: &mut String,
+) {
+    let pad = " ".repeat(indent);
+    if !properties.is_empty() {
+        let _ = writeln!(out, "{pad}properties:");
+    }
+    for p in properties {
+        let _ = writeln!(out, "{pad}  {}:", scalar(&p.name));
+        type_lines(&p.ty, indent + 4, out);
+        let _ = writeln!(
+            out,
+            "{pad}    description: {}",
+            scalar(p.description.source.trim_end())
+        );
+    }
+    let required: Vec<&str> = properties
+        .iter()
+        .filter(|p| p.required)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !required.is_empty() {
+        let _ = writeln!(out, "{pad}required: {}", flow_list(&required));
+    }
+    additional_lines(additional, indent, out);
+}
+
+/// `additional_properties:` (nothing for a strict object).
+pub fn additional_lines(additional: Option<&Type>, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match additional {
+        None => {}
+        Some(Type::Any) => {
+            let _ = writeln!(out, "{pad}additional_properties: true");
+        }
+        Some(t) => {
+            let _ = writeln!(out, "{pad}additional_properties:");
+            type_lines(t, indent + 2, out);
+        }
+    }
+}
+
+/// The annotation keys, in the language's order.
+pub fn annotation_lines(ann: &Annotations, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    let mut line = |k: &str, v: String| {
+        let _ = writeln!(out, "{pad}{k}: {v}");
+    };
+    if let Some(d) = &ann.description {
+        line("description", scalar(d));
+    }
+    if let Some(t) = &ann.title {
+        line("title", scalar(t));
+    }
+    if let Some(v) = &ann.default {
+        line("default", json(v));
+    }
+    if let Some(f) = &ann.format {
+        line("format", scalar(f));
+    }
+    if let Some(x) = &ann.examples {
+        line("examples", serde_json::Value::Array(x.clone()).to_string());
+    }
+    if !ann.extra.is_empty() {
+        let map: serde_json::Map<String, serde_json::Value> = ann.extra.iter().cloned().collect();
+        line("json_schema", serde_json::Value::Object(map).to_string());
     }
 }
 

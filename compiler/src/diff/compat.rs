@@ -810,6 +810,11 @@ fn kind(t: &TypeShape) -> &'static str {
         TypeShape::Enum { .. } => "enum",
         TypeShape::Array { .. } => "array",
         TypeShape::Object { .. } => "object",
+        TypeShape::Any => "any",
+        TypeShape::Null => "null",
+        TypeShape::Const { .. } => "const",
+        TypeShape::Union { .. } => "union",
+        TypeShape::Annotated { schema, .. } => kind(schema),
     }
 }
 
@@ -933,8 +938,41 @@ fn accepts(t: &TypeShape, s: &str) -> Option<bool> {
 /// One field's old and new type, compared per old type kind; `at` is the path findings are
 /// reported at (`field`, `field.prop`, `field[]`).
 fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
+    if matches!(old, TypeShape::Annotated { .. }) || matches!(new, TypeShape::Annotated { .. }) {
+        annotation_changes(old, new, at, out);
+        return types(peel(old), peel(new), at, out);
+    }
     let pair = TypePair { old, new, at };
     match old {
+        TypeShape::Any => {
+            if *new != TypeShape::Any {
+                push(
+                    out,
+                    "type-narrowed",
+                    at.to_owned(),
+                    Verdict::Breaking,
+                    format!("any value → {}", kind(new)),
+                );
+            }
+        }
+        TypeShape::Null | TypeShape::Const { .. } | TypeShape::Union { .. } => match new {
+            TypeShape::Any => push(
+                out,
+                "type-widened",
+                at.to_owned(),
+                Verdict::Compatible,
+                format!("{} → any value", kind(old)),
+            ),
+            TypeShape::Union { form, branches } if matches!(old, TypeShape::Union { form: f, branches: b } if f == form && b.len() == branches.len()) => {
+                if let TypeShape::Union { branches: b, .. } = old {
+                    for (i, (x, y)) in b.iter().zip(branches).enumerate() {
+                        types(x, y, &format!("{at}#{i}"), out);
+                    }
+                }
+            }
+            _ if new == old => {}
+            _ => pair.kind_changed(out),
+        },
         TypeShape::String {
             min_length,
             max_length,
@@ -952,7 +990,109 @@ fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
             min_items,
             max_items,
         } => pair.array_changes(items, *min_items, *max_items, out),
-        TypeShape::Object { properties } => pair.object_changes(properties, out),
+        TypeShape::Object {
+            properties,
+            additional,
+        } => {
+            pair.object_changes(properties, out);
+            if let TypeShape::Object { additional: b, .. } = new {
+                additional_change(additional.as_deref(), b.as_deref(), at, out);
+            }
+        }
+        TypeShape::Annotated { .. } => {}
+    }
+}
+
+/// The type beneath a type's annotations.
+fn peel(t: &TypeShape) -> &TypeShape {
+    match t {
+        TypeShape::Annotated { schema, .. } => peel(schema),
+        t => t,
+    }
+}
+
+/// A changed `default` changes what an absent field means (breaking, as is one removed); a
+/// format added or changed narrows what a reader may send (breaking), one removed widens it;
+/// any other annotation is text (compatible).
+fn annotation_changes(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
+    let parts = |t: &TypeShape| match t {
+        TypeShape::Annotated {
+            default,
+            format,
+            other,
+            ..
+        } => (default.clone(), format.clone(), other.clone()),
+        _ => (None, None, None),
+    };
+    let (d0, f0, o0) = parts(old);
+    let (d1, f1, o1) = parts(new);
+    let show_json = |v: &Option<serde_json::Value>| {
+        v.as_ref()
+            .map_or_else(|| "none".to_owned(), |v| v.to_string())
+    };
+    if d0 != d1 {
+        let verdict = if d0.is_none() {
+            Verdict::Compatible
+        } else {
+            Verdict::Breaking
+        };
+        push(
+            out,
+            "default-changed",
+            at.to_owned(),
+            verdict,
+            format!("default {} → {}", show_json(&d0), show_json(&d1)),
+        );
+    }
+    if f0 != f1 {
+        let verdict = if f1.is_none() {
+            Verdict::Compatible
+        } else {
+            Verdict::Breaking
+        };
+        push(
+            out,
+            "format-changed",
+            at.to_owned(),
+            verdict,
+            format!("format {} → {}", show(f0), show(f1)),
+        );
+    }
+    if o0 != o1 {
+        push(
+            out,
+            "annotation-changed",
+            at.to_owned(),
+            Verdict::Compatible,
+            "title, examples or verbatim keywords changed".to_owned(),
+        );
+    }
+}
+
+/// Other keys of an object: accepting more is compatible, fewer breaking.
+fn additional_change(
+    old: Option<&TypeShape>,
+    new: Option<&TypeShape>,
+    at: &str,
+    out: &mut Vec<Change>,
+) {
+    match (old, new) {
+        (None, None) => {}
+        (None, Some(_)) => push(
+            out,
+            "object-opened",
+            at.to_owned(),
+            Verdict::Compatible,
+            "other keys now accepted".to_owned(),
+        ),
+        (Some(_), None) => push(
+            out,
+            "object-closed",
+            at.to_owned(),
+            Verdict::Breaking,
+            "other keys now refused".to_owned(),
+        ),
+        (Some(a), Some(b)) => types(a, b, &format!("{at}.*"), out),
     }
 }
 
@@ -1183,7 +1323,7 @@ impl TypePair<'_> {
     /// Object properties: removed, newly required, added, and each kept one's type.
     fn object_changes(&self, a: &[PropertyShape], out: &mut Vec<Change>) {
         let at = self.at;
-        let TypeShape::Object { properties: b } = self.new else {
+        let TypeShape::Object { properties: b, .. } = self.new else {
             self.kind_changed(out);
             return;
         };

@@ -3,7 +3,9 @@
 //! the actions that use it, in one of three styles (plain JSON Schema, OpenAI strict, the
 //! Gemini OpenAPI subset). The per-action strictness lives in `Call::parse`, not here.
 
-use crate::ir::{RenderedTool, Tool, Type};
+use crate::ir::{Annotations, RenderedTool, Tool, Type, UnionForm};
+
+use super::extras::value_json;
 
 use super::EmitError;
 use super::json::Json;
@@ -155,25 +157,54 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
             required.push(Json::str(name));
         }
     }
-    Ok(object_schema(properties, required, style))
+    let params = &tool.parameters;
+    let head = Json::obj().with("type", type_name("object", style));
+    let additional = match &params.additional {
+        Some(t) => Some(
+            Node {
+                texts: Some(texts),
+                path: "*".to_owned(),
+                style,
+            }
+            .schema(t, None, false)?,
+        ),
+        None => None,
+    };
+    let root = object_schema_with(head, properties, required, additional, style);
+    Ok(annotated(root, &params.ann, None))
+}
+
+/// `node` with the annotations appended (a `description` only where the node has none).
+fn annotated(mut node: Json, ann: &Annotations, description: Option<&str>) -> Json {
+    if description.is_none() {
+        node = node.with_opt("description", ann.description.clone().map(Json::Str));
+    }
+    node = node
+        .with_opt("title", ann.title.clone().map(Json::Str))
+        .with_opt("default", ann.default.as_ref().map(value_json))
+        .with_opt("format", ann.format.clone().map(Json::Str))
+        .with_opt(
+            "examples",
+            ann.examples
+                .as_ref()
+                .map(|x| Json::Arr(x.iter().map(value_json).collect())),
+        );
+    for (k, v) in &ann.extra {
+        node = node.with(k, value_json(v));
+    }
+    node
 }
 
 /// `{"type":"object","properties":…,"required":…,"additionalProperties":false}` in the
-/// documented key order; `required` omitted when empty except in strict style (where the
-/// OpenAI SDK's `ensure_strict_json_schema` would add it).
-fn object_schema(properties: Vec<(String, Json)>, required: Vec<Json>, style: Style) -> Json {
-    object_schema_with(
-        Json::obj().with("type", type_name("object", style)),
-        properties,
-        required,
-        style,
-    )
-}
-
+/// documented key order after `head`; `required` omitted when empty except in strict style
+/// (where the OpenAI SDK's `ensure_strict_json_schema` would add it). `additional`: the schema
+/// of an open object's other keys (`true` for any); the closed default is `false`, left out in
+/// the styles without the key.
 fn object_schema_with(
     head: Json,
     properties: Vec<(String, Json)>,
     required: Vec<Json>,
+    additional: Option<Json>,
     style: Style,
 ) -> Json {
     let required = if required.is_empty() && style != Style::Strict {
@@ -181,9 +212,11 @@ fn object_schema_with(
     } else {
         Some(Json::Arr(required))
     };
-    let additional = match style {
-        Style::Gemini | Style::Open => None,
-        Style::JsonSchema | Style::Strict => Some(Json::Bool(false)),
+    let additional = match (style, additional) {
+        (Style::Gemini, _) | (Style::Open, None) => None,
+        (_, Some(Json::Obj(o))) if o.is_empty() => Some(Json::Bool(true)),
+        (_, Some(schema)) => Some(schema),
+        (Style::JsonSchema | Style::Strict, None) => Some(Json::Bool(false)),
     };
     head.with("properties", Json::Obj(properties))
         .with_opt("required", required)
@@ -238,6 +271,15 @@ impl Node<'_, '_> {
             Type::Boolean => "boolean",
             Type::Array { .. } => "array",
             Type::Object { .. } => "object",
+            Type::Null => "null",
+            Type::Annotated { ty, ann } => {
+                let own = description.filter(|d| !d.is_empty());
+                let inner = self.schema(ty, own.or_else(|| ann.description.clone()), nullable)?;
+                return Ok(annotated(inner, ann, Some("")));
+            }
+            Type::Any | Type::Const { .. } | Type::Union { .. } => {
+                return self.typeless(ty, description, nullable);
+            }
         };
         let type_value = if nullable {
             Json::Arr(vec![Json::str(base), Json::str("null")])
@@ -294,7 +336,19 @@ impl Node<'_, '_> {
                     .with_opt("minItems", min_items.map(uint))
                     .with_opt("maxItems", max_items.map(uint));
             }
-            Type::Object { properties } => {
+            Type::Any
+            | Type::Null
+            | Type::Const { .. }
+            | Type::Union { .. }
+            | Type::Annotated { .. } => {}
+            Type::Object {
+                properties,
+                additional,
+            } => {
+                let additional = match additional {
+                    Some(t) => Some(self.child("*").schema(t, None, false)?),
+                    None => None,
+                };
                 let mut props = Vec::new();
                 let mut required = Vec::new();
                 for p in properties {
@@ -309,10 +363,97 @@ impl Node<'_, '_> {
                         required.push(Json::str(p.name.clone()));
                     }
                 }
-                return Ok(object_schema_with(node, props, required, style));
+                return Ok(object_schema_with(node, props, required, additional, style));
             }
         }
         Ok(node)
+    }
+
+    /// The types without one JSON type name: `any` (no `type`), `const`, unions.
+    fn typeless(
+        &self,
+        ty: &Type,
+        description: Option<String>,
+        nullable: bool,
+    ) -> Result<Json, EmitError> {
+        let description = description.filter(|d| !d.is_empty()).map(Json::Str);
+        match ty {
+            Type::Const { value, json_type } => {
+                let head = match json_type {
+                    Some(t) => Json::obj().with("type", type_name(t, self.style)),
+                    None => Json::obj(),
+                };
+                Ok(head
+                    .with_opt("description", description)
+                    .with("const", value_json(value)))
+            }
+            Type::Union { form, branches } => {
+                let mut schemas = Vec::with_capacity(branches.len() + 1);
+                for (i, b) in branches.iter().enumerate() {
+                    schemas.push(self.branch(i).schema(b, None, false)?);
+                }
+                if nullable && !branches.iter().any(|b| matches!(b.peel().0, Type::Null)) {
+                    schemas.push(Json::obj().with("type", Json::str("null")));
+                }
+                Ok(self.union(*form, branches, schemas, description))
+            }
+            _ => Ok(Json::obj().with_opt("description", description)),
+        }
+    }
+
+    /// A union in this style: a type list where the style has them (Gemini: one type and
+    /// `nullable`, else `anyOf`), `anyOf` for `oneOf` in the styles without it (strict,
+    /// Gemini).
+    fn union(
+        &self,
+        form: UnionForm,
+        branches: &[Type],
+        schemas: Vec<Json>,
+        description: Option<Json>,
+    ) -> Json {
+        let style = self.style;
+        let listed = form == UnionForm::TypeList
+            && (style != Style::Gemini
+                || (branches.len() == 2 && branches.iter().any(|b| *b == Type::Null)));
+        if listed {
+            let mut names = Vec::new();
+            let mut keys: Vec<(String, Json)> = Vec::new();
+            for s in schemas {
+                if let Json::Obj(entries) = s {
+                    for (k, v) in entries {
+                        if k == "type" {
+                            names.push(v);
+                        } else if !keys.iter().any(|(x, _)| *x == k) {
+                            keys.push((k, v));
+                        }
+                    }
+                }
+            }
+            let head = if style == Style::Gemini {
+                let one = names.into_iter().find(|n| *n != Json::str("NULL"));
+                Json::obj()
+                    .with_opt("type", one)
+                    .with("nullable", Json::Bool(true))
+            } else {
+                Json::obj().with("type", Json::Arr(names))
+            };
+            let mut node = head.with_opt("description", description);
+            for (k, v) in keys {
+                node = node.with(&k, v);
+            }
+            return node;
+        }
+        let keyword = match (form, style) {
+            (UnionForm::OneOf, Style::JsonSchema | Style::Open) => "oneOf",
+            _ => "anyOf",
+        };
+        Json::obj()
+            .with_opt("description", description)
+            .with(keyword, Json::Arr(schemas))
+    }
+
+    fn branch(&self, i: usize) -> Node<'_, '_> {
+        self.child(&format!("#{i}"))
     }
 }
 

@@ -240,6 +240,11 @@ fn py_type(ty: &TypePlan) -> String {
         }
         TypePlan::Array { items, .. } => format!("tuple[{}, ...]", py_type(items)),
         TypePlan::Object { .. } => "Mapping[str, object]".to_owned(),
+        TypePlan::Any | TypePlan::Const { .. } => "object".to_owned(),
+        TypePlan::Null => "None".to_owned(),
+        TypePlan::Union { branches, .. } => {
+            branches.iter().map(py_type).collect::<Vec<_>>().join(" | ")
+        }
     }
 }
 
@@ -774,6 +779,8 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
             }
         }
         TypePlan::Object { .. } => "dict[str, object]".to_owned(),
+        TypePlan::Any | TypePlan::Const { .. } | TypePlan::Union { .. } => "object".to_owned(),
+        TypePlan::Null => "None".to_owned(),
     }
 }
 

@@ -337,6 +337,11 @@ fn ts_type(ty: &TypePlan) -> String {
             values.iter().map(|v| q(v)).collect::<Vec<_>>().join(" | ")
         }
         TypePlan::Array { items, .. } => format!("readonly ({})[]", ts_type(items)),
+        TypePlan::Any | TypePlan::Const { .. } => "unknown".to_owned(),
+        TypePlan::Null => "null".to_owned(),
+        TypePlan::Union { branches, .. } => {
+            branches.iter().map(ts_type).collect::<Vec<_>>().join(" | ")
+        }
         TypePlan::Object { object } => {
             let members: Vec<String> = object
                 .fields
@@ -771,6 +776,8 @@ fn zod_type(ty: &TypePlan) -> String {
             bound("max", max_items.map(|v| v.to_string()))
         ),
         TypePlan::Object { object } => zod_object(object, None, true),
+        TypePlan::Any | TypePlan::Const { .. } | TypePlan::Union { .. } => "z.unknown()".to_owned(),
+        TypePlan::Null => "z.null()".to_owned(),
     }
 }
 

@@ -1226,9 +1226,22 @@ impl<'a> AliasOnTool<'a> {
     }
 }
 /// Why a fixed alias argument does not fit the field it sets (`None`: it fits).
-fn value_problem(ty: &Type, v: &Node) -> Option<String> {
+pub(crate) fn value_problem(ty: &Type, v: &Node) -> Option<String> {
     let kind = v.value.kind();
     match (ty, &v.value) {
+        (Type::Annotated { ty, .. }, _) => value_problem(ty, v),
+        (Type::Any, _) | (Type::Null, Value::Null) => None,
+        (Type::Null, _) => Some(format!("of the wrong type: expected null, found {kind}")),
+        (Type::Const { value, .. }, _) => (!crate::plan::json_equal(&v.to_json(), value))
+            .then(|| format!("other than the field's one value {value}")),
+        (Type::Union { branches, .. }, _) => {
+            let problems: Vec<String> = branches
+                .iter()
+                .filter_map(|b| value_problem(b, v))
+                .collect();
+            (problems.len() == branches.len())
+                .then(|| format!("that fits no branch of the field ({})", problems.join("; ")))
+        }
         (
             Type::String {
                 min_length,
@@ -1268,7 +1281,22 @@ fn value_problem(ty: &Type, v: &Node) -> Option<String> {
         (Type::Array { items, .. }, Value::Seq(xs)) => {
             xs.iter().find_map(|x| value_problem(items, x))
         }
-        (Type::Object { .. }, Value::Map(_)) => None,
+        (
+            Type::Object {
+                properties,
+                additional,
+            },
+            Value::Map(entries),
+        ) => entries.iter().find_map(|(k, x)| {
+            let key = crate::load::yaml::key_text(k);
+            match properties.iter().find(|p| p.name == key) {
+                Some(p) => value_problem(&p.ty, x).map(|w| format!("at `{key}`: {w}")),
+                None => match additional {
+                    Some(t) => value_problem(t, x).map(|w| format!("at `{key}`: {w}")),
+                    None => Some(format!("with `{key}`, which is not a property")),
+                },
+            }
+        }),
         (Type::String { .. }, _) => Some(format!(
             "of the wrong type: expected a string, found {kind}"
         )),

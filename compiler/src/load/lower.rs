@@ -220,6 +220,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
         icon: t.icon.clone(),
         title: t.title.clone(),
         implements: t.implements.as_ref().map(|p| p.v.clone()),
+        parameters: t.parameters.clone(),
         span: Span::file_start(t.file),
     }
 }

@@ -47,6 +47,7 @@ pub mod read;
 pub mod render;
 pub mod sandbox;
 pub mod strategy;
+pub mod types;
 pub mod yaml;
 
 const TOP_LEVEL: &[&str] = &["surface.yaml", "roles.yaml", "aliases.yaml", "retired.yaml"];

@@ -110,6 +110,8 @@ pub struct ToolDef {
     pub title: Option<String>,
     /// `implements:`, the Rust type the typed call becomes.
     pub implements: Option<Sp<String>>,
+    /// `parameters:`, what the parameters object says beyond its fields.
+    pub parameters: crate::ir::Parameters,
 }
 
 #[derive(Debug)]
@@ -608,6 +610,7 @@ const TOOL_KEYS: &[&str] = &[
     "icon",
     "title",
     "implements",
+    "parameters",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -659,11 +662,16 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("title")
         .and_then(|n| read::string(n, "title", d))
         .map(|s| s.v);
+    let parameters = t
+        .get("parameters")
+        .map(|n| super::types::read_parameters(n, d))
+        .unwrap_or_default();
     Some(ToolDef {
         output,
         icon,
         title,
         implements,
+        parameters,
         file,
         stem: stem.to_owned(),
         name,
@@ -1032,18 +1040,29 @@ pub(crate) const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "enum", "array", "object",
 ];
 
+/// The field language's type names: [`TYPES`] (which outputs share) and the ones only fields
+/// have.
+const FIELD_TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "enum", "array", "object", "any", "null", "const",
+    "any_of", "one_of",
+];
+
 fn keys_for(ty: &str) -> &'static [&'static str] {
     match ty {
-        "string" => &["min_length", "max_length", "pattern"],
-        "integer" | "number" => &["minimum", "maximum"],
+        "string" => &["min_length", "max_length", "pattern", "const"],
+        "integer" | "number" => &["minimum", "maximum", "const"],
+        "boolean" => &["const"],
         "enum" => &["values"],
         "array" => &["items", "min_items", "max_items"],
-        "object" => &["properties", "required"],
+        "object" => &["properties", "required", "additional_properties"],
+        "const" => &["value"],
+        "any_of" | "one_of" => &["branches"],
         _ => &[],
     }
 }
 
-/// A field type (and, when `with_description`, the field's description).
+/// A field type (and, when `with_description`, the field's description). Without it (array
+/// items, union branches) a `description` is an annotation of the node.
 pub fn read_type(
     node: &Node,
     what: &str,
@@ -1054,8 +1073,22 @@ pub fn read_type(
         d.push(read::wrong_type(node, what, "a mapping with `type:`"));
         return None;
     };
-    let ty = read_type_name(node, entries, what, "field", d)?;
-    report_keys_foreign_to_type(entries, &ty.v, what, with_description, d);
+    let listed = entries
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("type"))
+        .and_then(|(_, v)| match &v.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        });
+    let names: Vec<String> = match listed {
+        Some(items) => super::types::type_list_names(items, what, d)?,
+        None => vec![read_type_name(node, entries, what, "field", FIELD_TYPES, d)?.v],
+    };
+    let keys: Vec<&str> = names
+        .iter()
+        .flat_map(|n| keys_for(n).iter().copied())
+        .collect();
+    report_keys_foreign_to_type(entries, &names.join(", "), &keys, what, d);
     let s = Struct::read(node, what, &[], &[], &mut Vec::new())?;
     let description = if with_description {
         read_field_description(&s, node, what, d)
@@ -1063,16 +1096,18 @@ pub fn read_type(
         None
     };
     let body = TypeBody { s, node, what };
-    let ty = match ty.v.as_str() {
-        "string" => body.read_string(d),
-        "integer" => body.read_integer(d),
-        "number" => body.read_number(d),
-        "boolean" => Type::Boolean,
-        "enum" => body.read_enum(d)?,
-        "array" => body.read_array(d)?,
-        "object" => body.read_object(d),
-        _ => return None,
+    let mut branches = Vec::with_capacity(names.len());
+    for name in &names {
+        branches.push(body.read_one(name, d)?);
+    }
+    let ty = match branches.len() {
+        1 => branches.pop()?,
+        _ => Type::Union {
+            form: crate::ir::UnionForm::TypeList,
+            branches,
+        },
     };
+    let ty = super::types::annotate(ty, &body.s, with_description, d);
     Some((ty, description))
 }
 
@@ -1083,6 +1118,7 @@ pub(crate) fn read_type_name(
     entries: &[(Node, Node)],
     what: &str,
     kind: &str,
+    names: &[&str],
     d: &mut Diags,
 ) -> Option<Sp<String>> {
     let ty_node = entries
@@ -1096,12 +1132,19 @@ pub(crate) fn read_type_name(
                 Some(node.span),
                 format!("{what} is missing `type`"),
             )
-            .with_hint(format!("type: {}", TYPES.join(" | "))),
+            .with_hint(format!("type: {}", names.join(" | "))),
         );
         return None;
     };
+    if ty_node.value == Value::Null && names.contains(&"null") {
+        // `type: null` unquoted: YAML reads null; the writer meant the null type.
+        return Some(Sp {
+            v: "null".to_owned(),
+            span: ty_node.span,
+        });
+    }
     let ty = read::string(ty_node, "type", d)?;
-    if !TYPES.contains(&ty.v.as_str()) {
+    if !names.contains(&ty.v.as_str()) {
         d.push(
             Diagnostic::error(
                 "unknown-type",
@@ -1109,8 +1152,8 @@ pub(crate) fn read_type_name(
                 format!("unknown {kind} type `{}`", ty.v),
             )
             .with_hint(
-                crate::diag::did_you_mean(&ty.v, TYPES.iter().copied())
-                    .unwrap_or_else(|| format!("type: {}", TYPES.join(" | "))),
+                crate::diag::did_you_mean(&ty.v, names.iter().copied())
+                    .unwrap_or_else(|| format!("type: {}", names.join(" | "))),
             ),
         );
         return None;
@@ -1118,25 +1161,24 @@ pub(crate) fn read_type_name(
     Some(ty)
 }
 
-/// Unknown keys of a field type: point out keys that belong to another type.
+/// Unknown keys of a field type (`ty`: its type name, or the names of a type list, whose
+/// keys are `keys`): point out keys that belong to another type.
 fn report_keys_foreign_to_type(
     entries: &[(Node, Node)],
     ty: &str,
+    keys: &[&str],
     what: &str,
-    with_description: bool,
     d: &mut Diags,
 ) {
-    let mut known: Vec<&str> = vec!["type"];
-    if with_description {
-        known.push("description");
-    }
-    known.extend_from_slice(keys_for(ty));
+    let mut known: Vec<&str> = vec!["type", "description"];
+    known.extend_from_slice(keys);
+    known.extend_from_slice(super::types::ANNOTATION_KEYS);
     for (k, _) in entries {
         let Some(key) = k.as_str() else { continue };
         if known.contains(&key) {
             continue;
         }
-        let owners: Vec<&str> = TYPES
+        let owners: Vec<&str> = FIELD_TYPES
             .iter()
             .copied()
             .filter(|t| keys_for(t).contains(&key))
@@ -1152,15 +1194,6 @@ fn report_keys_foreign_to_type(
                     "`{key}` applies to {} fields",
                     owners.join(" and ")
                 )),
-            );
-        } else if key == "description" {
-            d.push(
-                Diagnostic::error(
-                    "unknown-key",
-                    Some(k.span),
-                    format!("array items take no description ({what})"),
-                )
-                .with_hint("describe the items in the field's own description"),
             );
         } else {
             d.push(read::unknown_key(k.span, key, what, &known));
@@ -1200,6 +1233,30 @@ struct TypeBody<'n, 'w> {
 }
 
 impl TypeBody<'_, '_> {
+    /// The type `name` from this node's keys (one name of a type list, or the only one).
+    fn read_one(&self, name: &str, d: &mut Diags) -> Option<Type> {
+        let (s, node, what) = (&self.s, self.node, self.what);
+        if matches!(name, "string" | "integer" | "number" | "boolean") && s.get("const").is_some() {
+            return super::types::read_const(s, node, "const", Some(name), what, d);
+        }
+        Some(match name {
+            "string" => self.read_string(d),
+            "integer" => self.read_integer(d),
+            "number" => self.read_number(d),
+            "boolean" => Type::Boolean,
+            "enum" => self.read_enum(d)?,
+            "array" => self.read_array(d)?,
+            "object" => self.read_object(d),
+            "any" => Type::Any,
+            "null" => Type::Null,
+            "const" => super::types::read_const(s, node, "value", None, what, d)?,
+            other => Type::Union {
+                form: super::types::union_form(other)?,
+                branches: super::types::read_branches(s, node, what, d)?,
+            },
+        })
+    }
+
     fn uint(&self, key: &str, d: &mut Diags) -> Option<u64> {
         self.s.get(key).and_then(|n| read::uint(n, key, d))
     }
@@ -1317,7 +1374,33 @@ impl TypeBody<'_, '_> {
         if let Some(rnode) = self.s.get("required") {
             mark_required_properties(rnode, &mut properties, what, d);
         }
-        Type::Object { properties }
+        let additional = self
+            .s
+            .get("additional_properties")
+            .and_then(|n| read_additional(n, &format!("the other properties of {what}"), d))
+            .map(Box::new);
+        Type::Object {
+            properties,
+            additional,
+        }
+    }
+}
+
+/// `additional_properties:`: `false` (the default: other keys refused), `true` (any value),
+/// or the type other keys' values have.
+pub(crate) fn read_additional(n: &Node, what: &str, d: &mut Diags) -> Option<Type> {
+    match &n.value {
+        Value::Bool(false) => None,
+        Value::Bool(true) => Some(Type::Any),
+        Value::Map(_) => read_type(n, what, false, d).map(|(t, _)| t),
+        _ => {
+            d.push(read::wrong_type(
+                n,
+                "additional_properties",
+                "true, false or a type",
+            ));
+            None
+        }
     }
 }
 

@@ -87,7 +87,14 @@ pub fn read_output(node: &Node, what: &str, described: bool, d: &mut Diags) -> O
         );
         return None;
     };
-    let ty = crate::load::model::read_type_name(node, entries, what, "output", d)?;
+    let ty = crate::load::model::read_type_name(
+        node,
+        entries,
+        what,
+        "output",
+        crate::load::model::TYPES,
+        d,
+    )?;
     let mut known = vec!["type", "description", "nullable"];
     known.extend_from_slice(keys_for(&ty.v));
     let s = Struct::read(node, what, &known, &[], d)?;

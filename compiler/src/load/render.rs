@@ -413,7 +413,13 @@ fn nested<'e>(
     out: &mut Vec<(String, Slot<'e>)>,
 ) {
     match ty {
-        Type::Object { properties } => {
+        Type::Object {
+            properties,
+            additional,
+        } => {
+            if let Some(t) = additional {
+                nested(&format!("{path}.*"), t, tool, slot, out);
+            }
             for p in properties {
                 let sub = format!("{path}.{}", p.name);
                 out.push((
@@ -427,6 +433,12 @@ fn nested<'e>(
             }
         }
         Type::Array { items, .. } => nested(path, items, tool, slot, out),
+        Type::Annotated { ty, .. } => nested(path, ty, tool, slot, out),
+        Type::Union { branches, .. } => {
+            for (i, b) in branches.iter().enumerate() {
+                nested(&format!("{path}.#{i}"), b, tool, slot, out);
+            }
+        }
         _ => {}
     }
 }

@@ -379,6 +379,10 @@ fn sample(ty: &TypePlan) -> Value {
                 .take(min_items.unwrap_or(1).clamp(1, MAX_EDGE_LENGTH) as usize)
                 .collect(),
         ),
+        TypePlan::Any => json!(1),
+        TypePlan::Null => Value::Null,
+        TypePlan::Const { value, .. } => value.clone(),
+        TypePlan::Union { branches, .. } => branches.first().map_or(Value::Null, sample),
         TypePlan::Object { object } => {
             let mut m = Map::new();
             for f in object.fields.iter().filter(|f| f.required) {
@@ -471,6 +475,11 @@ fn wrong_values(ty: &TypePlan) -> Vec<String> {
             ..
         } => wrong_arrays(items, *min_items, *max_items),
         TypePlan::Object { object } => wrong_objects(ty, object),
+        TypePlan::Any => Vec::new(),
+        TypePlan::Null => texts(&["0", "\"null\"", "false"]),
+        TypePlan::Const { .. } | TypePlan::Union { .. } => {
+            texts(&["5", "true", "\"x\"", "[]", "{}", "null"])
+        }
     };
     v.dedup();
     v

@@ -414,6 +414,8 @@ impl<'p> Walker<'_, 'p> {
         prefix: &dyn Fn() -> String,
     ) -> Result<Map<String, Value>, CallError> {
         let mut values: Vec<Option<Value>> = vec![None; rules.fields.len()];
+        // An open object's other keys, in input order.
+        let mut extra: Vec<(std::borrow::Cow<'_, str>, Value)> = Vec::new();
         let mut selector_seen = false;
         for (key, v) in pairs {
             if Some(&*key) == selector {
@@ -436,6 +438,18 @@ impl<'p> Walker<'_, 'p> {
                 continue;
             }
             if v.is_null() && rules.belongs.iter().any(|b| b.field == *key) {
+                continue;
+            }
+            if let Some(other) = rules.additional.as_deref() {
+                if v.is_null() {
+                    continue;
+                }
+                if extra.iter().any(|(k, _)| *k == key) {
+                    return Err(rt::duplicate(&prefix(), &key));
+                }
+                let path = || format!("{}{key}", prefix());
+                let x = self.convert(other, v, &path)?;
+                extra.push((key, x));
                 continue;
             }
             let accepted: Vec<&str> = rules.fields.iter().map(|f| f.name.as_str()).collect();
@@ -486,11 +500,14 @@ impl<'p> Walker<'_, 'p> {
         if self.build == Build::Nothing {
             return Ok(Map::new());
         }
-        let mut map = Map::with_capacity(rules.fields.len());
+        let mut map = Map::with_capacity(rules.fields.len() + extra.len());
         for (f, v) in rules.fields.iter().zip(values) {
             if let Some(v) = v {
                 map.insert(f.name.clone(), v);
             }
+        }
+        for (k, v) in extra {
+            map.insert(k.into_owned(), v);
         }
         Ok(map)
     }
@@ -612,6 +629,61 @@ impl<'p> Walker<'_, 'p> {
                 )?)),
                 v => refuse("an object", &v),
             },
+            TypePlan::Any => Ok(if typed { to_json(v) } else { Value::Null }),
+            TypePlan::Null => match v {
+                Val::Null => Ok(Value::Null),
+                v => refuse("null", &v),
+            },
+            TypePlan::Const { value, expected } => {
+                if super::json_equal(&to_json(v.clone()), value) {
+                    Ok(value.clone())
+                } else {
+                    refuse(expected, &v)
+                }
+            }
+            TypePlan::Union {
+                branches,
+                one,
+                expected,
+                ambiguous,
+            } => {
+                let mut accepted = None;
+                for b in branches {
+                    let Ok(x) = self.convert(b, v.clone(), path) else {
+                        continue;
+                    };
+                    if accepted.is_some() {
+                        return refuse(ambiguous, &v);
+                    }
+                    accepted = Some(x);
+                    if !one {
+                        break;
+                    }
+                }
+                match accepted {
+                    Some(x) => Ok(x),
+                    None => refuse(expected, &v),
+                }
+            }
         }
+    }
+}
+
+/// A value as `serde_json::Value` holds it (a key given twice: the last one).
+fn to_json(v: Val<'_>) -> Value {
+    match v {
+        Val::Null => Value::Null,
+        Val::Bool(b) => Value::Bool(b),
+        Val::Int(n) => Value::from(n),
+        Val::UInt(n) => Value::from(n),
+        Val::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        Val::Str(s) => Value::String(s.into_owned()),
+        Val::Arr(items) => Value::Array(items.into_iter().map(to_json).collect()),
+        Val::Obj(members) => Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.into_owned(), to_json(v)))
+                .collect(),
+        ),
     }
 }

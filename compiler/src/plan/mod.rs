@@ -30,7 +30,7 @@ pub mod interp;
 
 /// The plan format's version. A reader refuses a plan whose `format` it does not know; it
 /// grows by one when a field changes meaning or a required one is added.
-pub const PLAN_FORMAT: u32 = 1;
+pub const PLAN_FORMAT: u32 = 2;
 
 /// A whole definitions folder, lowered.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -152,6 +152,12 @@ pub struct ObjectPlan {
     pub belongs: Vec<BelongsPlan>,
     pub exactly_one_of: Vec<Vec<MemberPlan>>,
     pub forbidden_with: Vec<ForbiddenPlan>,
+    /// Keys that are neither fields nor in `belongs`: `None`, an unexpected field (a strict
+    /// object); else each converted by this type (`null` counts as absent; given twice is a
+    /// duplicate), reported at `<prefix><key>`, and kept in the typed value after the fields,
+    /// in input order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional: Option<Box<TypePlan>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -233,9 +239,31 @@ pub enum TypePlan {
         max_items: Option<u64>,
         expected: String,
     },
-    /// A nested strict object: its members' refusals are prefixed `<path>: `; a value that is
-    /// not an object is `expected an object`.
+    /// A nested object: its members' refusals are prefixed `<path>: `; a value that is not an
+    /// object is `expected an object`.
     Object { object: ObjectPlan },
+    /// Any JSON value; never refused. The typed value is the value as `serde_json::Value`
+    /// holds it (`5` an integer, `5.0` and `1e2` floats, members in input order; a key given
+    /// twice inside it: the last one).
+    Any,
+    /// Only `null` (a union branch); the typed value is `null`.
+    Null,
+    /// Exactly `value`: strings, booleans and null by equality, numbers by numeric value
+    /// (`1` = `1.0`), arrays item by item, objects member by member in any order. The typed
+    /// value is `value`.
+    Const {
+        value: serde_json::Value,
+        expected: String,
+    },
+    /// The branches are tried in order; the typed value is the first accepting branch's. None
+    /// accepting: `<path>: expected <expected>, got <value>`. With `one`, a second accepting
+    /// branch is refused too: `<path>: expected <ambiguous>, got <value>`.
+    Union {
+        branches: Vec<TypePlan>,
+        one: bool,
+        expected: String,
+        ambiguous: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -552,6 +580,11 @@ fn action_object(tool: &ir::Tool, action: &ir::Action) -> ObjectPlan {
             .collect(),
         belongs,
         fields,
+        additional: tool
+            .parameters
+            .additional
+            .as_ref()
+            .map(|t| Box::new(lower_type(t))),
     }
 }
 
@@ -604,7 +637,10 @@ fn lower_type(ty: &Type) -> TypePlan {
             max_items: *max_items,
             expected,
         },
-        Type::Object { properties } => {
+        Type::Object {
+            properties,
+            additional,
+        } => {
             let fields: Vec<FieldPlan> = properties
                 .iter()
                 .map(|p| FieldPlan {
@@ -619,9 +655,24 @@ fn lower_type(ty: &Type) -> TypePlan {
                     belongs: Vec::new(),
                     exactly_one_of: Vec::new(),
                     forbidden_with: Vec::new(),
+                    additional: additional.as_deref().map(|t| Box::new(lower_type(t))),
                 },
             }
         }
+        Type::Any => TypePlan::Any,
+        Type::Null => TypePlan::Null,
+        Type::Const { value, .. } => TypePlan::Const {
+            value: value.clone(),
+            expected,
+        },
+        Type::Union { form, branches } => TypePlan::Union {
+            branches: branches.iter().map(lower_type).collect(),
+            one: *form == ir::UnionForm::OneOf,
+            ambiguous: format!("exactly one of {expected}"),
+            expected,
+        },
+        // Annotations change no verdict: the walk sees the type beneath.
+        Type::Annotated { ty, .. } => lower_type(ty),
     }
 }
 
@@ -689,5 +740,28 @@ fn published(e: &Emitted) -> PublishedPlan {
                 }
             })
             .collect(),
+    }
+}
+
+/// `const`'s equality (the plan's rule for [`TypePlan::Const`]): strings, booleans and null
+/// equal as written, numbers by numeric value (`1` = `1.0`), arrays item by item, objects
+/// member by member in any order.
+pub fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(i), Some(j), _, _) => i == j,
+            (_, _, Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
     }
 }
