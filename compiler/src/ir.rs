@@ -279,6 +279,8 @@ pub struct Parameters {
     /// Keys other than the fields: `None` refused (the default), `Some(Any)` for
     /// `additional_properties: true`, else each checked as this type.
     pub additional: Option<Type>,
+    /// As [`Type::Object`]'s `implicit_open`.
+    pub implicit_open: bool,
     /// The root's annotations (`title`, a schema `description`, verbatim keywords such as
     /// `$schema`).
     pub ann: Annotations,
@@ -343,6 +345,9 @@ pub enum Type {
     Object {
         properties: Vec<Property>,
         additional: Option<Box<Type>>,
+        /// With `additional: Some(Any)`: open by JSON Schema's default, so no
+        /// `additionalProperties` is published (`additional_properties: implicit`).
+        implicit_open: bool,
     },
     /// Any JSON value (`type: any`; a schema without `type`).
     Any,

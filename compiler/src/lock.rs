@@ -675,6 +675,7 @@ fn type_shape(ty: &ir::Type) -> TypeShape {
         ir::Type::Object {
             properties,
             additional,
+            ..
         } => TypeShape::Object {
             properties: properties
                 .iter()

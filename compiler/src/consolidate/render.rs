@@ -168,7 +168,8 @@ fn keyword_lines(ty: &Type, indent: usize, out: &mut String) {
         Type::Object {
             properties,
             additional,
-        } => object_lines(properties, additional.as_deref(), indent, out),
+            implicit_open,
+        } => object_lines(properties, additional.as_deref(), *implicit_open, indent, out),
         Type::Union { branches, .. } => {
             let _ = writeln!(out, "{pad}branches:");
             for b in branches {
@@ -183,6 +184,7 @@ fn keyword_lines(ty: &Type, indent: usize, out: &mut String) {
 fn object_lines(
     properties: &[Property],
     additional: Option<&Type>,
+    implicit_open: bool,
     indent: usize,
     out: &mut String,
 ) {
@@ -207,14 +209,22 @@ fn object_lines(
     if !required.is_empty() {
         let _ = writeln!(out, "{pad}required: {}", flow_list(&required));
     }
-    additional_lines(additional, indent, out);
+    additional_lines(additional, implicit_open, indent, out);
 }
 
 /// `additional_properties:` (nothing for a strict object).
-pub fn additional_lines(additional: Option<&Type>, indent: usize, out: &mut String) {
+pub fn additional_lines(
+    additional: Option<&Type>,
+    implicit_open: bool,
+    indent: usize,
+    out: &mut String,
+) {
     let pad = " ".repeat(indent);
     match additional {
         None => {}
+        Some(_) if implicit_open => {
+            let _ = writeln!(out, "{pad}additional_properties: implicit");
+        }
         Some(Type::Any) => {
             let _ = writeln!(out, "{pad}additional_properties: true");
         }

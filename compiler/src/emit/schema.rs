@@ -160,6 +160,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
     let params = &tool.parameters;
     let head = Json::obj().with("type", type_name("object", style));
     let additional = match &params.additional {
+        Some(_) if params.implicit_open => Some(Json::Null),
         Some(t) => Some(
             Node {
                 texts: Some(texts),
@@ -213,7 +214,7 @@ fn object_schema_with(
         Some(Json::Arr(required))
     };
     let additional = match (style, additional) {
-        (Style::Gemini, _) | (Style::Open, None) => None,
+        (Style::Gemini, _) | (Style::Open, None) | (_, Some(Json::Null)) => None,
         (_, Some(Json::Obj(o))) if o.is_empty() => Some(Json::Bool(true)),
         (_, Some(schema)) => Some(schema),
         (Style::JsonSchema | Style::Strict, None) => Some(Json::Bool(false)),
@@ -344,8 +345,11 @@ impl Node<'_, '_> {
             Type::Object {
                 properties,
                 additional,
+                implicit_open,
             } => {
                 let additional = match additional {
+                    // Open by JSON Schema's default: nothing published.
+                    Some(_) if *implicit_open => Some(Json::Null),
                     Some(t) => Some(self.child("*").schema(t, None, false)?),
                     None => None,
                 };

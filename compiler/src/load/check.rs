@@ -1285,6 +1285,7 @@ pub(crate) fn value_problem(ty: &Type, v: &Node) -> Option<String> {
             Type::Object {
                 properties,
                 additional,
+                ..
             },
             Value::Map(entries),
         ) => entries.iter().find_map(|(k, x)| {

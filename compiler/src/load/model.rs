@@ -1374,32 +1374,34 @@ impl TypeBody<'_, '_> {
         if let Some(rnode) = self.s.get("required") {
             mark_required_properties(rnode, &mut properties, what, d);
         }
-        let additional = self
-            .s
-            .get("additional_properties")
-            .and_then(|n| read_additional(n, &format!("the other properties of {what}"), d))
-            .map(Box::new);
+        let (additional, implicit_open) = match self.s.get("additional_properties") {
+            Some(n) => read_additional(n, &format!("the other properties of {what}"), d),
+            None => (None, false),
+        };
         Type::Object {
             properties,
-            additional,
+            additional: additional.map(Box::new),
+            implicit_open,
         }
     }
 }
 
 /// `additional_properties:`: `false` (the default: other keys refused), `true` (any value),
-/// or the type other keys' values have.
-pub(crate) fn read_additional(n: &Node, what: &str, d: &mut Diags) -> Option<Type> {
+/// `implicit` (any value, and no keyword published: JSON Schema's default, what an input
+/// without `additionalProperties` says), or the type other keys' values have.
+pub(crate) fn read_additional(n: &Node, what: &str, d: &mut Diags) -> (Option<Type>, bool) {
     match &n.value {
-        Value::Bool(false) => None,
-        Value::Bool(true) => Some(Type::Any),
-        Value::Map(_) => read_type(n, what, false, d).map(|(t, _)| t),
+        Value::Bool(false) => (None, false),
+        Value::Bool(true) => (Some(Type::Any), false),
+        Value::Str(s) if s == "implicit" => (Some(Type::Any), true),
+        Value::Map(_) => (read_type(n, what, false, d).map(|(t, _)| t), false),
         _ => {
             d.push(read::wrong_type(
                 n,
                 "additional_properties",
-                "true, false or a type",
+                "true, false, implicit or a type",
             ));
-            None
+            (None, false)
         }
     }
 }

@@ -416,6 +416,7 @@ fn nested<'e>(
         Type::Object {
             properties,
             additional,
+            ..
         } => {
             if let Some(t) = additional {
                 nested(&format!("{path}.*"), t, tool, slot, out);

@@ -288,10 +288,13 @@ pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters 
             .and_then(|n| read::string(n, key, d))
             .map(|x| x.v)
     };
+    let (additional, implicit_open) = match s.get("additional_properties") {
+        Some(a) => super::model::read_additional(a, "the parameters' other keys", d),
+        None => (None, false),
+    };
     crate::ir::Parameters {
-        additional: s
-            .get("additional_properties")
-            .and_then(|a| super::model::read_additional(a, "the parameters' other keys", d)),
+        additional,
+        implicit_open,
         ann: Annotations {
             title: text("title", d),
             description: text("description", d),

@@ -640,6 +640,7 @@ fn lower_type(ty: &Type) -> TypePlan {
         Type::Object {
             properties,
             additional,
+            ..
         } => {
             let fields: Vec<FieldPlan> = properties
                 .iter()
