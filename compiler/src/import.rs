@@ -8,7 +8,6 @@
 //! Pure logic, no I/O: the CLI reads the input (a file, or a live MCP server) and writes the
 //! files; `lint` and `merge` can reuse the mapping on schemas they hold.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
@@ -17,6 +16,7 @@ mod extras;
 mod roundtrip;
 
 use crate::dialect::{self, DETECTION, DialectRules};
+use crate::ir::{Annotations, Parameters, Property, Template, Type, UnionForm};
 
 /// The shape of the input array: a provider dialect (the shared vocabulary, one declaration;
 /// this name is kept for the CLI, which spells it `import::Shape`).
@@ -198,36 +198,10 @@ fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
 
 // --- The mapping --------------------------------------------------------------------------------
 
-/// A field type as the language writes it.
-#[derive(Clone, Debug, PartialEq)]
-enum DefType {
-    String {
-        min: Option<u64>,
-        max: Option<u64>,
-        pattern: Option<String>,
-    },
-    Integer {
-        min: Option<i64>,
-        max: Option<i64>,
-    },
-    Number {
-        min: Option<f64>,
-        max: Option<f64>,
-    },
-    Boolean,
-    Enum(Vec<String>),
-    Array {
-        items: Box<DefType>,
-        min: Option<u64>,
-        max: Option<u64>,
-    },
-    Object(Vec<DefProp>),
-}
-
 #[derive(Clone, Debug, PartialEq)]
 struct DefProp {
     name: String,
-    ty: DefType,
+    ty: Type,
     description: String,
     required: bool,
 }
@@ -254,21 +228,27 @@ struct DefTool {
     /// Examples, output and icon (`extras.examples` are a plain tool's; a tool with actions
     /// hands each to its action).
     extras: extras::Extras,
+    /// What the root schema says beyond its properties.
+    parameters: Parameters,
 }
 
 /// The walk over one tool's schema, collecting notes.
 struct Mapper<'n> {
     tool: String,
     notes: &'n mut Vec<Note>,
-    root: &'n Value,
     strict: bool,
     depth: usize,
 }
 
-/// Keys mapped or deliberately ignored; anything else is reported.
-const KNOWN_KEYS: &[&str] = &[
+/// The keywords the mapping reads; any other is kept verbatim (`json_schema:`), published as
+/// written and not checked by `Call::parse` (each such keyword is reported).
+const MAPPED_KEYS: &[&str] = &[
     "type",
     "description",
+    "title",
+    "default",
+    "format",
+    "examples",
     "enum",
     "const",
     "properties",
@@ -276,8 +256,6 @@ const KNOWN_KEYS: &[&str] = &[
     "items",
     "minimum",
     "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
     "minLength",
     "maxLength",
     "pattern",
@@ -286,12 +264,6 @@ const KNOWN_KEYS: &[&str] = &[
     "additionalProperties",
     "anyOf",
     "oneOf",
-    "nullable",
-    "$ref",
-    "$schema",
-    "$defs",
-    "definitions",
-    "title",
 ];
 
 impl Mapper<'_> {
@@ -303,347 +275,266 @@ impl Mapper<'_> {
         });
     }
 
-    /// Map one schema node; `ptr` is its pointer in the input.
-    fn ty(&mut self, v: &Value, ptr: &str) -> DefType {
+    /// Map one schema node; `ptr` is its pointer in the input. `field`: the node is a field or
+    /// property (its description is the field's); otherwise (items, branches, other keys) a
+    /// description is the node's own annotation.
+    fn ty(&mut self, v: &Value, ptr: &str, field: bool) -> Type {
         self.depth += 1;
-        let t = self.ty_inner(v, ptr);
+        let t = if self.depth > 64 {
+            self.note(ptr, "nested deeper than 64 levels: mapped to any value");
+            Type::Any
+        } else {
+            self.ty_inner(v, ptr, field)
+        };
         self.depth -= 1;
         t
     }
 
-    /// The constructs are decided in this order (`$ref`, unions, type, const, enum, then the
-    /// plain types), and the order is the mapping: each step is one method below.
-    fn ty_inner(&mut self, v: &Value, ptr: &str) -> DefType {
-        let Some(o) = v.as_object() else {
-            self.note(ptr, "a schema that is not an object: mapped to a string");
-            return string_type();
-        };
-        for k in o.keys() {
-            if !KNOWN_KEYS.contains(&k.as_str()) {
+    /// The node's type, then its annotations and the keywords kept verbatim around it.
+    fn ty_inner(&mut self, v: &Value, ptr: &str, field: bool) -> Type {
+        let o = match v {
+            Value::Object(o) => o,
+            Value::Bool(true) => return Type::Any,
+            other => {
                 self.note(
-                    &format!("{ptr}/{}", escape(k)),
-                    format!("`{k}` has no equivalent in the definition language: dropped"),
+                    ptr,
+                    format!("the schema {}: mapped to any value", short(other)),
                 );
+                return Type::Any;
+            }
+        };
+        let mut ann = Annotations::default();
+        let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
+        if !field {
+            ann.description = text("description");
+        }
+        ann.title = text("title");
+        ann.format = text("format");
+        ann.default = o.get("default").cloned();
+        ann.examples = o.get("examples").and_then(Value::as_array).cloned();
+        let ty = self.base(o, ptr, &mut ann);
+        for (k, x) in o {
+            if !MAPPED_KEYS.contains(&k.as_str()) {
+                ann.extra.push((k.clone(), x.clone()));
             }
         }
-        if let Some(r) = o.get("$ref") {
-            return self.ref_inlined_or_string(r, ptr);
-        }
-        for union in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = o.get(union) {
-                return self.union_as_its_first_non_null_branch(union, branches, o, ptr);
-            }
-        }
-        let ty_name = self.json_type_name_of(o, ptr);
-        if let Some(c) = o.get("const") {
-            return self.const_as_one_value_enum(c, &ty_name, o, ptr);
-        }
-        if let Some(Value::Array(all)) = o.get("enum")
-            && let Some(strings) = self.enum_of_strings_without_null(all, ptr)
-        {
-            return DefType::Enum(strings);
-        }
-        self.plain(&ty_name, o, ptr)
-    }
-
-    /// A `$ref` into the input document, inlined (the language has no references); a
-    /// recursive or unresolvable one is reported and mapped to a stand-in.
-    fn ref_inlined_or_string(&mut self, r: &Value, ptr: &str) -> DefType {
-        let target = r.as_str().unwrap_or("");
-        if self.depth > 16 {
+        if !ann.extra.is_empty() {
+            let keys: Vec<&str> = ann.extra.iter().map(|(k, _)| k.as_str()).collect();
             self.note(
                 ptr,
-                format!("recursive `$ref` {target}: mapped to an empty object"),
-            );
-            return DefType::Object(Vec::new());
-        }
-        let resolved = target
-            .strip_prefix('#')
-            .and_then(|p| self.root.pointer(p))
-            .cloned();
-        match resolved {
-            Some(inner) => {
-                self.note(
-                    ptr,
-                    format!("`$ref` {target}: inlined (the language has no references)"),
-                );
-                self.ty(&inner, ptr)
-            }
-            None => {
-                self.note(
-                    ptr,
-                    format!("`$ref` {target} cannot be resolved: mapped to a string"),
-                );
-                string_type()
-            }
-        }
-    }
-
-    /// `anyOf`/`oneOf`: the first non-null branch (carrying the union's description); more
-    /// than one, or a dropped null outside strict mode, is reported.
-    fn union_as_its_first_non_null_branch(
-        &mut self,
-        union: &str,
-        branches: &[Value],
-        o: &Map<String, Value>,
-        ptr: &str,
-    ) -> DefType {
-        let non_null: Vec<(usize, &Value)> = branches
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.get("type").and_then(Value::as_str) != Some("null"))
-            .collect();
-        let Some((i, first)) = non_null.first().copied() else {
-            self.note(ptr, format!("`{union}` of only null: mapped to a string"));
-            return string_type();
-        };
-        if non_null.len() > 1 {
-            self.note(
-                &format!("{ptr}/{union}"),
                 format!(
-                    "a union without a discriminator ({} branches): mapped to its first branch",
-                    non_null.len()
+                    "{} kept verbatim (`json_schema:`): published as written, not checked by Call::parse",
+                    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
                 ),
             );
-        } else if non_null.len() < branches.len() && !self.strict {
-            self.note(
-                &format!("{ptr}/{union}"),
-                "a union with null: mapped to the non-null branch (absent = null)",
-            );
         }
-        let mut merged = first.clone();
-        if let (Some(m), Some(d)) = (merged.as_object_mut(), o.get("description")) {
-            m.entry("description").or_insert_with(|| d.clone());
-        }
-        self.ty(&merged, &format!("{ptr}/{union}/{i}"))
-    }
-
-    /// The JSON type the node is mapped as: its `type` (the first non-null of a list), else
-    /// what its keys imply, else a string (reported).
-    fn json_type_name_of(&mut self, o: &Map<String, Value>, ptr: &str) -> String {
-        match o.get("type") {
-            Some(Value::String(s)) => {
-                let lower = s.to_ascii_lowercase();
-                match non_standard_type(&lower) {
-                    Some(standard) => {
-                        self.note(
-                            &format!("{ptr}/type"),
-                            format!("type `{s}` (BFCL's spelling): mapped to `{standard}`"),
-                        );
-                        standard.to_owned()
-                    }
-                    None => lower,
-                }
-            }
-            Some(Value::Array(list)) => {
-                let names: Vec<String> = list
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_ascii_lowercase)
-                    .filter(|s| s != "null")
-                    .collect();
-                if names.len() > 1 {
-                    self.note(
-                        &format!("{ptr}/type"),
-                        format!("a type union {names:?}: mapped to {}", names[0]),
-                    );
-                } else if names.len() < list.len() && !self.strict {
-                    self.note(
-                        &format!("{ptr}/type"),
-                        "a nullable type: mapped to the type (absent = null)",
-                    );
-                }
-                names
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| "string".to_owned())
-            }
-            _ => {
-                if o.contains_key("properties") {
-                    "object".to_owned()
-                } else if o.contains_key("items") {
-                    "array".to_owned()
-                } else if o.contains_key("enum") || o.contains_key("const") {
-                    "string".to_owned()
-                } else {
-                    self.note(ptr, "no `type`: mapped to a string");
-                    "string".to_owned()
-                }
+        if ann.is_empty() {
+            ty
+        } else {
+            Type::Annotated {
+                ty: Box::new(ty),
+                ann: Box::new(ann),
             }
         }
     }
 
-    /// A string `const` is a one-value enum; any other is dropped and the node mapped as its
-    /// plain type.
-    fn const_as_one_value_enum(
-        &mut self,
-        c: &Value,
-        ty_name: &str,
-        o: &Map<String, Value>,
-        ptr: &str,
-    ) -> DefType {
-        match c.as_str() {
-            Some(s) => {
+    /// The constructs are decided in this order (unions, const, type lists, the type, what
+    /// the keys imply, any value), and the order is the mapping.
+    fn base(&mut self, o: &Map<String, Value>, ptr: &str, ann: &mut Annotations) -> Type {
+        let has_type = o.contains_key("type");
+        for (union, form) in [("anyOf", UnionForm::AnyOf), ("oneOf", UnionForm::OneOf)] {
+            let Some(Value::Array(branches)) = o.get(union) else {
+                continue;
+            };
+            if has_type || (union == "oneOf" && o.contains_key("anyOf")) || branches.len() < 2 {
+                ann.extra.push((union.to_owned(), Value::Array(branches.clone())));
+                continue;
+            }
+            let branches = branches
+                .iter()
+                .enumerate()
+                .map(|(i, b)| self.ty(b, &format!("{ptr}/{union}/{i}"), false))
+                .collect();
+            return Type::Union { form, branches };
+        }
+        let names: Vec<String> = match o.get("type") {
+            Some(Value::String(s)) => vec![self.type_name(s, ptr)],
+            Some(Value::Array(list)) => list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| self.type_name(s, ptr))
+                .collect(),
+            _ => Vec::new(),
+        };
+        if let Some(c) = o.get("const") {
+            return Type::Const {
+                value: c.clone(),
+                json_type: names.first().filter(|_| names.len() == 1).cloned(),
+            };
+        }
+        if names.len() > 1 {
+            let mut seen: Vec<&String> = Vec::new();
+            let mut branches = Vec::with_capacity(names.len());
+            for n in &names {
+                if !seen.contains(&n) {
+                    seen.push(n);
+                    branches.push(self.plain(n, o, ptr, ann));
+                }
+            }
+            return Type::Union {
+                form: UnionForm::TypeList,
+                branches,
+            };
+        }
+        match names.first() {
+            Some(n) => self.plain(n, o, ptr, ann),
+            None if o.contains_key("properties") => self.plain("object", o, ptr, ann),
+            None if o.contains_key("items") => self.plain("array", o, ptr, ann),
+            None if o.contains_key("enum") => {
+                // An enum without a type: its values, kept as written.
+                ann.extra.push(("enum".to_owned(), o["enum"].clone()));
+                Type::Any
+            }
+            None => Type::Any,
+        }
+    }
+
+    /// A type name as the language has it (BFCL's Python spellings mapped and reported).
+    fn type_name(&mut self, s: &str, ptr: &str) -> String {
+        let lower = s.to_ascii_lowercase();
+        match non_standard_type(&lower) {
+            Some(standard) => {
                 self.note(
-                    &format!("{ptr}/const"),
-                    "`const`: mapped to a one-value enum",
+                    &format!("{ptr}/type"),
+                    format!("type `{s}` (BFCL's spelling): mapped to `{standard}`"),
                 );
-                DefType::Enum(vec![s.to_owned()])
+                standard.to_owned()
             }
             None => {
-                self.note(
-                    &format!("{ptr}/const"),
-                    format!("a non-string `const` {c}: dropped"),
-                );
-                self.plain(ty_name, o, ptr)
+                if lower != s {
+                    self.note(
+                        &format!("{ptr}/type"),
+                        format!("type `{s}`: mapped to `{lower}`"),
+                    );
+                }
+                lower
             }
         }
     }
 
-    /// An `enum`'s values when all (but a null) are strings; otherwise `None`, reported, and
-    /// the node is mapped as its plain type.
-    fn enum_of_strings_without_null(&mut self, all: &[Value], ptr: &str) -> Option<Vec<String>> {
-        // A null among the values is the nullable form (OpenAI strict): absent = null.
-        let values: Vec<&Value> = all.iter().filter(|v| !v.is_null()).collect();
-        if values.len() < all.len() && !self.strict {
-            self.note(
-                &format!("{ptr}/enum"),
-                "null among the enum values: mapped to an optional enum (absent = null)",
-            );
-        }
-        let strings: Vec<String> = values
-            .iter()
-            .filter_map(|v| v.as_str())
-            .map(str::to_owned)
-            .collect();
-        if strings.len() == values.len() && !strings.is_empty() {
-            return Some(strings);
-        }
-        self.note(
-            &format!("{ptr}/enum"),
-            "an enum of non-string values: dropped (the language's enums are strings)",
-        );
-        None
-    }
-
-    /// One arm per JSON type, each with the bounds the language keeps (a table, read as one).
-    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str) -> DefType {
+    /// One JSON type with the keywords that apply to it; an unknown type name is any value
+    /// (its `type` kept verbatim beside nothing else the language checks).
+    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str, ann: &mut Annotations) -> Type {
         let uint = |k: &str| o.get(k).and_then(Value::as_u64);
+        let int = |k: &str| o.get(k).and_then(Value::as_i64);
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
         match ty_name {
-            "string" => DefType::String {
-                min: uint("minLength").filter(|n| *n > 0),
-                max: uint("maxLength"),
-                pattern: o.get("pattern").and_then(Value::as_str).map(str::to_owned),
-            },
-            "integer" => self.integer_with_exclusive_bounds_made_inclusive(o, ptr),
-            "number" => {
-                let num = |k: &str| o.get(k).and_then(Value::as_f64);
-                for k in ["exclusiveMinimum", "exclusiveMaximum"] {
-                    if o.contains_key(k) {
-                        self.note(
-                            &format!("{ptr}/{k}"),
-                            format!("`{k}` on a number: mapped to the inclusive bound"),
-                        );
+            "string" => match o.get("enum") {
+                Some(Value::Array(all)) if all.iter().all(Value::is_string) && !all.is_empty() => {
+                    Type::Enum {
+                        values: all.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
                     }
                 }
-                DefType::Number {
-                    min: num("minimum").or(num("exclusiveMinimum")),
-                    max: num("maximum").or(num("exclusiveMaximum")),
+                other => {
+                    if let Some(e) = other {
+                        ann.extra.push(("enum".to_owned(), e.clone()));
+                    }
+                    Type::String {
+                        min_length: uint("minLength"),
+                        max_length: uint("maxLength"),
+                        pattern: o.get("pattern").and_then(Value::as_str).map(str::to_owned),
+                    }
+                }
+            },
+            "integer" => {
+                self.enum_kept(o, ann);
+                Type::Integer {
+                    minimum: int("minimum"),
+                    maximum: int("maximum"),
                 }
             }
-            "boolean" => DefType::Boolean,
-            "array" => self.array_of_its_items(o, ptr),
+            "number" => {
+                self.enum_kept(o, ann);
+                Type::Number {
+                    minimum: num("minimum"),
+                    maximum: num("maximum"),
+                }
+            }
+            "boolean" => {
+                self.enum_kept(o, ann);
+                Type::Boolean
+            }
+            "null" => Type::Null,
+            "array" => {
+                let items = match o.get("items") {
+                    Some(i) => self.ty(i, &format!("{ptr}/items"), false),
+                    None => {
+                        self.note(ptr, "an array without `items`: its items are any value (published as `items: {}`)");
+                        Type::Any
+                    }
+                };
+                Type::Array {
+                    items: Box::new(items),
+                    min_items: uint("minItems"),
+                    max_items: uint("maxItems"),
+                }
+            }
             "object" => {
-                match o.get("additionalProperties") {
-                    None | Some(Value::Bool(false)) => {}
-                    Some(other) => self.note(
-                        &format!("{ptr}/additionalProperties"),
-                        format!("`additionalProperties: {}`: the language's objects are strict; only the declared properties are kept", short(other)),
-                    ),
+                let properties = self
+                    .props(o, ptr)
+                    .into_iter()
+                    .map(|p| Property {
+                        name: p.name,
+                        ty: p.ty,
+                        description: Template {
+                            source: template_source(&p.description),
+                            span: NO_SPAN,
+                        },
+                        required: p.required,
+                    })
+                    .collect();
+                let (additional, implicit_open) = self.additional(o, ptr);
+                Type::Object {
+                    properties,
+                    additional: additional.map(Box::new),
+                    implicit_open,
                 }
-                DefType::Object(self.props(o, ptr))
-            }
-            "null" => {
-                self.note(ptr, "type null: mapped to a string");
-                string_type()
             }
             other => {
                 self.note(
                     &format!("{ptr}/type"),
-                    format!("type `{other}`: mapped to a string"),
+                    format!("type `{other}` is no JSON type: mapped to any value, the `type` kept verbatim"),
                 );
-                string_type()
+                ann.extra.push(("type".to_owned(), Value::String(other.to_owned())));
+                Type::Any
             }
         }
     }
 
-    /// An integer's bounds; an exclusive bound becomes the inclusive one next to it (reported).
-    fn integer_with_exclusive_bounds_made_inclusive(
-        &mut self,
-        o: &Map<String, Value>,
-        ptr: &str,
-    ) -> DefType {
-        let int = |k: &str| {
-            o.get(k)
-                .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f.ceil() as i64)))
-        };
-        let mut min = int("minimum");
-        let mut max = int("maximum");
-        if let Some(x) = int("exclusiveMinimum") {
-            min = Some(x.saturating_add(1));
-            self.note(
-                &format!("{ptr}/exclusiveMinimum"),
-                format!(
-                    "`exclusiveMinimum` {x}: mapped to minimum {}",
-                    x.saturating_add(1)
-                ),
-            );
+    /// `enum` on a type without string enums: kept verbatim.
+    fn enum_kept(&mut self, o: &Map<String, Value>, ann: &mut Annotations) {
+        if let Some(e) = o.get("enum") {
+            ann.extra.push(("enum".to_owned(), e.clone()));
         }
-        if let Some(x) = int("exclusiveMaximum") {
-            max = Some(x.saturating_sub(1));
-            self.note(
-                &format!("{ptr}/exclusiveMaximum"),
-                format!(
-                    "`exclusiveMaximum` {x}: mapped to maximum {}",
-                    x.saturating_sub(1)
-                ),
-            );
-        }
-        DefType::Integer { min, max }
     }
 
-    /// An array of its `items` (a string array when it has none, reported) with its length
-    /// bounds.
-    fn array_of_its_items(&mut self, o: &Map<String, Value>, ptr: &str) -> DefType {
-        let uint = |k: &str| o.get(k).and_then(Value::as_u64);
-        let items = match o.get("items") {
-            Some(i) => {
-                if i.get("description").is_some() {
-                    self.note(
-                        &format!("{ptr}/items/description"),
-                        "array items carry no description in the language: dropped",
-                    );
-                }
-                self.ty(i, &format!("{ptr}/items"))
-            }
-            None => {
-                self.note(
-                    ptr,
-                    "an array without `items`: mapped to an array of strings",
-                );
-                string_type()
-            }
-        };
-        DefType::Array {
-            items: Box::new(items),
-            min: uint("minItems").filter(|n| *n > 0),
-            max: uint("maxItems"),
+    /// An object's `additionalProperties`: absent is open by JSON Schema's default (and stays
+    /// unpublished), `false` closed, `true` open, a schema the type of the other keys.
+    fn additional(&mut self, o: &Map<String, Value>, ptr: &str) -> (Option<Type>, bool) {
+        match o.get("additionalProperties") {
+            None => (Some(Type::Any), true),
+            Some(Value::Bool(false)) => (None, false),
+            Some(Value::Bool(true)) => (Some(Type::Any), false),
+            Some(schema) => (
+                Some(self.ty(schema, &format!("{ptr}/additionalProperties"), false)),
+                false,
+            ),
         }
     }
 
     /// An object's properties (names checked, required marked).
     fn props(&mut self, o: &Map<String, Value>, ptr: &str) -> Vec<DefProp> {
-        let required: BTreeSet<&str> = o
+        let required: Vec<&str> = o
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -665,18 +556,18 @@ impl Mapper<'_> {
             while out.iter().any(|f| f.name == field_name) {
                 field_name.push('_');
             }
-            let nullable = is_nullable(schema);
-            let mut req = required.contains(name.as_str());
-            if self.strict && nullable && req {
-                req = false;
-            }
+            let mut req = required.contains(&name.as_str());
             let description = schema
                 .get("description")
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .or_else(|| first_branch_description(schema))
                 .unwrap_or_default();
-            let ty = self.ty(schema, &p);
+            let mut ty = self.ty(schema, &p, true);
+            if self.strict && req && is_nullable(schema) {
+                // OpenAI strict spells an optional field as a required null union: absent = null.
+                req = false;
+                ty = without_null(ty);
+            }
             out.push(DefProp {
                 name: field_name,
                 ty,
@@ -688,13 +579,46 @@ impl Mapper<'_> {
             if !props.contains_key(*r) {
                 self.note(
                     &format!("{ptr}/required"),
-                    format!("required `{r}` is not a property: dropped"),
+                    format!("required `{r}` is not one of the properties: dropped (a call cannot be required to send a field it is not offered)"),
                 );
             }
         }
         out
     }
 }
+
+/// A type with its `null` branch taken out (strict inputs: the strict family adds it back).
+fn without_null(ty: Type) -> Type {
+    match ty {
+        Type::Annotated { ty, ann } => Type::Annotated {
+            ty: Box::new(without_null(*ty)),
+            ann,
+        },
+        Type::Union { form, branches } => {
+            let mut rest: Vec<Type> = branches
+                .into_iter()
+                .filter(|b| !matches!(b.peel().0, Type::Null))
+                .collect();
+            if rest.len() == 1 {
+                rest.pop().unwrap_or(Type::Any)
+            } else {
+                Type::Union {
+                    form,
+                    branches: rest,
+                }
+            }
+        }
+        t => t,
+    }
+}
+
+/// Imported definitions are text; their IR nodes point nowhere.
+const NO_SPAN: crate::diag::Span = crate::diag::Span {
+    file: crate::diag::FileId(0),
+    line: 0,
+    col: 0,
+    len: 0,
+};
 
 /// A non-standard type name some surfaces write (BFCL's Python spellings), with the JSON
 /// Schema type it means.
@@ -707,15 +631,6 @@ fn non_standard_type(lower: &str) -> Option<&'static str> {
     }
 }
 
-fn first_branch_description(schema: &Value) -> Option<String> {
-    ["anyOf", "oneOf"].iter().find_map(|u| {
-        schema.get(*u)?.as_array()?.iter().find_map(|b| {
-            b.get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-    })
-}
 
 fn is_nullable(schema: &Value) -> bool {
     let in_type = schema
@@ -731,13 +646,6 @@ fn is_nullable(schema: &Value) -> bool {
     in_type || in_union || schema.get("nullable") == Some(&Value::Bool(true))
 }
 
-fn string_type() -> DefType {
-    DefType::String {
-        min: None,
-        max: None,
-        pattern: None,
-    }
-}
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
@@ -914,20 +822,29 @@ pub(crate) fn import_tools(
 /// The limits the imported definitions need: the defaults, raised to the tool count and the
 /// longest description (tool, field, nested property or action) where those exceed them.
 fn limits_the_input_needs(defs: &[DefTool]) -> crate::ir::Limits {
+    fn longest_in_type(ty: &Type) -> usize {
+        match ty {
+            Type::Object { properties, .. } => properties
+                .iter()
+                .map(|p| {
+                    p.description
+                        .source
+                        .chars()
+                        .count()
+                        .max(longest_in_type(&p.ty))
+                })
+                .max()
+                .unwrap_or(0),
+            Type::Array { items, .. } => longest_in_type(items),
+            Type::Union { branches, .. } => branches.iter().map(longest_in_type).max().unwrap_or(0),
+            Type::Annotated { ty, .. } => longest_in_type(ty),
+            _ => 0,
+        }
+    }
     fn longest_in(props: &[DefProp]) -> usize {
         props
             .iter()
-            .map(|p| {
-                let nested = match &p.ty {
-                    DefType::Object(inner) => longest_in(inner),
-                    DefType::Array { items, .. } => match items.as_ref() {
-                        DefType::Object(inner) => longest_in(inner),
-                        _ => 0,
-                    },
-                    _ => 0,
-                };
-                p.description.chars().count().max(nested)
-            })
+            .map(|p| p.description.chars().count().max(longest_in_type(&p.ty)))
             .max()
             .unwrap_or(0)
     }
@@ -997,7 +914,6 @@ fn import_tool(
     let mut m = Mapper {
         tool: name.clone(),
         notes,
-        root: schema,
         strict,
         depth: 0,
     };
@@ -1010,12 +926,13 @@ fn import_tool(
         traits: Vec::new(),
         title: None,
         extras: extras::Extras::default(),
+        parameters: Parameters::default(),
     };
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
         tool.fields = fields;
         tool.selector = Some((sel, actions));
     } else {
-        tool.fields = fields_of_a_plain_object_root(&mut m, schema, &schema_ptr);
+        (tool.fields, tool.parameters) = fields_of_a_plain_object_root(&mut m, schema, &schema_ptr);
     }
     (tool.traits, tool.title) = rules.read_traits_and_title(t, &name);
     tool.extras = tool_extras;
@@ -1092,7 +1009,11 @@ fn responses_custom_tool_as_freeform(
         description,
         fields: vec![DefProp {
             name: "input".into(),
-            ty: string_type(),
+            ty: Type::String {
+                min_length: None,
+                max_length: None,
+                pattern: None,
+            },
             description: String::new(),
             required: true,
         }],
@@ -1101,19 +1022,21 @@ fn responses_custom_tool_as_freeform(
         traits: Vec::new(),
         title: None,
         extras: extras::Extras::default(),
+        parameters: Parameters::default(),
     }
 }
 
-/// The fields of a tool without actions: the root object's properties, with what the root
-/// says beyond them (another type, unknown keys, open `additionalProperties`) reported.
+/// The fields of a tool without actions: the root object's properties, and what the root
+/// says beyond them (`parameters:`: other keys, its title and schema description, keywords
+/// kept verbatim).
 fn fields_of_a_plain_object_root(
     m: &mut Mapper<'_>,
     schema: &Value,
     schema_ptr: &str,
-) -> Vec<DefProp> {
+) -> (Vec<DefProp>, Parameters) {
     let root = schema.as_object().cloned().unwrap_or_default();
     if let Some(t) = root.get("type").and_then(Value::as_str)
-        && !t.eq_ignore_ascii_case("object")
+        && t != "object"
     {
         let message = if non_standard_type(&t.to_ascii_lowercase()) == Some("object") {
             format!("type `{t}` (BFCL's spelling): mapped to `object`")
@@ -1122,39 +1045,41 @@ fn fields_of_a_plain_object_root(
         };
         m.note(&format!("{schema_ptr}/type"), message);
     }
-    for k in root.keys() {
-        if ![
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "$schema",
-            "$defs",
-            "definitions",
-            "description",
-            "title",
-        ]
-        .contains(&k.as_str())
+    let text = |k: &str| root.get(k).and_then(Value::as_str).map(str::to_owned);
+    let mut ann = Annotations {
+        title: text("title"),
+        description: text("description"),
+        ..Annotations::default()
+    };
+    for (k, v) in &root {
+        if !["type", "properties", "required", "additionalProperties", "title", "description"]
+            .contains(&k.as_str())
         {
-            m.note(
-                &format!("{schema_ptr}/{}", escape(k)),
-                format!("`{k}` at the root has no equivalent: dropped"),
-            );
+            ann.extra.push((k.clone(), v.clone()));
         }
     }
-    if let Some(extra) = root
-        .get("additionalProperties")
-        .filter(|v| **v != Value::Bool(false))
-    {
+    if !ann.extra.is_empty() {
+        let keys: Vec<String> = ann.extra.iter().map(|(k, _)| format!("`{k}`")).collect();
         m.note(
-            &format!("{schema_ptr}/additionalProperties"),
+            schema_ptr,
             format!(
-                "`additionalProperties: {}`: the language refuses undeclared fields",
-                short(extra)
+                "{} at the root kept verbatim (`parameters: json_schema:`): published as written, not checked by Call::parse",
+                keys.join(", ")
             ),
         );
     }
-    m.props(&root, schema_ptr)
+    let (additional, implicit_open) = if root.is_empty() {
+        // A tool without a schema: an object of any keys, as the provider would read it.
+        (Some(Type::Any), true)
+    } else {
+        m.additional(&root, schema_ptr)
+    };
+    let params = Parameters {
+        additional,
+        implicit_open,
+        ann,
+    };
+    (m.props(&root, schema_ptr), params)
 }
 
 /// A tool with actions: each example goes to the action its selector names (one that names
@@ -1287,10 +1212,15 @@ fn quoted(s: &str) -> String {
 
 /// A description as a template: text that minijinja would read as syntax is kept raw.
 fn template(s: &str) -> String {
+    quoted(&template_source(s))
+}
+
+/// A description's template source: text that minijinja would read as syntax is kept raw.
+fn template_source(s: &str) -> String {
     if s.contains("{{") || s.contains("{%") || s.contains("{#") {
-        quoted(&format!("{{% raw %}}{s}{{% endraw %}}"))
+        format!("{{% raw %}}{s}{{% endraw %}}")
     } else {
-        quoted(s)
+        s.to_owned()
     }
 }
 
@@ -1425,8 +1355,14 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         "object: \"\"  # TODO: what this tool operates on (file, shell session, …); the merge rule keys on it"
     );
     let _ = writeln!(s, "description: {}", template(&d.description));
-    if let Some(title) = &d.title {
-        let _ = writeln!(s, "title: {}", quoted(title));
+    match d.title.as_deref() {
+        Some("") => {
+            let _ = writeln!(s, "title: false");
+        }
+        Some(title) => {
+            let _ = writeln!(s, "title: {}", quoted(title));
+        }
+        None => {}
     }
     if !d.traits.is_empty() {
         let t: Vec<String> = d.traits.iter().map(|(k, v)| format!("{k}: {v}")).collect();
@@ -1445,12 +1381,24 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         let _ = writeln!(s, "  name: {}", key(sel));
         let _ = writeln!(s, "  description: \"\"");
     }
+    let params = &d.parameters;
+    if params.additional.is_some() || !params.ann.is_empty() {
+        let mut body = String::new();
+        crate::consolidate::render::additional_lines(
+            params.additional.as_ref(),
+            params.implicit_open,
+            2,
+            &mut body,
+        );
+        crate::consolidate::render::annotation_lines(&params.ann, 2, &mut body);
+        let _ = write!(s, "parameters:\n{body}");
+    }
     if d.fields.is_empty() {
         let _ = writeln!(s, "fields: {{}}");
     } else {
         let _ = writeln!(s, "fields:");
         for f in &d.fields {
-            write_field(&mut s, f, 1, true);
+            write_field(&mut s, f);
         }
     }
     match &d.selector {
@@ -1505,89 +1453,10 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
     s
 }
 
-fn write_field(s: &mut String, f: &DefProp, depth: usize, with_description: bool) {
-    let pad = "  ".repeat(depth);
-    let _ = writeln!(s, "{pad}{}:", key(&f.name));
-    write_type(s, &f.ty, depth + 1);
-    if with_description {
-        let _ = writeln!(s, "{pad}  description: {}", template(&f.description));
-    }
-}
-
-fn write_type(s: &mut String, ty: &DefType, depth: usize) {
-    let pad = "  ".repeat(depth);
-    match ty {
-        DefType::String { min, max, pattern } => {
-            let _ = writeln!(s, "{pad}type: string");
-            if let Some(n) = min {
-                let _ = writeln!(s, "{pad}min_length: {n}");
-            }
-            if let Some(n) = max {
-                let _ = writeln!(s, "{pad}max_length: {n}");
-            }
-            if let Some(p) = pattern {
-                let _ = writeln!(s, "{pad}pattern: {}", quoted(p));
-            }
-        }
-        DefType::Integer { min, max } => {
-            let _ = writeln!(s, "{pad}type: integer");
-            if let Some(n) = min {
-                let _ = writeln!(s, "{pad}minimum: {n}");
-            }
-            if let Some(n) = max {
-                let _ = writeln!(s, "{pad}maximum: {n}");
-            }
-        }
-        DefType::Number { min, max } => {
-            let _ = writeln!(s, "{pad}type: number");
-            for (k, v) in [("minimum", min), ("maximum", max)] {
-                if let Some(n) = v {
-                    let _ = writeln!(
-                        s,
-                        "{pad}{k}: {}",
-                        serde_json::Number::from_f64(*n)
-                            .map_or_else(|| n.to_string(), |n| n.to_string())
-                    );
-                }
-            }
-        }
-        DefType::Boolean => {
-            let _ = writeln!(s, "{pad}type: boolean");
-        }
-        DefType::Enum(values) => {
-            let _ = writeln!(s, "{pad}type: enum");
-            let v: Vec<String> = values.iter().map(|v| quoted(v)).collect();
-            let _ = writeln!(s, "{pad}values: [{}]", v.join(", "));
-        }
-        DefType::Array { items, min, max } => {
-            let _ = writeln!(s, "{pad}type: array");
-            let _ = writeln!(s, "{pad}items:");
-            write_type(s, items, depth + 1);
-            if let Some(n) = min {
-                let _ = writeln!(s, "{pad}min_items: {n}");
-            }
-            if let Some(n) = max {
-                let _ = writeln!(s, "{pad}max_items: {n}");
-            }
-        }
-        DefType::Object(props) => {
-            let _ = writeln!(s, "{pad}type: object");
-            if props.is_empty() {
-                let _ = writeln!(s, "{pad}properties: {{}}");
-            } else {
-                let _ = writeln!(s, "{pad}properties:");
-                for p in props {
-                    write_field(s, p, depth + 1, true);
-                }
-            }
-            let req: Vec<String> = props
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| key(&p.name))
-                .collect();
-            let _ = writeln!(s, "{pad}required: [{}]", req.join(", "));
-        }
-    }
+fn write_field(s: &mut String, f: &DefProp) {
+    let _ = writeln!(s, "  {}:", key(&f.name));
+    crate::consolidate::render::type_lines(&f.ty, 4, s);
+    let _ = writeln!(s, "    description: {}", template(&f.description));
 }
 
 // --- The round trip ------------------------------------------------------------------------------

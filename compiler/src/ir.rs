@@ -239,7 +239,8 @@ pub struct Tool {
     pub freeform: Option<Freeform>,
     /// MCP `icons` (YAML `icon:`).
     pub icon: Option<Icon>,
-    /// MCP display `title` (and `annotations.title`); `None`: derived from the name.
+    /// MCP display `title` (and `annotations.title`); `None`: derived from the name; empty
+    /// (`title: false`): none published.
     pub title: Option<String>,
     /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
     /// parsed call; `Handlers` receives it). Not published.

@@ -544,6 +544,7 @@ pub fn type_text(ty: &Type) -> String {
         Type::Object {
             properties,
             additional,
+            ..
         } => (
             match additional.as_deref() {
                 None => format!("object ({} properties, no others)", properties.len()),

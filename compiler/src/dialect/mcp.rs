@@ -18,10 +18,12 @@ pub(super) struct Mcp;
 impl DialectRules for Mcp {
     fn tool(&self, cx: &ToolContext<'_>) -> Result<(Json, ToolKind), EmitError> {
         let t = cx.texts.tool;
+        // `title: false` (an empty title): none published.
         let title = t.title.clone().unwrap_or_else(|| title(&t.name));
+        let shown = (!title.is_empty()).then(|| Json::str(title.clone()));
         let json = Json::obj()
             .with("name", Json::str(t.name.clone()))
-            .with("title", Json::str(title.clone()))
+            .with_opt("title", shown)
             .with("description", Json::str(cx.description))
             .with_opt("icons", t.icon.as_ref().map(extras::icons))
             .with(
@@ -99,12 +101,15 @@ impl DialectRules for Mcp {
         t: &Value,
         name: &str,
     ) -> (Vec<(&'static str, bool)>, Option<String>) {
-        let title = t
+        // No title at all: an empty one (`title: false`), so none is derived.
+        let title = match t
             .get("title")
             .or_else(|| t.pointer("/annotations/title"))
             .and_then(Value::as_str)
-            .filter(|title| *title != self::title(name))
-            .map(str::to_owned);
+        {
+            None => Some(String::new()),
+            Some(title) => (title != self::title(name)).then(|| title.to_owned()),
+        };
         (traits_from_annotations(t), title)
     }
 }
@@ -190,7 +195,7 @@ pub struct Annotations {
 impl Annotations {
     fn to_json(self, title: &str) -> Json {
         Json::obj()
-            .with("title", Json::str(title))
+            .with_opt("title", (!title.is_empty()).then(|| Json::str(title)))
             .with("readOnlyHint", Json::Bool(self.read_only))
             .with("destructiveHint", Json::Bool(self.destructive))
             .with("idempotentHint", Json::Bool(self.idempotent))

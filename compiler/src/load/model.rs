@@ -658,10 +658,11 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let implements = t
         .get("implements")
         .and_then(|n| super::implements::read_implements(n, d));
-    let title = t
-        .get("title")
-        .and_then(|n| read::string(n, "title", d))
-        .map(|s| s.v);
+    // `title: false`: no title published (held as an empty one).
+    let title = t.get("title").and_then(|n| match n.value {
+        Value::Bool(false) => Some(String::new()),
+        _ => read::string(n, "title", d).map(|s| s.v),
+    });
     let parameters = t
         .get("parameters")
         .map(|n| super::types::read_parameters(n, d))

@@ -14,7 +14,8 @@ pub(crate) const ANNOTATION_KEYS: &[&str] =
     &["title", "default", "format", "examples", "json_schema"];
 
 /// The JSON Schema keywords the language writes itself: a `json_schema:` key among them is
-/// refused (it would be published twice).
+/// refused (it would be published twice). `enum`, `anyOf` and `oneOf` may be kept verbatim
+/// where the language has no construct for them (an enum of numbers, a union beside a `type`).
 const MODELLED: &[&str] = &[
     "type",
     "description",
@@ -22,7 +23,6 @@ const MODELLED: &[&str] = &[
     "default",
     "format",
     "examples",
-    "enum",
     "const",
     "minimum",
     "maximum",
@@ -35,8 +35,6 @@ const MODELLED: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
-    "anyOf",
-    "oneOf",
 ];
 
 /// The type names a type list may hold.
