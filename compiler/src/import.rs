@@ -16,7 +16,7 @@ mod extras;
 mod roundtrip;
 
 use crate::dialect::{self, DETECTION, DialectRules};
-use crate::ir::{Annotations, Parameters, Property, Template, Type, UnionForm};
+use crate::ir::{SchemaAnnotations, Parameters, Property, Template, Type, UnionForm};
 
 /// The shape of the input array: a provider dialect (the shared vocabulary, one declaration;
 /// this name is kept for the CLI, which spells it `import::Shape`).
@@ -237,6 +237,8 @@ struct Mapper<'n> {
     tool: String,
     notes: &'n mut Vec<Note>,
     strict: bool,
+    /// An object without `additionalProperties` is open ([`DialectRules::absent_additional_is_open`]).
+    open_by_default: bool,
     depth: usize,
 }
 
@@ -303,7 +305,7 @@ impl Mapper<'_> {
                 return Type::Any;
             }
         };
-        let mut ann = Annotations::default();
+        let mut ann = SchemaAnnotations::default();
         let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
         if !field {
             ann.description = text("description");
@@ -340,7 +342,7 @@ impl Mapper<'_> {
 
     /// The constructs are decided in this order (unions, const, type lists, the type, what
     /// the keys imply, any value), and the order is the mapping.
-    fn base(&mut self, o: &Map<String, Value>, ptr: &str, ann: &mut Annotations) -> Type {
+    fn base(&mut self, o: &Map<String, Value>, ptr: &str, ann: &mut SchemaAnnotations) -> Type {
         let has_type = o.contains_key("type");
         for (union, form) in [("anyOf", UnionForm::AnyOf), ("oneOf", UnionForm::OneOf)] {
             let Some(Value::Array(branches)) = o.get(union) else {
@@ -424,13 +426,18 @@ impl Mapper<'_> {
 
     /// One JSON type with the keywords that apply to it; an unknown type name is any value
     /// (its `type` kept verbatim beside nothing else the language checks).
-    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str, ann: &mut Annotations) -> Type {
+    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str, ann: &mut SchemaAnnotations) -> Type {
         let uint = |k: &str| o.get(k).and_then(Value::as_u64);
         let int = |k: &str| o.get(k).and_then(Value::as_i64);
         let num = |k: &str| o.get(k).and_then(Value::as_f64);
         match ty_name {
             "string" => match o.get("enum") {
-                Some(Value::Array(all)) if all.iter().all(Value::is_string) && !all.is_empty() => {
+                // A null among the values is the nullable form (a type list with null, or
+                // OpenAI strict's optional field): the null branch says it.
+                Some(Value::Array(all))
+                    if all.iter().any(Value::is_string)
+                        && all.iter().all(|v| v.is_string() || (v.is_null() && (self.strict || nullable_list(o)))) =>
+                {
                     Type::Enum {
                         values: all.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
                     }
@@ -512,7 +519,7 @@ impl Mapper<'_> {
     }
 
     /// `enum` on a type without string enums: kept verbatim.
-    fn enum_kept(&mut self, o: &Map<String, Value>, ann: &mut Annotations) {
+    fn enum_kept(&mut self, o: &Map<String, Value>, ann: &mut SchemaAnnotations) {
         if let Some(e) = o.get("enum") {
             ann.extra.push(("enum".to_owned(), e.clone()));
         }
@@ -522,7 +529,8 @@ impl Mapper<'_> {
     /// unpublished), `false` closed, `true` open, a schema the type of the other keys.
     fn additional(&mut self, o: &Map<String, Value>, ptr: &str) -> (Option<Type>, bool) {
         match o.get("additionalProperties") {
-            None => (Some(Type::Any), true),
+            None if self.open_by_default => (Some(Type::Any), true),
+            None => (None, false),
             Some(Value::Bool(false)) => (None, false),
             Some(Value::Bool(true)) => (Some(Type::Any), false),
             Some(schema) => (
@@ -585,6 +593,13 @@ impl Mapper<'_> {
         }
         out
     }
+}
+
+/// `"type": [..., "null"]`.
+fn nullable_list(o: &Map<String, Value>) -> bool {
+    o.get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|t| t.iter().any(|x| x == "null"))
 }
 
 /// A type with its `null` branch taken out (strict inputs: the strict family adds it back).
@@ -915,6 +930,7 @@ fn import_tool(
         tool: name.clone(),
         notes,
         strict,
+        open_by_default: rules.absent_additional_is_open(schema_key),
         depth: 0,
     };
     let mut tool = DefTool {
@@ -1046,10 +1062,10 @@ fn fields_of_a_plain_object_root(
         m.note(&format!("{schema_ptr}/type"), message);
     }
     let text = |k: &str| root.get(k).and_then(Value::as_str).map(str::to_owned);
-    let mut ann = Annotations {
+    let mut ann = SchemaAnnotations {
         title: text("title"),
         description: text("description"),
-        ..Annotations::default()
+        ..SchemaAnnotations::default()
     };
     for (k, v) in &root {
         if !["type", "properties", "required", "additionalProperties", "title", "description"]
@@ -1068,7 +1084,7 @@ fn fields_of_a_plain_object_root(
             ),
         );
     }
-    let (additional, implicit_open) = if root.is_empty() {
+    let (additional, implicit_open) = if root.is_empty() && m.open_by_default {
         // A tool without a schema: an object of any keys, as the provider would read it.
         (Some(Type::Any), true)
     } else {
@@ -1560,7 +1576,7 @@ mod tests {
         let tool = imp.files.iter().find(|f| f.path == "tools/t.yaml").unwrap();
         assert!(tool.text.contains("required: [a]\n"), "{}", tool.text);
         assert!(
-            tool.text.contains("type: enum\n    values: [\"x\", \"y\"]"),
+            tool.text.contains("type: enum\n    values: [x, y]"),
             "{}",
             tool.text
         );

@@ -284,7 +284,7 @@ pub struct Parameters {
     pub implicit_open: bool,
     /// The root's annotations (`title`, a schema `description`, verbatim keywords such as
     /// `$schema`).
-    pub ann: Annotations,
+    pub ann: SchemaAnnotations,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -368,13 +368,13 @@ pub enum Type {
     /// A type with keywords that change no call's verdict: published as written.
     Annotated {
         ty: Box<Type>,
-        ann: Box<Annotations>,
+        ann: Box<SchemaAnnotations>,
     },
 }
 
 impl Type {
     /// The type without its annotations, and the annotations (`None` when it has none).
-    pub fn peel(&self) -> (&Type, Option<&Annotations>) {
+    pub fn peel(&self) -> (&Type, Option<&SchemaAnnotations>) {
         match self {
             Type::Annotated { ty, ann } => (ty.peel().0, Some(ann)),
             t => (t, None),
@@ -408,7 +408,7 @@ impl UnionForm {
 /// Keywords that change no call's verdict (JSON Schema's annotations, plus keywords kept
 /// verbatim): published where written, recorded by the lock, never read by `Call::parse`.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Annotations {
+pub struct SchemaAnnotations {
     /// A description where the language has no template slot (array items, union branches).
     pub description: Option<String>,
     pub title: Option<String>,
@@ -423,9 +423,9 @@ pub struct Annotations {
     pub extra: Vec<(String, serde_json::Value)>,
 }
 
-impl Annotations {
+impl SchemaAnnotations {
     pub fn is_empty(&self) -> bool {
-        *self == Annotations::default()
+        *self == SchemaAnnotations::default()
     }
 }
 

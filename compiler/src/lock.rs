@@ -251,7 +251,7 @@ pub enum TypeShape {
         form: String,
         branches: Vec<TypeShape>,
     },
-    /// A type with keywords that change no verdict (`ir::Annotations`), recorded so `diff`
+    /// A type with keywords that change no verdict (`ir::SchemaAnnotations`), recorded so `diff`
     /// can judge a changed default or format.
     Annotated {
         schema: Box<TypeShape>,

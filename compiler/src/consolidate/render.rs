@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ir::{Annotations, Field, Property, Type, UnionForm};
+use crate::ir::{SchemaAnnotations, Field, Property, Type, UnionForm};
 
 /// A YAML scalar: plain when that reads back as the same string, else double-quoted (a JSON
 /// string is a valid YAML double-quoted scalar).
@@ -236,7 +236,7 @@ pub fn additional_lines(
 }
 
 /// The annotation keys, in the language's order.
-pub fn annotation_lines(ann: &Annotations, indent: usize, out: &mut String) {
+pub fn annotation_lines(ann: &SchemaAnnotations, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     let mut line = |k: &str, v: String| {
         let _ = writeln!(out, "{pad}{k}: {v}");

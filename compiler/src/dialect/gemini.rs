@@ -117,6 +117,10 @@ impl DialectRules for Gemini {
         Some("functionDeclarations")
     }
 
+    fn absent_additional_is_open(&self, schema_key: &str) -> bool {
+        schema_key != "parameters"
+    }
+
     fn schema_key(
         &self,
         tool: &str,

@@ -253,6 +253,13 @@ pub(crate) trait DialectRules: Sync {
         notes: &mut Vec<Note>,
     ) -> &'static str;
 
+    /// Whether an object schema under `schema_key` without `additionalProperties` is open (JSON
+    /// Schema's default). Not where the schema language has no such keyword (Gemini's OpenAPI
+    /// `parameters`): there the language's strict default is kept.
+    fn absent_additional_is_open(&self, _schema_key: &str) -> bool {
+        true
+    }
+
     /// The tool keys the reader maps besides the extras.
     fn tool_keys(&self) -> &'static [&'static str];
 

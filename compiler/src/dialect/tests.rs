@@ -68,6 +68,10 @@ impl DialectRules for Acme {
         first.get("kind").and_then(Value::as_str) == Some("acme_fn")
     }
 
+    fn absent_additional_is_open(&self, _schema_key: &str) -> bool {
+        false
+    }
+
     fn schema_key(&self, _: &str, _: &Value, _: &str, _: &mut Vec<Note>) -> &'static str {
         "args"
     }

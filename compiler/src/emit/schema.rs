@@ -3,7 +3,7 @@
 //! the actions that use it, in one of three styles (plain JSON Schema, OpenAI strict, the
 //! Gemini OpenAPI subset). The per-action strictness lives in `Call::parse`, not here.
 
-use crate::ir::{Annotations, RenderedTool, Tool, Type, UnionForm};
+use crate::ir::{SchemaAnnotations, RenderedTool, Tool, Type, UnionForm};
 
 use super::extras::value_json;
 
@@ -176,7 +176,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
 }
 
 /// `node` with the annotations appended (a `description` only where the node has none).
-fn annotated(mut node: Json, ann: &Annotations, description: Option<&str>) -> Json {
+fn annotated(mut node: Json, ann: &SchemaAnnotations, description: Option<&str>) -> Json {
     if description.is_none() {
         node = node.with_opt("description", ann.description.clone().map(Json::Str));
     }

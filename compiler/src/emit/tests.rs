@@ -133,6 +133,7 @@ fn tools() -> Vec<Tool> {
         freeform: None,
         icon: None,
         title: None,
+        parameters: Default::default(),
         implements: None,
         span: span(),
     };
@@ -178,6 +179,8 @@ fn tools() -> Vec<Tool> {
                             required: false,
                         },
                     ],
+                    additional: None,
+                    implicit_open: false,
                 },
             ),
             field(
@@ -194,6 +197,7 @@ fn tools() -> Vec<Tool> {
         freeform: None,
         icon: None,
         title: None,
+        parameters: Default::default(),
         implements: None,
         span: span(),
     };
@@ -216,6 +220,7 @@ fn tools() -> Vec<Tool> {
         }),
         icon: None,
         title: None,
+        parameters: Default::default(),
         implements: None,
         span: span(),
     };
@@ -232,6 +237,7 @@ fn tools() -> Vec<Tool> {
         freeform: None,
         icon: None,
         title: None,
+        parameters: Default::default(),
         implements: None,
         span: span(),
     };
@@ -244,7 +250,7 @@ fn rendered(tool: &Tool, family: &str) -> RenderedTool {
     let mut fields = Vec::new();
     for f in &tool.fields {
         fields.push((f.name.clone(), format!("The {}.", f.name)));
-        if let Type::Object { properties } = &f.ty {
+        if let Type::Object { properties, .. } = &f.ty {
             for p in properties {
                 fields.push((
                     format!("{}.{}", f.name, p.name),

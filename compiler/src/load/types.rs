@@ -5,7 +5,7 @@
 //! is one reader, so the YAML spelling of a construct is declared once.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Annotations, Type, UnionForm};
+use crate::ir::{SchemaAnnotations, Type, UnionForm};
 use crate::load::read::{self, Diags, Struct};
 use crate::load::yaml::{Node, Value};
 
@@ -200,11 +200,11 @@ pub(crate) fn annotate(ty: Type, s: &Struct<'_>, field: bool, d: &mut Diags) -> 
             .and_then(|n| read::string(n, key, d))
             .map(|x| x.v)
     };
-    let mut ann = Annotations {
+    let mut ann = SchemaAnnotations {
         description: if field { None } else { text("description", d) },
         title: text("title", d),
         format: text("format", d),
-        ..Annotations::default()
+        ..SchemaAnnotations::default()
     };
     if let Some(n) = s.get("default") {
         match super::check::value_problem(&ty, n) {
@@ -293,14 +293,14 @@ pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters 
     crate::ir::Parameters {
         additional,
         implicit_open,
-        ann: Annotations {
+        ann: SchemaAnnotations {
             title: text("title", d),
             description: text("description", d),
             extra: s
                 .get("json_schema")
                 .map(|j| verbatim(j, d))
                 .unwrap_or_default(),
-            ..Annotations::default()
+            ..SchemaAnnotations::default()
         },
     }
 }
