@@ -471,10 +471,11 @@ fn the_git_mcp_server_imports_and_checks_clean() {
             "{tool}: {text}"
         );
     }
-    // Optional-with-null unions (pydantic's anyOf [T, null]) map to optional fields.
+    // Optional-with-null unions (pydantic's anyOf [T, null]) are kept as unions.
+    let log = std::fs::read_to_string(out.join("tools/git_log.yaml")).unwrap();
     assert!(
-        text.contains("a union with null: mapped to the non-null branch"),
-        "{text}"
+        log.contains("type: any_of\n") && log.contains("- type: \"null\"\n"),
+        "{log}"
     );
     let roles = std::fs::read_to_string(out.join("roles.yaml")).unwrap();
     assert!(
@@ -516,11 +517,10 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
     for want in [
-        "query: `$ref` #/$defs/Range: inlined (the language has no references) [/0/input_schema/properties/range]",
-        "query: `patternProperties` has no equivalent in the definition language: dropped [/0/input_schema/properties/labels/patternProperties]",
-        "query: a union without a discriminator (2 branches): mapped to its first branch [/0/input_schema/properties/value/anyOf]",
-        "query: `exclusiveMinimum` 0: mapped to minimum 1 [/0/input_schema/properties/limit/exclusiveMinimum]",
-        "query: `default` has no equivalent in the definition language: dropped [/0/input_schema/properties/limit/default]",
+        "query: `$defs` at the root kept verbatim (`parameters: json_schema:`): published as written, not checked by Call::parse [/0/input_schema]",
+        "query: `$ref` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/range]",
+        "query: `patternProperties` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/labels]",
+        "query: `exclusiveMinimum` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/limit]",
         "session: a root `oneOf` discriminated by `op`: mapped to a selector with one action per branch",
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
@@ -529,6 +529,9 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     assert!(!text.contains("renamed"), "{text}");
     let query = std::fs::read_to_string(out.join("tools/query.yaml")).unwrap();
     assert!(query.contains("\n  maxRows:\n"), "{query}");
+    // A union, a default: the language has them.
+    assert!(query.contains("  value:\n    type: any_of\n    branches:\n      - type: string\n      - type: integer\n"), "{query}");
+    assert!(query.contains("    default: 10\n"), "{query}");
     // The discriminated union became a selector with actions, each with its own fields.
     let session = std::fs::read_to_string(out.join("tools/session.yaml")).unwrap();
     assert!(session.contains("selector:\n  name: op"), "{session}");

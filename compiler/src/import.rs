@@ -16,7 +16,7 @@ mod extras;
 mod roundtrip;
 
 use crate::dialect::{self, DETECTION, DialectRules};
-use crate::ir::{SchemaAnnotations, Parameters, Property, Template, Type, UnionForm};
+use crate::ir::{Parameters, Property, SchemaAnnotations, Template, Type, UnionForm};
 
 /// The shape of the input array: a provider dialect (the shared vocabulary, one declaration;
 /// this name is kept for the CLI, which spells it `import::Shape`).
@@ -349,7 +349,8 @@ impl Mapper<'_> {
                 continue;
             };
             if has_type || (union == "oneOf" && o.contains_key("anyOf")) || branches.len() < 2 {
-                ann.extra.push((union.to_owned(), Value::Array(branches.clone())));
+                ann.extra
+                    .push((union.to_owned(), Value::Array(branches.clone())));
                 continue;
             }
             let branches = branches
@@ -426,7 +427,13 @@ impl Mapper<'_> {
 
     /// One JSON type with the keywords that apply to it; an unknown type name is any value
     /// (its `type` kept verbatim beside nothing else the language checks).
-    fn plain(&mut self, ty_name: &str, o: &Map<String, Value>, ptr: &str, ann: &mut SchemaAnnotations) -> Type {
+    fn plain(
+        &mut self,
+        ty_name: &str,
+        o: &Map<String, Value>,
+        ptr: &str,
+        ann: &mut SchemaAnnotations,
+    ) -> Type {
         let uint = |k: &str| o.get(k).and_then(Value::as_u64);
         let int = |k: &str| o.get(k).and_then(Value::as_i64);
         let num = |k: &str| o.get(k).and_then(Value::as_f64);
@@ -436,10 +443,16 @@ impl Mapper<'_> {
                 // OpenAI strict's optional field): the null branch says it.
                 Some(Value::Array(all))
                     if all.iter().any(Value::is_string)
-                        && all.iter().all(|v| v.is_string() || (v.is_null() && (self.strict || nullable_list(o)))) =>
+                        && all.iter().all(|v| {
+                            v.is_string() || (v.is_null() && (self.strict || nullable_list(o)))
+                        }) =>
                 {
                     Type::Enum {
-                        values: all.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                        values: all
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect(),
                     }
                 }
                 other => {
@@ -512,7 +525,8 @@ impl Mapper<'_> {
                     &format!("{ptr}/type"),
                     format!("type `{other}` is no JSON type: mapped to any value, the `type` kept verbatim"),
                 );
-                ann.extra.push(("type".to_owned(), Value::String(other.to_owned())));
+                ann.extra
+                    .push(("type".to_owned(), Value::String(other.to_owned())));
                 Type::Any
             }
         }
@@ -646,7 +660,6 @@ fn non_standard_type(lower: &str) -> Option<&'static str> {
     }
 }
 
-
 fn is_nullable(schema: &Value) -> bool {
     let in_type = schema
         .get("type")
@@ -660,7 +673,6 @@ fn is_nullable(schema: &Value) -> bool {
     });
     in_type || in_union || schema.get("nullable") == Some(&Value::Bool(true))
 }
-
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
@@ -1068,8 +1080,15 @@ fn fields_of_a_plain_object_root(
         ..SchemaAnnotations::default()
     };
     for (k, v) in &root {
-        if !["type", "properties", "required", "additionalProperties", "title", "description"]
-            .contains(&k.as_str())
+        if ![
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "title",
+            "description",
+        ]
+        .contains(&k.as_str())
         {
             ann.extra.push((k.clone(), v.clone()));
         }

@@ -255,7 +255,12 @@ pub enum TypeShape {
     /// can judge a changed default or format.
     Annotated {
         schema: Box<TypeShape>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// `Some(null)` is a default of `null` (read back as written, not as absent).
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         default: Option<serde_json::Value>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         format: Option<String>,
@@ -263,6 +268,11 @@ pub enum TypeShape {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         other: Option<serde_json::Value>,
     },
+}
+
+/// A key that is present holds a value, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ir::{SchemaAnnotations, Field, Property, Type, UnionForm};
+use crate::ir::{Field, Property, SchemaAnnotations, Type, UnionForm};
 
 /// A YAML scalar: plain when that reads back as the same string, else double-quoted (a JSON
 /// string is a valid YAML double-quoted scalar).
@@ -169,7 +169,13 @@ fn keyword_lines(ty: &Type, indent: usize, out: &mut String) {
             properties,
             additional,
             implicit_open,
-        } => object_lines(properties, additional.as_deref(), *implicit_open, indent, out),
+        } => object_lines(
+            properties,
+            additional.as_deref(),
+            *implicit_open,
+            indent,
+            out,
+        ),
         Type::Union { branches, .. } => {
             let _ = writeln!(out, "{pad}branches:");
             for b in branches {

@@ -3,7 +3,7 @@
 //! the actions that use it, in one of three styles (plain JSON Schema, OpenAI strict, the
 //! Gemini OpenAPI subset). The per-action strictness lives in `Call::parse`, not here.
 
-use crate::ir::{SchemaAnnotations, RenderedTool, Tool, Type, UnionForm};
+use crate::ir::{RenderedTool, SchemaAnnotations, Tool, Type, UnionForm};
 
 use super::extras::value_json;
 
