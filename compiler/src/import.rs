@@ -391,8 +391,15 @@ impl Mapper<'_> {
         }
         match names.first() {
             Some(n) => self.plain(n, o, ptr, ann),
-            None if o.contains_key("properties") => self.plain("object", o, ptr, ann),
-            None if o.contains_key("items") => self.plain("array", o, ptr, ann),
+            None if o.contains_key("properties") || o.contains_key("items") => {
+                ann.type_implied = true;
+                let implied = if o.contains_key("properties") {
+                    "object"
+                } else {
+                    "array"
+                };
+                self.plain(implied, o, ptr, ann)
+            }
             None if o.contains_key("enum") => {
                 // An enum without a type: its values, kept as written.
                 ann.extra.push(("enum".to_owned(), o["enum"].clone()));
@@ -598,11 +605,23 @@ impl Mapper<'_> {
             });
         }
         for r in &required {
-            if !props.contains_key(*r) {
+            if !props.contains_key(*r) && crate::load::read::is_field_name(r) {
                 self.note(
                     &format!("{ptr}/required"),
-                    format!("required `{r}` is not one of the properties: dropped (a call cannot be required to send a field it is not offered)"),
+                    format!("required `{r}` is not one of the properties: a required field of any value, `unlisted: true` (published in `required` only, as the input says)"),
                 );
+                out.push(DefProp {
+                    name: (*r).to_owned(),
+                    ty: Type::Annotated {
+                        ty: Box::new(Type::Any),
+                        ann: Box::new(SchemaAnnotations {
+                            unlisted: true,
+                            ..SchemaAnnotations::default()
+                        }),
+                    },
+                    description: String::new(),
+                    required: true,
+                });
             }
         }
         out
@@ -960,7 +979,9 @@ fn import_tool(
         tool.fields = fields;
         tool.selector = Some((sel, actions));
     } else {
-        (tool.fields, tool.parameters) = fields_of_a_plain_object_root(&mut m, schema, &schema_ptr);
+        let written = body.get(schema_key).is_some();
+        (tool.fields, tool.parameters) =
+            fields_of_a_plain_object_root(&mut m, schema, &schema_ptr, written);
     }
     (tool.traits, tool.title) = rules.read_traits_and_title(t, &name);
     tool.extras = tool_extras;
@@ -1061,6 +1082,7 @@ fn fields_of_a_plain_object_root(
     m: &mut Mapper<'_>,
     schema: &Value,
     schema_ptr: &str,
+    written: bool,
 ) -> (Vec<DefProp>, Parameters) {
     let root = schema.as_object().cloned().unwrap_or_default();
     if let Some(t) = root.get("type").and_then(Value::as_str)
@@ -1077,6 +1099,8 @@ fn fields_of_a_plain_object_root(
     let mut ann = SchemaAnnotations {
         title: text("title"),
         description: text("description"),
+        // A root written without `type` (an object by position): published as written.
+        type_implied: written && !root.contains_key("type"),
         ..SchemaAnnotations::default()
     };
     for (k, v) in &root {
@@ -1250,13 +1274,21 @@ fn template(s: &str) -> String {
     quoted(&template_source(s))
 }
 
-/// A description's template source: text that minijinja would read as syntax is kept raw.
+/// A description's template source: text that minijinja would read as syntax is kept raw, and
+/// trailing whitespace (which the language reads as a YAML block's line break, not text) is
+/// written as an expression that outputs it.
 fn template_source(s: &str) -> String {
-    if s.contains("{{") || s.contains("{%") || s.contains("{#") {
-        format!("{{% raw %}}{s}{{% endraw %}}")
+    let text = s.trim_end();
+    let tail = &s[text.len()..];
+    let mut out = if text.contains("{{") || text.contains("{%") || text.contains("{#") {
+        format!("{{% raw %}}{text}{{% endraw %}}")
     } else {
-        s.to_owned()
+        text.to_owned()
+    };
+    if !tail.is_empty() {
+        let _ = write!(out, "{{{{ {} }}}}", quoted(tail));
     }
+    out
 }
 
 /// A mapping key (quoted where YAML would read a plain one as a bool or null).
@@ -1482,9 +1514,8 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
     if let Some(out) = &d.extras.output {
         extras::write_output(&mut s, out);
     }
-    if let Some(icon) = &d.extras.icon {
-        extras::write_icon(&mut s, icon);
-    }
+    extras::write_icons(&mut s, &d.extras.icons);
+    extras::write_meta(&mut s, &d.extras.meta);
     s
 }
 

@@ -237,8 +237,10 @@ pub struct Tool {
     /// Declaration order (= published enum order).
     pub actions: Vec<Action>,
     pub freeform: Option<Freeform>,
-    /// MCP `icons` (YAML `icon:`).
-    pub icon: Option<Icon>,
+    /// MCP `icons` (YAML `icon:`, one or a list).
+    pub icons: Vec<Icon>,
+    /// MCP `_meta` keys of the tool's own (YAML `meta:`), published before toolsurface's.
+    pub meta: Vec<(String, serde_json::Value)>,
     /// MCP display `title` (and `annotations.title`); `None`: derived from the name; empty
     /// (`title: false`): none published.
     pub title: Option<String>,
@@ -421,6 +423,12 @@ pub struct SchemaAnnotations {
     /// `json_schema:`: other keywords, published verbatim after the modelled ones and not
     /// checked by `Call::parse` (what `import` keeps of a construct the language lacks).
     pub extra: Vec<(String, serde_json::Value)>,
+    /// `publish_type: false`: the JSON type is implied by the keywords (`properties`,
+    /// `items`) and not published, as the input wrote it.
+    pub type_implied: bool,
+    /// `unlisted: true` (fields only): required but not described under `properties`, as
+    /// JSON Schema allows (a required key of any value; the input wrote it so).
+    pub unlisted: bool,
 }
 
 impl SchemaAnnotations {

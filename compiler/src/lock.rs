@@ -725,6 +725,14 @@ fn type_shape(ty: &ir::Type) -> TypeShape {
             for (k, v) in &ann.extra {
                 put(k, Some(v.clone()));
             }
+            put(
+                "publish_type",
+                ann.type_implied.then_some(serde_json::Value::Bool(false)),
+            );
+            put(
+                "unlisted",
+                ann.unlisted.then_some(serde_json::Value::Bool(true)),
+            );
             TypeShape::Annotated {
                 schema: Box::new(type_shape(ty)),
                 default: ann.default.clone(),

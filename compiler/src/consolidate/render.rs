@@ -266,6 +266,12 @@ pub fn annotation_lines(ann: &SchemaAnnotations, indent: usize, out: &mut String
         let map: serde_json::Map<String, serde_json::Value> = ann.extra.iter().cloned().collect();
         line("json_schema", serde_json::Value::Object(map).to_string());
     }
+    if ann.type_implied {
+        line("publish_type", "false".into());
+    }
+    if ann.unlisted {
+        line("unlisted", "true".into());
+    }
 }
 
 /// One entry of a `fields:` mapping, the key at `indent` (named `name`, which may differ from

@@ -25,17 +25,17 @@ impl DialectRules for Mcp {
             .with("name", Json::str(t.name.clone()))
             .with_opt("title", shown)
             .with("description", Json::str(cx.description))
-            .with_opt("icons", t.icon.as_ref().map(extras::icons))
+            .with_opt(
+                "icons",
+                (!t.icons.is_empty()).then(|| extras::icons(&t.icons)),
+            )
             .with(
                 "inputSchema",
                 schema::parameters(cx.texts, self.schema_style(cx.family))?,
             )
             .with_opt("outputSchema", extras::mcp_output_schema(t))
             .with("annotations", annotations(t).to_json(&title))
-            .with_opt(
-                "_meta",
-                cx.family_sha256.map(|sha| extras::mcp_meta(t, sha)),
-            );
+            .with_opt("_meta", extras::mcp_meta(t, cx.family_sha256));
         Ok((json, ToolKind::Function))
     }
 

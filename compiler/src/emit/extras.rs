@@ -159,23 +159,24 @@ pub(crate) fn mcp_output_schema(tool: &Tool) -> Option<Json> {
 }
 
 /// `icons: [{src, mimeType?, sizes?, theme?}]`.
-pub(crate) fn icons(icon: &Icon) -> Json {
-    let sizes = (!icon.sizes.is_empty())
-        .then(|| Json::Arr(icon.sizes.iter().map(|s| Json::str(s.clone())).collect()));
-    Json::Arr(vec![
+pub(crate) fn icons(icons: &[Icon]) -> Json {
+    let one = |icon: &Icon| {
+        let sizes = (!icon.sizes.is_empty())
+            .then(|| Json::Arr(icon.sizes.iter().map(|s| Json::str(s.clone())).collect()));
         Json::obj()
             .with("src", Json::str(icon.src.clone()))
             .with_opt("mimeType", icon.mime_type.clone().map(Json::Str))
             .with_opt("sizes", sizes)
-            .with_opt("theme", icon.theme.clone().map(Json::Str)),
-    ])
+            .with_opt("theme", icon.theme.clone().map(Json::Str))
+    };
+    Json::Arr(icons.iter().map(one).collect())
 }
 
 /// MCP `_meta`: `io.toolsurface/sha256`, the sha256 of the tool's JSON in its family's own
 /// dialect (the hash `surface.lock` pins for that role × family), and
 /// `io.toolsurface/traits`, every trait of every action (a plain tool: its traits object;
 /// a tool with actions: one object per action name, declaration order).
-pub(crate) fn mcp_meta(tool: &Tool, family_sha256: &str) -> Json {
+pub(crate) fn mcp_meta(tool: &Tool, family_sha256: Option<&str>) -> Option<Json> {
     let traits_of = |a: &crate::ir::Action| {
         Json::Obj(
             a.traits
@@ -203,7 +204,15 @@ pub(crate) fn mcp_meta(tool: &Tool, family_sha256: &str) -> Json {
                 .collect(),
         )
     };
-    Json::obj()
-        .with(&format!("{META_PREFIX}sha256"), Json::str(family_sha256))
-        .with(&format!("{META_PREFIX}traits"), traits)
+    let mut meta = Json::obj();
+    for (k, v) in &tool.meta {
+        meta = meta.with(k, value_json(v));
+    }
+    let Some(sha) = family_sha256 else {
+        return (!tool.meta.is_empty()).then_some(meta);
+    };
+    Some(
+        meta.with(&format!("{META_PREFIX}sha256"), Json::str(sha))
+            .with(&format!("{META_PREFIX}traits"), traits),
+    )
 }

@@ -404,7 +404,7 @@ fn emit_tool(
     if !is_valid_name(&tool.name) {
         return Err(EmitError::InvalidName(tool.name.clone()));
     }
-    let description = rendered.description.trim();
+    let description = rendered.description.as_str();
     let with_examples;
     let description = if family.publish.examples_in_description {
         with_examples = extras::description_with_examples(description, tool);

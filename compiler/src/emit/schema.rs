@@ -41,7 +41,7 @@ impl Texts<'_> {
             .fields
             .iter()
             .find(|(p, _)| p == path)
-            .map(|(_, d)| d.trim())
+            .map(|(_, d)| d.as_str())
             .ok_or_else(|| EmitError::MissingDescription {
                 tool: self.tool.name.clone(),
                 path: path.to_owned(),
@@ -53,7 +53,7 @@ impl Texts<'_> {
             .actions
             .iter()
             .find(|(n, _)| n.as_deref() == Some(name))
-            .map(|(_, d)| d.trim())
+            .map(|(_, d)| d.as_str())
             .ok_or_else(|| EmitError::MissingDescription {
                 tool: self.tool.name.clone(),
                 path: format!("actions.{name}"),
@@ -64,7 +64,7 @@ impl Texts<'_> {
 /// The selector's description: its own text, then one line per action in declaration order,
 /// `- name: rendered action description` (`- name` when the action has none).
 pub(crate) fn selector_description(texts: &Texts<'_>) -> Result<String, EmitError> {
-    let mut out = texts.rendered.selector.trim().to_owned();
+    let mut out = texts.rendered.selector.clone();
     for action in &texts.tool.actions {
         let Some(name) = action.name.as_deref() else {
             continue;
@@ -149,10 +149,12 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
             path: name.to_owned(),
             style,
         };
-        properties.push((
-            name.to_owned(),
-            ctx.schema(&field.ty, Some(desc), nullable)?,
-        ));
+        if !unlisted(&field.ty) {
+            properties.push((
+                name.to_owned(),
+                ctx.schema(&field.ty, Some(desc), nullable)?,
+            ));
+        }
         if every || style == Style::Strict {
             required.push(Json::str(name));
         }
@@ -175,8 +177,18 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
     Ok(annotated(root, &params.ann, None))
 }
 
+/// A field required but not described under `properties` (`unlisted: true`).
+fn unlisted(ty: &Type) -> bool {
+    ty.peel().1.is_some_and(|a| a.unlisted)
+}
+
 /// `node` with the annotations appended (a `description` only where the node has none).
 fn annotated(mut node: Json, ann: &SchemaAnnotations, description: Option<&str>) -> Json {
+    if ann.type_implied
+        && let Json::Obj(entries) = &mut node
+    {
+        entries.retain(|(k, _)| k != "type");
+    }
     if description.is_none() {
         node = node.with_opt("description", ann.description.clone().map(Json::Str));
     }
@@ -362,7 +374,9 @@ impl Node<'_, '_> {
                         None => None,
                     };
                     let nullable = style == Style::Strict && !p.required;
-                    props.push((p.name.clone(), child.schema(&p.ty, desc, nullable)?));
+                    if !unlisted(&p.ty) {
+                        props.push((p.name.clone(), child.schema(&p.ty, desc, nullable)?));
+                    }
                     if p.required || style == Style::Strict {
                         required.push(Json::str(p.name.clone()));
                     }

@@ -131,7 +131,8 @@ fn tools() -> Vec<Tool> {
             action(Some("resize"), &["session_id", "cols"], &["host_id"], &[]),
         ],
         freeform: None,
-        icon: None,
+        icons: Vec::new(),
+        meta: Vec::new(),
         title: None,
         parameters: Default::default(),
         implements: None,
@@ -195,7 +196,8 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &["path"], &["mode", "opts", "dirs"], &[])],
         freeform: None,
-        icon: None,
+        icons: Vec::new(),
+        meta: Vec::new(),
         title: None,
         parameters: Default::default(),
         implements: None,
@@ -218,7 +220,8 @@ fn tools() -> Vec<Tool> {
             grammar: "start: \"*** Begin Patch\"\n".into(),
             span: span(),
         }),
-        icon: None,
+        icons: Vec::new(),
+        meta: Vec::new(),
         title: None,
         parameters: Default::default(),
         implements: None,
@@ -235,7 +238,8 @@ fn tools() -> Vec<Tool> {
         selector: None,
         actions: vec![action(None, &[], &[], &[RO])],
         freeform: None,
-        icon: None,
+        icons: Vec::new(),
+        meta: Vec::new(),
         title: None,
         parameters: Default::default(),
         implements: None,
@@ -751,12 +755,12 @@ fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
         .position(|t| t.name == "shell_session")
         .unwrap();
     let t = &mut ir.tools[idx];
-    t.icon = Some(Icon {
+    t.icons = vec![Icon {
         src: "https://example.com/s.svg".into(),
         mime_type: Some("image/svg+xml".into()),
         sizes: vec!["any".into()],
         theme: None,
-    });
+    }];
     for a in &mut t.actions {
         let name = a.name.clone().unwrap();
         a.examples = vec![Example {

@@ -43,7 +43,9 @@ pub(super) struct Extras {
     /// Each example with its pointer (argument objects as written).
     pub examples: Vec<(String, Value)>,
     pub output: Option<OutNode>,
-    pub icon: Option<Icon>,
+    pub icons: Vec<Icon>,
+    /// MCP `_meta` keys outside toolsurface's namespace.
+    pub meta: Vec<(String, Value)>,
 }
 
 /// Read the extras of one tool object `body` (at `ptr`).
@@ -101,35 +103,26 @@ pub(super) fn read(
             );
         }
     }
-    if let Some(icons) = body.get("icons") {
-        extras.icon = icon(icons, &format!("{ptr}/icons"), &mut note);
+    if let Some(Value::Array(icons)) = body.get("icons") {
+        extras.icons = icons
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| icon(x, &format!("{ptr}/icons/{i}"), &mut note))
+            .collect();
     }
     if let Some(meta) = body.get("_meta").and_then(Value::as_object) {
-        for k in meta.keys() {
-            if !k.starts_with(crate::emit::META_PREFIX) {
-                note(
-                    format!("{ptr}/_meta/{}", escape(k)),
-                    format!(
-                        "`_meta` key `{k}` has no equivalent in the definition language: dropped"
-                    ),
-                );
-            }
-        }
+        extras.meta = meta
+            .iter()
+            .filter(|(k, _)| !k.starts_with(crate::emit::META_PREFIX))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
     }
     extras
 }
 
-fn icon(icons: &Value, ptr: &str, note: &mut impl FnMut(String, String)) -> Option<Icon> {
-    let list = icons.as_array().filter(|l| !l.is_empty())?;
-    for i in 1..list.len() {
-        note(
-            format!("{ptr}/{i}"),
-            "a second icon: dropped (`icon:` holds one)".into(),
-        );
-    }
-    let first = &list[0];
+fn icon(first: &Value, ptr: &str, note: &mut impl FnMut(String, String)) -> Option<Icon> {
     let Some(src) = first.get("src").and_then(Value::as_str) else {
-        note(format!("{ptr}/0"), "an icon without `src`: dropped".into());
+        note(ptr.to_owned(), "an icon without `src`: dropped".into());
         return None;
     };
     if let Some(o) = first.as_object() {
@@ -138,7 +131,7 @@ fn icon(icons: &Value, ptr: &str, note: &mut impl FnMut(String, String)) -> Opti
             .filter(|k| !["src", "mimeType", "sizes", "theme"].contains(&k.as_str()))
         {
             note(
-                format!("{ptr}/0/{}", escape(k)),
+                format!("{ptr}/{}", escape(k)),
                 format!("icon `{k}` has no equivalent in the definition language: dropped"),
             );
         }
@@ -451,24 +444,42 @@ pub(super) fn write_examples(s: &mut String, examples: &[&Value], depth: usize) 
     }
 }
 
-/// `icon:`.
-pub(super) fn write_icon(s: &mut String, icon: &Icon) {
-    let Icon {
-        src,
-        mime_type: mime,
-        sizes,
-        theme,
-    } = icon;
+/// `icon:`: one icon as a mapping, several as a list of them.
+pub(super) fn write_icons(s: &mut String, icons: &[Icon]) {
+    let (lead, pad) = match icons {
+        [] => return,
+        [_] => ("  ", "  "),
+        _ => ("  - ", "    "),
+    };
     let _ = writeln!(s, "icon:");
-    let _ = writeln!(s, "  src: {}", quoted(src));
-    if let Some(m) = mime {
-        let _ = writeln!(s, "  mime_type: {}", quoted(m));
+    for icon in icons {
+        let Icon {
+            src,
+            mime_type: mime,
+            sizes,
+            theme,
+        } = icon;
+        let _ = writeln!(s, "{lead}src: {}", quoted(src));
+        if let Some(m) = mime {
+            let _ = writeln!(s, "{pad}mime_type: {}", quoted(m));
+        }
+        if !sizes.is_empty() {
+            let v: Vec<String> = sizes.iter().map(|x| quoted(x)).collect();
+            let _ = writeln!(s, "{pad}sizes: [{}]", v.join(", "));
+        }
+        if let Some(t) = theme {
+            let _ = writeln!(s, "{pad}theme: {}", quoted(t));
+        }
     }
-    if !sizes.is_empty() {
-        let v: Vec<String> = sizes.iter().map(|x| quoted(x)).collect();
-        let _ = writeln!(s, "  sizes: [{}]", v.join(", "));
+}
+
+/// `meta:` (MCP `_meta` keys of the tool's own), each value as JSON.
+pub(super) fn write_meta(s: &mut String, meta: &[(String, Value)]) {
+    if meta.is_empty() {
+        return;
     }
-    if let Some(t) = theme {
-        let _ = writeln!(s, "  theme: {}", quoted(t));
+    let _ = writeln!(s, "meta:");
+    for (k, v) in meta {
+        let _ = writeln!(s, "  {}: {v}", quoted(k));
     }
 }

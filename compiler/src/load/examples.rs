@@ -216,13 +216,13 @@ pub fn read_action_extras(
     }
 }
 
-/// The tool-level `output:` and `icon:`; `examples:` at the top of a tool with a selector
+/// The tool-level `output:` and `icon:` (one or a list); `examples:` at the top of a tool with a selector
 /// is misplaced (examples belong to the action they call).
 pub fn read_tool_extras(
     t: &Struct<'_>,
     name: &Sp<String>,
     d: &mut Diags,
-) -> (Option<OutputType>, Option<Icon>) {
+) -> (Option<OutputType>, Vec<Icon>) {
     if t.get("selector").is_some()
         && let Some(span) = t.key_span("examples")
     {
@@ -238,8 +238,18 @@ pub fn read_tool_extras(
     let output = t.get("output").and_then(|n| {
         super::output::read_output_root(n, &format!("the output of tool `{}`", name.v), d)
     });
-    let icon = t.get("icon").and_then(|n| super::output::read_icon(n, d));
-    (output, icon)
+    let icons = match t.get("icon") {
+        Some(crate::load::yaml::Node {
+            value: crate::load::yaml::Value::Seq(items),
+            ..
+        }) => items
+            .iter()
+            .filter_map(|n| super::output::read_icon(n, d))
+            .collect(),
+        Some(n) => super::output::read_icon(n, d).into_iter().collect(),
+        None => Vec::new(),
+    };
+    (output, icons)
 }
 
 /// "tool `shell_session` action=poll", or "tool `shell`" for a plain tool: how example

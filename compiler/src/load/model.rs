@@ -105,7 +105,9 @@ pub struct ToolDef {
     pub freeform: Option<FreeformDef>,
     /// Tool-level `output:` (actions without their own inherit it).
     pub output: Option<crate::ir::OutputType>,
-    pub icon: Option<crate::ir::Icon>,
+    pub icons: Vec<crate::ir::Icon>,
+    /// `meta:`, MCP `_meta` keys of the tool's own.
+    pub meta: Vec<(String, serde_json::Value)>,
     /// `title:`, the MCP display title.
     pub title: Option<String>,
     /// `implements:`, the Rust type the typed call becomes.
@@ -611,6 +613,7 @@ const TOOL_KEYS: &[&str] = &[
     "title",
     "implements",
     "parameters",
+    "meta",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -654,7 +657,8 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .unwrap_or_default();
     let actions = read_actions(&t, &name, d);
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
-    let (output, icon) = super::examples::read_tool_extras(&t, &name, d);
+    let (output, icons) = super::examples::read_tool_extras(&t, &name, d);
+    let meta = t.get("meta").map(|n| read_meta(n, d)).unwrap_or_default();
     let implements = t
         .get("implements")
         .and_then(|n| super::implements::read_implements(n, d));
@@ -669,7 +673,8 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .unwrap_or_default();
     Some(ToolDef {
         output,
-        icon,
+        icons,
+        meta,
         title,
         implements,
         parameters,
@@ -688,6 +693,28 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         actions,
         freeform,
     })
+}
+
+/// `meta:`: MCP `_meta` keys, published as written; toolsurface's own namespace
+/// (`io.toolsurface/`) is the compiler's to write.
+fn read_meta(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Value)> {
+    let mut out = Vec::new();
+    for (k, v) in read::entries(n, "meta", d) {
+        if k.v.starts_with(crate::emit::META_PREFIX) {
+            d.push(Diagnostic::error(
+                "reserved-meta",
+                Some(k.span),
+                format!(
+                    "`{}`: keys under `{}` are written by toolsurface",
+                    k.v,
+                    crate::emit::META_PREFIX
+                ),
+            ));
+            continue;
+        }
+        out.push((k.v, v.to_json()));
+    }
+    out
 }
 
 /// One tool per file, and the file is named after the tool.

@@ -338,8 +338,10 @@ fn compile_tool<'e>(
     out: &mut Collector,
 ) -> ToolTemplates<'e> {
     let mut slot = |what: String, template: &'e Template| {
+        // The source's trailing whitespace is not text (a YAML block's final line break);
+        // whitespace the template itself outputs (`{{ "\n" }}`) is kept.
         let tpl = if has_syntax(&template.source) {
-            match env.template_from_str(&template.source) {
+            match env.template_from_str(template.source.trim_end()) {
                 Ok(t) => Tpl::Compiled(t),
                 Err(err) => {
                     out.add(
@@ -478,7 +480,7 @@ fn render_tool(
                 }
                 match rendered {
                     Ok(_) if refused => return String::new(),
-                    Ok(s) => s.trim_end().to_owned(),
+                    Ok(s) => s,
                     Err(err) => {
                         let diag = template_diag(
                             slot.template,

@@ -10,8 +10,15 @@ use crate::load::read::{self, Diags, Struct};
 use crate::load::yaml::{Node, Value};
 
 /// Keys every field type may carry besides its own.
-pub(crate) const ANNOTATION_KEYS: &[&str] =
-    &["title", "default", "format", "examples", "json_schema"];
+pub(crate) const ANNOTATION_KEYS: &[&str] = &[
+    "title",
+    "default",
+    "format",
+    "examples",
+    "json_schema",
+    "publish_type",
+    "unlisted",
+];
 
 /// The JSON Schema keywords the language writes itself: a `json_schema:` key among them is
 /// refused (it would be published twice). `enum`, `anyOf` and `oneOf` may be kept verbatim
@@ -228,6 +235,11 @@ pub(crate) fn annotate(ty: Type, s: &Struct<'_>, field: bool, d: &mut Diags) -> 
     if let Some(n) = s.get("json_schema") {
         ann.extra = verbatim(n, d);
     }
+    ann.type_implied = publish_type_false(s, d);
+    ann.unlisted = field
+        && s.get("unlisted")
+            .and_then(|n| read::boolean(n, "unlisted", d))
+            .unwrap_or(false);
     if ann.is_empty() {
         ty
     } else {
@@ -236,6 +248,13 @@ pub(crate) fn annotate(ty: Type, s: &Struct<'_>, field: bool, d: &mut Diags) -> 
             ann: Box::new(ann),
         }
     }
+}
+
+/// `publish_type: false` (`true` is the default and says nothing).
+fn publish_type_false(s: &Struct<'_>, d: &mut Diags) -> bool {
+    s.get("publish_type")
+        .and_then(|n| read::boolean(n, "publish_type", d))
+        .is_some_and(|b| !b)
 }
 
 /// `json_schema:` (root or type): keywords published verbatim, none of them one the language
@@ -277,6 +296,7 @@ pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters 
         "title",
         "description",
         "json_schema",
+        "publish_type",
     ];
     let Some(s) = Struct::read(n, "parameters", &known, &[], d) else {
         return crate::ir::Parameters::default();
@@ -300,6 +320,7 @@ pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters 
                 .get("json_schema")
                 .map(|j| verbatim(j, d))
                 .unwrap_or_default(),
+            type_implied: publish_type_false(&s, d),
             ..SchemaAnnotations::default()
         },
     }
