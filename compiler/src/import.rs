@@ -230,6 +230,8 @@ struct DefTool {
     extras: extras::Extras,
     /// What the root schema says beyond its properties.
     parameters: Parameters,
+    /// A provider-hosted tool's entry (`hosted:`), published verbatim.
+    hosted: Option<Value>,
 }
 
 /// The walk over one tool's schema, collecting notes.
@@ -760,14 +762,53 @@ fn not_importable(rules: &dyn DialectRules, ptr: &str, t: &Value) -> Option<(Not
         return Some((note(why), note(gone)));
     }
     let ty = t.get("type").and_then(Value::as_str).unwrap_or_default();
-    is_hosted(t).then(|| {
+    (is_hosted(t) && hosted_name(t).is_none()).then(|| {
         (
             note(format!(
-                "the provider-hosted tool `{ty}` has no definition to import (the language has \
-                 no pass-through entry yet): dropped"
+                "the provider-hosted tool `{ty}` has no name a tool may have: dropped"
             )),
             note(format!("the provider-hosted tool `{ty}` is not published")),
         )
+    })
+}
+
+/// A hosted tool's name in the language: its entry's `name`, else its `type`.
+fn hosted_name(t: &Value) -> Option<String> {
+    let name = t
+        .get("name")
+        .or_else(|| t.get("type"))
+        .and_then(Value::as_str)?;
+    crate::load::read::is_tool_name(name).then(|| name.to_owned())
+}
+
+/// A provider-hosted tool as a pass-through entry (`hosted:`): published verbatim in its
+/// dialect, not elsewhere.
+fn hosted_tool(
+    rules: &dyn DialectRules,
+    ptr: &str,
+    t: &Value,
+    notes: &mut Vec<Note>,
+) -> Option<DefTool> {
+    let name = hosted_name(t)?;
+    notes.push(Note {
+        tool: name.clone(),
+        pointer: ptr.to_owned(),
+        message: format!(
+            "the provider-hosted tool `{name}`: kept as a pass-through entry (`hosted:`), published verbatim in `{}` only",
+            rules.family_name()
+        ),
+    });
+    Some(DefTool {
+        name,
+        description: String::new(),
+        fields: Vec::new(),
+        selector: None,
+        freeform: None,
+        traits: Vec::new(),
+        title: None,
+        extras: extras::Extras::default(),
+        parameters: Parameters::default(),
+        hosted: Some(t.clone()),
     })
 }
 
@@ -798,7 +839,15 @@ pub(crate) fn import_tools(
             dropped.push(gone);
             continue;
         }
-        let def = import_tool(rules, strict, ptr, t, &mut notes)?;
+        let hosted = if is_hosted(t) {
+            hosted_tool(rules, ptr, t, &mut notes)
+        } else {
+            None
+        };
+        let def = match hosted {
+            Some(def) => def,
+            None => import_tool(rules, strict, ptr, t, &mut notes)?,
+        };
         if defs.iter().any(|d| d.name == def.name) {
             return Err(ImportError::Tool {
                 pointer: ptr.clone(),
@@ -974,6 +1023,7 @@ fn import_tool(
         title: None,
         extras: extras::Extras::default(),
         parameters: Parameters::default(),
+        hosted: None,
     };
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
         tool.fields = fields;
@@ -1072,6 +1122,7 @@ fn responses_custom_tool_as_freeform(
         title: None,
         extras: extras::Extras::default(),
         parameters: Parameters::default(),
+        hosted: None,
     }
 }
 
@@ -1422,6 +1473,11 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         "object: \"\"  # TODO: what this tool operates on (file, shell session, …); the merge rule keys on it"
     );
     let _ = writeln!(s, "description: {}", template(&d.description));
+    if let Some(entry) = &d.hosted {
+        let _ = writeln!(s, "hosted: {entry}");
+        let _ = writeln!(s, "families: [{}]", rules.family_name());
+        return s;
+    }
     match d.title.as_deref() {
         Some("") => {
             let _ = writeln!(s, "title: false");

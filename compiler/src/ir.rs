@@ -250,6 +250,11 @@ pub struct Tool {
     /// `parameters:`: what the parameters object itself says beyond its fields (other keys
     /// accepted, root annotations and verbatim keywords).
     pub parameters: Parameters,
+    /// `hosted:`: a provider-hosted tool (`{"type":"local_shell"}`, `{"type":"bash_20250124",
+    /// "name":"bash"}`): its entry, published verbatim in the dialect of its families and not
+    /// at all elsewhere (MCP lists no provider-run tool). It has no fields; any arguments
+    /// pass `Call::parse` (the provider defines and runs it).
+    pub hosted: Option<serde_json::Value>,
     /// The tool's file.
     pub span: Span,
 }

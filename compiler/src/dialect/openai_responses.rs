@@ -90,6 +90,8 @@ impl DialectRules for OpenaiResponses {
             ToolKind::Function => Json::obj()
                 .with("type", Json::str("function"))
                 .with("name", Json::str(name)),
+            // A hosted tool is allowed by its type (`{"type":"local_shell"}`), its name here.
+            ToolKind::Hosted => Json::obj().with("type", Json::str(name)),
         })
     }
 

@@ -99,6 +99,8 @@ pub enum ToolKind {
     Custom,
     /// The Responses client `tool_search` tool (`activate_skill` on a deferring surface).
     ToolSearch,
+    /// A provider-hosted tool (`hosted:`), its entry published verbatim.
+    Hosted,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,10 +329,16 @@ fn emit_instance(
             .map(|s| s.skill.as_str())
             .collect(),
     };
-    let last = instance.tools.len().saturating_sub(1);
+    // A provider-hosted tool exists only in its own families' dialect.
+    let here = |t: &&RenderedTool| {
+        ir.tool(&t.name)
+            .is_none_or(|tool| tool.hosted.is_none() || dialect == family.dialect)
+    };
+    let last = instance.tools.iter().filter(here).count().saturating_sub(1);
     let tools = instance
         .tools
         .iter()
+        .filter(here)
         .enumerate()
         .map(|(i, t)| {
             let placement = skills::Placement::Resident { last: i == last };
@@ -344,6 +352,7 @@ fn emit_instance(
             let tools = s
                 .tools
                 .iter()
+                .filter(here)
                 .map(|t| emit_tool(&surface, t, skills::Placement::Skill(&s.skill)))
                 .collect::<Result<Vec<_>, EmitError>>()?;
             Ok(EmittedSkill {
@@ -473,6 +482,9 @@ fn placed_tool(
     family_sha256: Option<&str>,
 ) -> Result<(json::Json, ToolKind), EmitError> {
     let family = surface.family;
+    if let Some(entry) = &texts.tool.hosted {
+        return Ok((extras::value_json(entry), ToolKind::Hosted));
+    }
     let resident = matches!(placement, skills::Placement::Resident { .. });
     let search = resident
         && skills::is_search_tool(&texts.tool.name, rules, strategy, &surface.deferred_skills);

@@ -219,6 +219,25 @@ fn check_tool_families(tool: &ToolDef, families: &[Sp<String>], idx: &Index<'_>,
             ));
         }
     }
+    if tool.hosted.is_some() {
+        // The entry is in one provider's shape: every family must speak that dialect.
+        let dialects: BTreeSet<&str> = families
+            .iter()
+            .filter_map(|f| idx.families.get(f.as_str())?.dialect.map(|x| x.as_str()))
+            .collect();
+        if dialects.len() > 1 {
+            d.push(Diagnostic::error(
+                "hosted-dialects",
+                families.first().map(|f| f.span),
+                format!(
+                    "hosted tool `{}` is published in families of {} dialects ({}); its entry is one provider's",
+                    tool.name.v,
+                    dialects.len(),
+                    dialects.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
     if families.is_empty() {
         d.push(Diagnostic::error(
             "no-families",

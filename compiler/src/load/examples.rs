@@ -273,7 +273,8 @@ pub const NO_EXAMPLE: &str = "no-example";
 /// `lint` both report exactly these.
 pub fn missing_examples<'t>(tools: impl IntoIterator<Item = &'t Tool>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
-    for tool in tools {
+    // A hosted tool's calls are the provider's to define: nothing to exemplify here.
+    for tool in tools.into_iter().filter(|t| t.hosted.is_none()) {
         for (i, action) in tool.actions.iter().enumerate() {
             if action.examples.is_empty() {
                 d.push(

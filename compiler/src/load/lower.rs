@@ -221,7 +221,16 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
         meta: t.meta.clone(),
         title: t.title.clone(),
         implements: t.implements.as_ref().map(|p| p.v.clone()),
-        parameters: t.parameters.clone(),
+        // A hosted tool's arguments are the provider's: any pass.
+        parameters: match t.hosted {
+            Some(_) => crate::ir::Parameters {
+                additional: Some(crate::ir::Type::Any),
+                implicit_open: true,
+                ..t.parameters.clone()
+            },
+            None => t.parameters.clone(),
+        },
+        hosted: t.hosted.clone(),
         span: Span::file_start(t.file),
     }
 }

@@ -114,6 +114,8 @@ pub struct ToolDef {
     pub implements: Option<Sp<String>>,
     /// `parameters:`, what the parameters object says beyond its fields.
     pub parameters: crate::ir::Parameters,
+    /// `hosted:`, a provider-hosted tool's entry.
+    pub hosted: Option<serde_json::Value>,
 }
 
 #[derive(Debug)]
@@ -614,6 +616,7 @@ const TOOL_KEYS: &[&str] = &[
     "implements",
     "parameters",
     "meta",
+    "hosted",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -659,6 +662,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
     let (output, icons) = super::examples::read_tool_extras(&t, &name, d);
     let meta = t.get("meta").map(|n| read_meta(n, d)).unwrap_or_default();
+    let hosted = t.get("hosted").and_then(|n| read_hosted(&t, n, d));
     let implements = t
         .get("implements")
         .and_then(|n| super::implements::read_implements(n, d));
@@ -675,6 +679,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         output,
         icons,
         meta,
+        hosted,
         title,
         implements,
         parameters,
@@ -693,6 +698,50 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         actions,
         freeform,
     })
+}
+
+/// `hosted:`: a provider's own entry for a tool it runs (a mapping with its `type`), published
+/// verbatim. Such a tool declares no fields or actions, and names its families (the entry is
+/// in their dialect's shape; `check` holds them to one dialect).
+fn read_hosted(t: &Struct<'_>, n: &Node, d: &mut Diags) -> Option<serde_json::Value> {
+    let entry = n.to_json();
+    if entry
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .is_none()
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-hosted",
+                Some(n.span),
+                "`hosted` is the provider's entry: a mapping with its `type`",
+            )
+            .with_hint("hosted: { type: local_shell }"),
+        );
+        return None;
+    }
+    for key in [
+        "fields", "selector", "actions", "freeform", "required", "optional",
+    ] {
+        if let Some(span) = t.key_span(key) {
+            d.push(Diagnostic::error(
+                "hosted-with-fields",
+                Some(span),
+                format!("a hosted tool has no `{key}`: the provider defines its arguments"),
+            ));
+        }
+    }
+    if t.get("families").is_none() {
+        d.push(
+            Diagnostic::error(
+                "hosted-without-families",
+                Some(n.span),
+                "a hosted tool names its `families` (those of the dialect its entry is written for)",
+            )
+            .with_hint("families: [responses]"),
+        );
+    }
+    Some(entry)
 }
 
 /// `meta:`: MCP `_meta` keys, published as written; toolsurface's own namespace
