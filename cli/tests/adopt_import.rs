@@ -264,8 +264,8 @@ const OUTPUT_UNMAPPABLE: &str = r##"{"tools": [
 ]}"##;
 
 /// An output `output:` cannot say as written is reported by pointer and left out whole (never
-/// published differently); one it can say becomes `output:`; foreign `_meta` keys and extra
-/// icons are reported, toolsurface's own `_meta` keys are not.
+/// published differently); one it can say becomes `output:`; foreign `_meta` keys become
+/// `meta:` and every icon is kept; toolsurface's own `_meta` keys are not imported.
 #[test]
 fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     let tmp = tempfile::tempdir().unwrap();
@@ -278,8 +278,6 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     for want in [
         "stats: `minimum` has no equivalent in `output:` [/tools/0/outputSchema/properties/count/minimum]",
         "stats: `outputSchema` is not imported: `output:` cannot say it as written (see above) [/tools/0/outputSchema]",
-        "stats: a second icon: dropped (`icon:` holds one) [/tools/0/icons/1]",
-        "stats: `_meta` key `vendor/x` has no equivalent in the definition language: dropped [/tools/0/_meta/vendor~1x]",
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
@@ -291,7 +289,7 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     let stats = std::fs::read_to_string(out.join("tools/stats.yaml")).unwrap();
     assert!(!stats.contains("output:"), "{stats}");
     assert!(
-        stats.contains("icon:\n  src: \"https://example.com/a.svg\""),
+        stats.contains("icon:\n  - src: \"https://example.com/a.svg\"\n  - src: \"https://example.com/b.svg\"\nmeta:\n  \"vendor/x\": 1\n"),
         "{stats}"
     );
     let kinds = std::fs::read_to_string(out.join("tools/kinds.yaml")).unwrap();
@@ -734,10 +732,10 @@ fn gemini_json_schema_bfcl_types_and_mcp_read_only_round_trip() {
 }
 
 /// The shape is read per tool: an Anthropic array that starts with a server tool is still
-/// Anthropic (its `input_schema`s kept); a provider-hosted tool is reported where it stands,
-/// and its absence from `emit` is a round-trip difference, never "equals the input".
+/// Anthropic (its `input_schema`s kept); a provider-hosted tool is kept as a `hosted:` entry,
+/// reported where it stands, and published back verbatim.
 #[test]
-fn a_hosted_tool_first_does_not_decide_the_shape_and_its_absence_is_reported() {
+fn a_hosted_tool_first_does_not_decide_the_shape_and_is_kept_as_an_entry() {
     let doc = r#"[{"type": "bash_20250124", "name": "bash"},
       {"name": "note", "description": "Take a note.", "input_schema": {"type": "object",
         "properties": {"text": {"type": "string", "description": "The note."}},
@@ -749,12 +747,17 @@ fn a_hosted_tool_first_does_not_decide_the_shape_and_its_absence_is_reported() {
     let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
-    assert!(text.contains("imported 1 tools (anthropic)"), "{text}");
+    assert!(text.contains("imported 2 tools (anthropic)"), "{text}");
     assert!(
-        text.contains("the provider-hosted tool `bash_20250124` is not published [/0]"),
+        text.contains("bash: the provider-hosted tool `bash`: kept as a pass-through entry (`hosted:`), published verbatim in `anthropic` only [/0]"),
         "{text}"
     );
-    assert!(!text.contains("equals the input"), "{text}");
+    assert!(text.contains("equals the input"), "{text}");
+    let bash = std::fs::read_to_string(out.join("tools/bash.yaml")).unwrap();
+    assert!(
+        bash.contains("hosted: {\"type\":\"bash_20250124\",\"name\":\"bash\"}\nfamilies: [anthropic]"),
+        "{bash}"
+    );
     let tool = std::fs::read_to_string(out.join("tools/note.yaml")).unwrap();
     assert!(tool.contains("text:\n    type: string"), "{tool}");
     let c = run(&["check", &s(&out)]);

@@ -135,6 +135,7 @@ fn tools() -> Vec<Tool> {
         meta: Vec::new(),
         title: None,
         parameters: Default::default(),
+        hosted: None,
         implements: None,
         span: span(),
     };
@@ -200,6 +201,7 @@ fn tools() -> Vec<Tool> {
         meta: Vec::new(),
         title: None,
         parameters: Default::default(),
+        hosted: None,
         implements: None,
         span: span(),
     };
@@ -224,6 +226,7 @@ fn tools() -> Vec<Tool> {
         meta: Vec::new(),
         title: None,
         parameters: Default::default(),
+        hosted: None,
         implements: None,
         span: span(),
     };
@@ -242,6 +245,7 @@ fn tools() -> Vec<Tool> {
         meta: Vec::new(),
         title: None,
         parameters: Default::default(),
+        hosted: None,
         implements: None,
         span: span(),
     };
