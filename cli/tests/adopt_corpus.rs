@@ -118,7 +118,7 @@ fn adopt(what: &str, args: &[&str], family: &str, tmp: &Path) -> usize {
 }
 
 #[test]
-fn eight_registry_mcp_servers_adopt_with_every_difference_named() {
+fn eight_registry_mcp_servers_round_trip_with_no_difference() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     std::fs::create_dir(&root).unwrap();
@@ -180,12 +180,12 @@ fn eight_registry_mcp_servers_adopt_with_every_difference_named() {
             ),
         ),
     ];
-    let mut report = Vec::new();
     for (what, cmd) in &servers {
+        // Every keyword of every tool comes back: what the language has no construct for is
+        // kept verbatim (and named in a note), so nothing differs.
         let n = adopt(what, &["--mcp-stdio", cmd], "mcp", tmp.path());
-        report.push(format!("{what}: {n} differences, each at its pointer"));
+        assert_eq!(n, 0, "{what}: {n} round-trip differences");
     }
-    println!("{}", report.join("\n"));
 }
 
 /// Provider arrays in every shape, written here with the constructs real surfaces use

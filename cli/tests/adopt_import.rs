@@ -755,7 +755,9 @@ fn a_hosted_tool_first_does_not_decide_the_shape_and_is_kept_as_an_entry() {
     assert!(text.contains("equals the input"), "{text}");
     let bash = std::fs::read_to_string(out.join("tools/bash.yaml")).unwrap();
     assert!(
-        bash.contains("hosted: {\"type\":\"bash_20250124\",\"name\":\"bash\"}\nfamilies: [anthropic]"),
+        bash.contains(
+            "hosted: {\"type\":\"bash_20250124\",\"name\":\"bash\"}\nfamilies: [anthropic]"
+        ),
         "{bash}"
     );
     let tool = std::fs::read_to_string(out.join("tools/note.yaml")).unwrap();

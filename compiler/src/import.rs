@@ -225,6 +225,8 @@ struct DefTool {
     traits: Vec<(&'static str, bool)>,
     /// The MCP display title as the input wrote it (`title`, else `annotations.title`).
     title: Option<String>,
+    /// Where the input has it: (tool `title`, `annotations.title`).
+    title_at: (bool, bool),
     /// Examples, output and icon (`extras.examples` are a plain tool's; a tool with actions
     /// hands each to its action).
     extras: extras::Extras,
@@ -806,6 +808,7 @@ fn hosted_tool(
         freeform: None,
         traits: Vec::new(),
         title: None,
+        title_at: (true, true),
         extras: extras::Extras::default(),
         parameters: Parameters::default(),
         hosted: Some(t.clone()),
@@ -1021,6 +1024,7 @@ fn import_tool(
         freeform: None,
         traits: Vec::new(),
         title: None,
+        title_at: (true, true),
         extras: extras::Extras::default(),
         parameters: Parameters::default(),
         hosted: None,
@@ -1034,6 +1038,15 @@ fn import_tool(
             fields_of_a_plain_object_root(&mut m, schema, &schema_ptr, written);
     }
     (tool.traits, tool.title) = rules.read_traits_and_title(t, &name);
+    // MCP writes a title in two places; an input with it in one is published so.
+    let top = t.get("title").is_some();
+    let in_annotations = t.pointer("/annotations/title").is_some();
+    if top != in_annotations {
+        tool.title_at = (top, in_annotations);
+        if tool.title.is_none() {
+            tool.title = Some(crate::emit::derived_title(&name));
+        }
+    }
     tool.extras = tool_extras;
     examples_to_actions(&mut tool, notes);
     Ok(tool)
@@ -1120,6 +1133,7 @@ fn responses_custom_tool_as_freeform(
         freeform: grammar,
         traits: Vec::new(),
         title: None,
+        title_at: (true, true),
         extras: extras::Extras::default(),
         parameters: Parameters::default(),
         hosted: None,
@@ -1482,6 +1496,14 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         Some("") => {
             let _ = writeln!(s, "title: false");
         }
+        Some(title) if d.title_at != (true, true) => {
+            let (top, annotations) = d.title_at;
+            let _ = writeln!(
+                s,
+                "title: {{ text: {}, top: {top}, annotations: {annotations} }}",
+                quoted(title)
+            );
+        }
         Some(title) => {
             let _ = writeln!(s, "title: {}", quoted(title));
         }
@@ -1569,6 +1591,9 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
     }
     if let Some(out) = &d.extras.output {
         extras::write_output(&mut s, out);
+    }
+    if let Some(schema) = &d.extras.output_schema {
+        let _ = writeln!(s, "output_schema: {schema}");
     }
     extras::write_icons(&mut s, &d.extras.icons);
     extras::write_meta(&mut s, &d.extras.meta);

@@ -244,6 +244,12 @@ pub struct Tool {
     /// MCP display `title` (and `annotations.title`); `None`: derived from the name; empty
     /// (`title: false`): none published.
     pub title: Option<String>,
+    /// Where the MCP title is published: `(tool title, annotations.title)`; both by default
+    /// (`title: { text, top: false | annotations: false }` for an input that has one of them).
+    pub title_at: (bool, bool),
+    /// `output_schema:`: an output schema published verbatim (what `output:` cannot say, e.g.
+    /// `$schema`, `$ref`); no typed result is generated from it.
+    pub output_schema: Option<serde_json::Value>,
     /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
     /// parsed call; `Handlers` receives it). Not published.
     pub implements: Option<String>,

@@ -20,7 +20,9 @@ impl DialectRules for Mcp {
         let t = cx.texts.tool;
         // `title: false` (an empty title): none published.
         let title = t.title.clone().unwrap_or_else(|| title(&t.name));
-        let shown = (!title.is_empty()).then(|| Json::str(title.clone()));
+        let (top, in_annotations) = t.title_at;
+        let shown = (top && !title.is_empty()).then(|| Json::str(title.clone()));
+        let annotated_title = if in_annotations { title.as_str() } else { "" };
         let json = Json::obj()
             .with("name", Json::str(t.name.clone()))
             .with_opt("title", shown)
@@ -34,7 +36,7 @@ impl DialectRules for Mcp {
                 schema::parameters(cx.texts, self.schema_style(cx.family))?,
             )
             .with_opt("outputSchema", extras::mcp_output_schema(t))
-            .with("annotations", annotations(t).to_json(&title))
+            .with("annotations", annotations(t).to_json(annotated_title))
             .with_opt("_meta", extras::mcp_meta(t, cx.family_sha256));
         Ok((json, ToolKind::Function))
     }

@@ -133,6 +133,9 @@ fn any_of_schema(shapes: &[&OutputType]) -> Json {
 /// plain tool declaring `any_of` and a tool whose actions return those shapes publish the
 /// same bytes.
 pub(crate) fn output_schema(tool: &Tool) -> Option<Json> {
+    if let Some(verbatim) = &tool.output_schema {
+        return Some(value_json(verbatim));
+    }
     let mut distinct: Vec<&OutputType> = Vec::new();
     for a in &tool.actions {
         let out = a.output.as_ref()?;

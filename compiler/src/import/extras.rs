@@ -43,6 +43,8 @@ pub(super) struct Extras {
     /// Each example with its pointer (argument objects as written).
     pub examples: Vec<(String, Value)>,
     pub output: Option<OutNode>,
+    /// An output schema `output:` cannot say, kept verbatim (`output_schema:`).
+    pub output_schema: Option<Value>,
     pub icons: Vec<Icon>,
     /// MCP `_meta` keys outside toolsurface's namespace.
     pub meta: Vec<(String, Value)>,
@@ -94,13 +96,17 @@ pub(super) fn read(
         if local.is_empty() {
             extras.output = node;
         } else {
-            for (pointer, message) in local {
-                note(pointer, message);
-            }
             note(
                 p,
-                format!("`{key}` is not imported: `output:` cannot say it as written (see above)"),
+                format!(
+                    "`{key}` kept verbatim (`output_schema:`): `output:` cannot say {} of it, so no typed result is generated",
+                    local.first().map_or_else(String::new, |(at, what)| format!(
+                        "`{what}` at {at}, and {} more",
+                        local.len() - 1
+                    ))
+                ),
             );
+            extras.output_schema = Some(schema.clone());
         }
     }
     if let Some(Value::Array(icons)) = body.get("icons") {

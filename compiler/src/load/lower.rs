@@ -231,6 +231,8 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
             None => t.parameters.clone(),
         },
         hosted: t.hosted.clone(),
+        title_at: t.title_at,
+        output_schema: t.output_schema.clone(),
         span: Span::file_start(t.file),
     }
 }

@@ -110,6 +110,10 @@ pub struct ToolDef {
     pub meta: Vec<(String, serde_json::Value)>,
     /// `title:`, the MCP display title.
     pub title: Option<String>,
+    /// Where it is published: (tool `title`, `annotations.title`).
+    pub title_at: (bool, bool),
+    /// `output_schema:`, a verbatim output schema.
+    pub output_schema: Option<serde_json::Value>,
     /// `implements:`, the Rust type the typed call becomes.
     pub implements: Option<Sp<String>>,
     /// `parameters:`, what the parameters object says beyond its fields.
@@ -617,6 +621,7 @@ const TOOL_KEYS: &[&str] = &[
     "parameters",
     "meta",
     "hosted",
+    "output_schema",
 ];
 const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
 
@@ -666,17 +671,26 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let implements = t
         .get("implements")
         .and_then(|n| super::implements::read_implements(n, d));
-    // `title: false`: no title published (held as an empty one).
-    let title = t.get("title").and_then(|n| match n.value {
-        Value::Bool(false) => Some(String::new()),
-        _ => read::string(n, "title", d).map(|s| s.v),
-    });
+    let (title, title_at) = t
+        .get("title")
+        .map(|n| read_title(n, d))
+        .unwrap_or((None, (true, true)));
+    let output_schema = t.get("output_schema").map(Node::to_json);
+    if let (Some(span), true) = (t.key_span("output_schema"), t.get("output").is_some()) {
+        d.push(Diagnostic::error(
+            "output-twice",
+            Some(span),
+            "`output_schema` (verbatim) and `output` (typed) say the same thing: keep one",
+        ));
+    }
     let parameters = t
         .get("parameters")
         .map(|n| super::types::read_parameters(n, d))
         .unwrap_or_default();
     Some(ToolDef {
         output,
+        output_schema,
+        title_at,
         icons,
         meta,
         hosted,
@@ -698,6 +712,31 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         actions,
         freeform,
     })
+}
+
+/// `title:`: a text (published as the tool's `title` and `annotations.title`), `false` (no
+/// title: held as an empty one), or `{ text, top, annotations }` to publish it in one place.
+fn read_title(n: &Node, d: &mut Diags) -> (Option<String>, (bool, bool)) {
+    match &n.value {
+        Value::Bool(false) => (Some(String::new()), (true, true)),
+        Value::Map(_) => {
+            let Some(s) = Struct::read(n, "title", &["text", "top", "annotations"], &["text"], d)
+            else {
+                return (None, (true, true));
+            };
+            let flag = |k: &str, d: &mut Diags| {
+                s.get(k)
+                    .and_then(|x| read::boolean(x, k, d))
+                    .unwrap_or(true)
+            };
+            let text = s
+                .get("text")
+                .and_then(|x| read::string(x, "text", d))
+                .map(|x| x.v);
+            (text, (flag("top", d), flag("annotations", d)))
+        }
+        _ => (read::string(n, "title", d).map(|s| s.v), (true, true)),
+    }
 }
 
 /// `hosted:`: a provider's own entry for a tool it runs (a mapping with its `type`), published
