@@ -276,18 +276,18 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
     for want in [
-        "stats: `minimum` has no equivalent in `output:` [/tools/0/outputSchema/properties/count/minimum]",
-        "stats: `outputSchema` is not imported: `output:` cannot say it as written (see above) [/tools/0/outputSchema]",
+        "stats: `outputSchema` kept verbatim (`output_schema:`), so no typed result is generated: `minimum` has no equivalent in `output:` at /tools/0/outputSchema/properties/count/minimum [/tools/0/outputSchema]",
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
     assert!(!text.contains("io.toolsurface/sha256"), "{text}");
-    assert!(
-        text.contains("stats: `outputSchema` is not published ({"),
-        "{text}"
-    );
+    assert!(text.contains("equals the input"), "{text}");
     let stats = std::fs::read_to_string(out.join("tools/stats.yaml")).unwrap();
     assert!(!stats.contains("output:"), "{stats}");
+    assert!(
+        stats.contains("output_schema: {\"type\":\"object\""),
+        "{stats}"
+    );
     assert!(
         stats.contains("icon:\n  - src: \"https://example.com/a.svg\"\n  - src: \"https://example.com/b.svg\"\nmeta:\n  \"vendor/x\": 1\n"),
         "{stats}"

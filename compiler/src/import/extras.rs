@@ -99,11 +99,14 @@ pub(super) fn read(
             note(
                 p,
                 format!(
-                    "`{key}` kept verbatim (`output_schema:`): `output:` cannot say {} of it, so no typed result is generated",
-                    local.first().map_or_else(String::new, |(at, what)| format!(
-                        "`{what}` at {at}, and {} more",
-                        local.len() - 1
-                    ))
+                    "`{key}` kept verbatim (`output_schema:`), so no typed result is generated: {}",
+                    local.first().map_or_else(String::new, |(at, what)| {
+                        let more = match local.len() - 1 {
+                            0 => String::new(),
+                            n => format!(" (and {n} more)"),
+                        };
+                        format!("{what} at {at}{more}")
+                    })
                 ),
             );
             extras.output_schema = Some(schema.clone());
