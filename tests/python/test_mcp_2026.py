@@ -4,12 +4,14 @@ server speaking that revision, stays on it — every request stateless, with its
 (cli/src/mcp/mod.rs, "Protocol revisions"). Over stdio and streamable HTTP: the listing,
 calls, progress on the request's own stream, a staged write as an `isError` result, and the
 stateless conversation: a background session is named by its id from another client's
-requests, and its reply promises no wake-up. The handshake-era suites (test_mcp.py,
-test_mcp_tenancy.py) pin `mode="legacy"`. One HTTP server serves the module.
+requests, its reply promises no wake-up, and one client's blocking call delays no other's.
+The handshake-era suites (test_mcp.py, test_mcp_tenancy.py) pin `mode="legacy"`. One HTTP
+server serves the module.
 """
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
@@ -127,3 +129,26 @@ def test_a_background_session_is_named_by_its_id_across_requests(
     if transport == "http":
         log = "".join(http_server.stderr)
         assert f"tools/call on MCP {MODERN} (stateless) from mcp" in log, log
+
+
+def test_one_callers_wait_delays_no_other_2026_request(
+    http_server: HttpServer, http_workdir: Path
+) -> None:
+    """2026-07-28 requests are ordered against no other (each runs on a schedule of its
+    own): while one client blocks in `shell_session wait`, another's shell answers."""
+
+    async def scenario() -> None:
+        async with connect(http_server.url) as (a, _), connect(http_server.url) as (b, _):
+            started = await a.call_tool("shell", {"command": "sleep 60", "yield_ms": 250})
+            sid = started.structured_content["session_id"]
+            blocked = asyncio.create_task(a.call_tool(
+                "shell_session", {"action": "wait", "session_id": sid, "timeout_s": 20}))
+            await asyncio.sleep(0.3)  # A's wait is running
+            echoed = await b.call_tool("shell", {"command": "echo fast"})
+            assert echoed.structured_content["output"] == "fast\n"
+            assert not blocked.done(), "B's call had to wait for A's wait"
+            blocked.cancel()
+            killed = await b.call_tool("shell_session", {"action": "kill", "session_id": sid})
+            assert killed.is_error is False, text(killed)
+
+    run(scenario())

@@ -79,9 +79,12 @@
 //! client that is only thinking). The state that is not a handle is shared by every
 //! 2026-era caller of the process, who all hold the same authorization (the server's one
 //! bearer token, or loopback): file read memory, activated skills, the limit of
-//! [`McpLimits::max_calls_per_session`] calls at once. A client that needs a conversation
-//! of its own talks the handshake era (one MCP session each), or gets a server process of
-//! its own.
+//! [`McpLimits::max_calls_per_session`] calls at once. Its schedule is not: the server
+//! cannot tell which requests belong to one model thread, so each 2026-07-28 request runs
+//! on a schedule of its own and is ordered against no other (one caller's
+//! `shell_session wait` delays no one; a handshake-era session's calls that must run alone
+//! still wait for its other calls). A client that needs a conversation of its own talks the
+//! handshake era (one MCP session each), or gets a server process of its own.
 //!
 //! **What `tools/list` returns** is the same in both eras: every tool, resident then skill,
 //! whatever anything activated (the 2026-07-28 rule: no variance as a side effect of other
@@ -149,6 +152,7 @@ use rmcp::service::Peer;
 use rmcp::service::RequestContext;
 use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::ToolResult;
+use toolsurface_runtime::core::Turn;
 use toolsurface_runtime::core::TurnKind;
 use toolsurface_runtime::core::WakeKind;
 use toolsurface_runtime::core::WakeUp;
@@ -565,7 +569,16 @@ impl McpSession {
         if let Some(p) = &reporter {
             p.send(Duration::ZERO).await;
         }
-        let turn = conversation.new_turn(TurnKind::Normal);
+        // A handshake-era session is one model thread: its requests share the conversation's
+        // schedule (a call that must run alone waits for its other calls). 2026-07-28
+        // requests are independent by definition and may come from many threads at once
+        // (the stateless conversation): each runs on a schedule of its own, so one caller's
+        // `shell_session wait` delays no other.
+        let turn = if stateless {
+            Turn::new(TurnKind::Normal)
+        } else {
+            conversation.new_turn(TurnKind::Normal)
+        };
         let mut cancelled = false;
         let results = {
             let run = conversation.execute(batch, &turn);
