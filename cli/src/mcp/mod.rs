@@ -51,7 +51,7 @@
 //!
 //! Both eras, on stdio and streamable HTTP alike ([`SUPPORTED_UP_TO`]):
 //! - **Handshake era** (2024-11-05 … 2025-11-25): `initialize` opens an MCP session, which is
-//!   the conversation above; everything in this section's list holds for it unchanged.
+//!   the conversation of the Tenancy section above; everything listed there holds for it.
 //! - **MCP 2026-07-28** ([`STATELESS_REVISION`]): no `initialize`; every request carries
 //!   `_meta` `io.modelcontextprotocol/protocolVersion`, `clientInfo` and
 //!   `clientCapabilities`, which rmcp checks per request before a handler runs (missing or
