@@ -1,11 +1,15 @@
-"""The JavaScript clients and MCP 2026-07-28 discovery against `toolsurface serve`: the raw
-bytes a dual-era client sends first (`server/discover` declaring 2026-07-28) must be answered
-`-32601`, so that it falls back to `initialize` (a `-32022` makes the AI SDK give up), on
-stdio and streamable HTTP; then the Vercel AI SDK itself (pinned in
-tests/python/clients/package.json, run on the Node that scripts/test-setup-clients installs)
-connects with its default discovery, converts the tools and runs a scripted model through
-shell, read_file, shell_session list and a wrong call; OpenAI Agents JS does the same in
-strict mode against `--family chat_strict`; Mastra's MCPClient builds its tools and runs them.
+"""The JavaScript clients and MCP 2026-07-28 against `toolsurface serve`, which speaks that
+revision beside the handshake-era ones (cli/src/mcp/mod.rs, "Protocol revisions"): the raw
+bytes of a 2026-era client without a framework — `server/discover`, then stateless requests
+each carrying its own `_meta` (protocolVersion, clientInfo, clientCapabilities), a background
+session named by its handle across requests, the revision's error codes — on stdio and
+streamable HTTP; a dual-era client's `initialize` still works after a discover; then the
+Vercel AI SDK itself (pinned in tests/python/clients/package.json, run on the Node that
+scripts/test-setup-clients installs) connects with its default discovery, stays on 2026-07-28
+(asserted from the client and from the server's log of each request's revision), converts
+the tools and runs a scripted model through shell, read_file, shell_session list and a wrong
+call; OpenAI Agents JS does the same in strict mode against `--family chat_strict`; Mastra's
+MCPClient builds its tools and runs them.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import http.client
 import json
 import subprocess
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -21,18 +26,24 @@ from clients_support import run_node
 from conftest import BIN, emit
 from test_mcp import HttpServer
 
-DISCOVER = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "server/discover",
-    "params": {
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "probe", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }
-    },
-}
+MODERN = "2026-07-28"
+
+
+def meta(version: str = MODERN) -> dict[str, Any]:
+    """The `_meta` every 2026-07-28 request carries."""
+    return {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-2026", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+
+def request(id_: int, method: str, params: dict[str, Any] | None = None,
+            version: str = MODERN) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method,
+            "params": {**(params or {}), "_meta": meta(version)}}
+
+
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 2,
@@ -45,58 +56,93 @@ INITIALIZE = {
 }
 
 
-def assert_method_not_found(answer: dict) -> None:
-    assert answer["id"] == 1, answer
-    assert answer["error"]["code"] == -32601, answer
-    assert "initialize" in answer["error"]["message"], answer
+def check_discovered(answer: dict) -> None:
+    result = answer["result"]
+    assert MODERN in result["supportedVersions"], answer
+    assert "2025-11-25" in result["supportedVersions"], answer
+    assert result["resultType"] == "complete"
+    assert "tools" in result["capabilities"] and "logging" not in result["capabilities"]
+    assert result["cacheScope"] == "public" and result["ttlMs"] > 0, answer
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "toolsurface"
 
 
-def test_discover_on_stdio_is_method_not_found_then_initialize_works(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [str(BIN), "serve", "--role", "main", "--workdir", str(tmp_path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, cwd=tmp_path,
-    )
+class Stdio:
+    """`toolsurface serve` on stdio, one JSON-RPC line per request."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [str(BIN), "serve", "--role", "main", "--workdir", str(workdir)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, cwd=workdir,
+        )
+
+    def send(self, body: dict) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(body) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> str:
+        """Close stdin, wait for the server to end; its stderr."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.stderr.read()
+
+
+def test_discover_on_stdio_then_initialize_still_works(tmp_path: Path) -> None:
+    """A dual-era client that probes and then (by choice) initializes gets the handshake era."""
+    server = Stdio(tmp_path)
     try:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps(DISCOVER) + "\n")
-        proc.stdin.flush()
-        assert_method_not_found(json.loads(proc.stdout.readline()))
-        proc.stdin.write(json.dumps(INITIALIZE) + "\n")
-        proc.stdin.flush()
-        init = json.loads(proc.stdout.readline())
+        check_discovered(server.send(request(1, "server/discover")))
+        init = server.send(INITIALIZE)
         assert init["id"] == 2 and init["result"]["protocolVersion"] == "2025-11-25", init
     finally:
-        proc.kill()
-        proc.wait()
+        server.close()
 
 
-def post(server: HttpServer, body: dict) -> tuple[int, dict[str, str], dict]:
+def post(server: HttpServer, body: dict,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], dict]:
     conn = http.client.HTTPConnection(server.authority, timeout=30)
     try:
         conn.request(
             "POST", "/mcp", json.dumps(body),
             {"Content-Type": "application/json",
-             "Accept": "application/json, text/event-stream"},
+             "Accept": "application/json, text/event-stream", **(headers or {})},
         )
         response = conn.getresponse()
         raw = response.read().decode()
-        headers = {k.lower(): v for k, v in response.getheaders()}
+        got = {k.lower(): v for k, v in response.getheaders()}
     finally:
         conn.close()
-    if headers.get("content-type", "").startswith("text/event-stream"):
+    if got.get("content-type", "").startswith("text/event-stream"):
         data = [line[5:].strip() for line in raw.splitlines() if line.startswith("data:")]
         raw = next(d for d in data if d)
-    return response.status, headers, json.loads(raw)
+    return response.status, got, json.loads(raw)
 
 
-def test_discover_over_http_is_method_not_found_and_opens_no_session(tmp_path: Path) -> None:
+def modern_post(server: HttpServer, body: dict) -> tuple[int, dict[str, str], dict]:
+    """A 2026-07-28 POST: the request metadata headers mirror the body (SEP-2243)."""
+    params = body.get("params", {})
+    version = params.get("_meta", {}).get("io.modelcontextprotocol/protocolVersion", MODERN)
+    headers = {"MCP-Protocol-Version": version, "Mcp-Method": body["method"]}
+    if "name" in params:
+        headers["Mcp-Name"] = params["name"]
+    return post(server, body, headers)
+
+
+def test_discover_over_http_opens_no_session_and_initialize_still_does(tmp_path: Path) -> None:
     server = HttpServer("main", "chat", tmp_path)
     try:
-        status, headers, answer = post(server, DISCOVER)
+        status, headers, answer = modern_post(server, request(1, "server/discover"))
         assert status == 200, (status, answer)
         assert "mcp-session-id" not in headers
-        assert_method_not_found(answer)
+        check_discovered(answer)
         status, headers, init = post(server, INITIALIZE)
         assert status == 200 and "mcp-session-id" in headers, (status, headers)
         assert init["result"]["protocolVersion"] == "2025-11-25", init
@@ -104,9 +150,92 @@ def test_discover_over_http_is_method_not_found_and_opens_no_session(tmp_path: P
         server.close()
 
 
-def check_ai_sdk_run(out: dict, family: str) -> None:
+def run_stateless(send: Callable[[dict], tuple[int, dict]]) -> None:
+    """The raw 2026-07-28 path, each request on its own: list, a background shell session
+    found again by its handle in a later request, read_file, a wrong call, the errors."""
+    status, listed = send(request(1, "tools/list"))
+    assert status == 200, listed
+    assert [t["name"] for t in listed["result"]["tools"]] == [
+        t["name"] for t in emit("main", "chat", "mcp")]
+    assert listed["result"]["cacheScope"] == "public" and listed["result"]["ttlMs"] > 0
+    status, shell = send(request(2, "tools/call", {
+        "name": "shell",
+        "arguments": {"command": "printf 'raw 2026\\n' > raw.txt; sleep 30", "yield_ms": 500},
+    }))
+    assert status == 200 and shell["result"]["isError"] is False, shell
+    found = shell["result"]["structuredContent"]
+    assert found["running"] is True, shell
+    text = shell["result"]["content"][0]["text"]
+    assert "woken when" not in text and "shell_session poll or wait" in text, text
+    status, listing = send(request(3, "tools/call", {
+        "name": "shell_session", "arguments": {"action": "list"}}))
+    ids = [s["session_id"] for s in listing["result"]["structuredContent"]["sessions"]]
+    assert found["session_id"] in ids, listing
+    status, read = send(request(4, "tools/call", {
+        "name": "read_file", "arguments": {"path": "raw.txt"}}))
+    assert read["result"]["structuredContent"]["content"] == "raw 2026\n", read
+    status, wrong = send(request(5, "tools/call", {
+        "name": "shell_session",
+        "arguments": {"action": "kill", "session_id": found["session_id"], "timeout_s": 5}}))
+    assert wrong["result"]["isError"] is True
+    assert wrong["result"]["content"][0]["text"].startswith(
+        "action=kill: unexpected field timeout_s (it belongs to wait)")
+    status, killed = send(request(6, "tools/call", {
+        "name": "shell_session",
+        "arguments": {"action": "kill", "session_id": found["session_id"]}}))
+    assert killed["result"]["isError"] is False, killed
+    # The revision's errors: a version not offered (-32022, naming the supported ones) and
+    # a request without the required _meta keys (-32602).
+    status, refused = send(request(7, "tools/list", version="2099-01-01"))
+    assert refused["error"]["code"] == -32022, refused
+    assert MODERN in refused["error"]["data"]["supported"], refused
+    bare = request(8, "tools/list")
+    del bare["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    status, refused = send(bare)
+    assert refused["error"]["code"] == -32602, refused
+
+
+def test_raw_2026_requests_on_stdio(tmp_path: Path) -> None:
+    server = Stdio(tmp_path)
+    try:
+        run_stateless(lambda body: (200, server.send(body)))
+    finally:
+        log = server.close()
+    assert f"tools/call on MCP {MODERN} (stateless) from raw-2026 1" in log, log
+
+
+def test_raw_2026_requests_over_http(tmp_path: Path) -> None:
+    server = HttpServer("main", "chat", tmp_path)
+    try:
+        def send(body: dict) -> tuple[int, dict]:
+            status, headers, answer = modern_post(server, body)
+            assert "mcp-session-id" not in headers, headers
+            return status, answer
+
+        run_stateless(send)
+        # Over HTTP the version error is a 400 too, and so is a header that contradicts
+        # the body (-32020 HeaderMismatch).
+        status, _, answer = modern_post(server, request(9, "tools/list", version="2099-01-01"))
+        assert status == 400 and answer["error"]["code"] == -32022, (status, answer)
+        status, _, answer = post(server, request(10, "tools/list"),
+                                 {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call"})
+        assert status == 400 and answer["error"]["code"] == -32020, (status, answer)
+    finally:
+        server.close()
+    log = "".join(server.stderr)
+    assert f"tools/call on MCP {MODERN} (stateless) from raw-2026 1" in log, log
+    assert log.count("is the stateless one") == 1, log
+
+
+def check_ai_sdk_run(out: dict, family: str, server_log: str) -> None:
     names = [t["name"] for t in emit("main", family, "mcp")]
     assert out["serverInfo"]["name"] == "toolsurface"
+    # The AI SDK settled on 2026-07-28 (no fallback to initialize), and the server saw
+    # every call on that revision.
+    assert out["protocolVersion"] == MODERN, out
+    assert f"tools/call on MCP {MODERN} (stateless) from ai-sdk-mcp-client" in server_log, (
+        server_log)
+    assert "handshake era" not in server_log, server_log
     assert out["listed"] == names
     assert out["converted"] == names
     assert out["modelSawTools"] == names
@@ -128,11 +257,15 @@ def check_ai_sdk_run(out: dict, family: str) -> None:
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_ai_sdk_discovers_falls_back_and_runs_a_scripted_model(
+def test_ai_sdk_speaks_2026_07_28_and_runs_a_scripted_model(
     transport: str, tmp_path: Path
 ) -> None:
     if transport == "stdio":
-        out = run_node("ai_sdk.mjs", "stdio", str(BIN), "main", "chat", str(tmp_path))
+        log = tmp_path / "serve.log"
+        workdir = tmp_path / "work"
+        workdir.mkdir()
+        out = run_node("ai_sdk.mjs", "stdio", str(BIN), "main", "chat", str(workdir), str(log))
+        server_log = log.read_text()
     else:
         server = HttpServer("main", "chat", tmp_path)
         try:
@@ -140,7 +273,8 @@ def test_ai_sdk_discovers_falls_back_and_runs_a_scripted_model(
             out = run_node("ai_sdk.mjs", "http", server.url)
         finally:
             server.close()
-    check_ai_sdk_run(out, "chat")
+        server_log = "".join(server.stderr)
+    check_ai_sdk_run(out, "chat", server_log)
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -133,6 +133,10 @@ async def connect(
             message_handler=events.on_message,
             logging_callback=events.on_log,
             read_timeout_seconds=GUARD_S,
+            # The handshake era: a session per client, wake-ups as log notifications. The
+            # SDK's default ("auto") settles on 2026-07-28, where neither exists
+            # (test_mcp_2026.py).
+            mode="legacy",
         ) as client:
             yield client, events
     finally:

@@ -47,6 +47,8 @@ async def client_of(
         message_handler=events.on_message,
         logging_callback=events.on_log,
         read_timeout_seconds=GUARD_S,
+        # Sessions are the handshake era's (2026-07-28 has none: test_mcp_2026.py).
+        mode="legacy",
     ) as client:
         yield client, events
 

@@ -1,25 +1,32 @@
-//! Streamable HTTP: rmcp's `StreamableHttpService` (stateful sessions; each MCP session is
-//! an [`McpSession`] over a conversation of its own, opened by [`McpServer::open_session`])
-//! behind a hyper HTTP/1.1 accept loop that answers what rmcp does not: authentication,
-//! limits, session ends.
+//! Streamable HTTP: rmcp's `StreamableHttpService` behind a hyper HTTP/1.1 accept loop that
+//! answers what rmcp does not: authentication, limits, session ends. Both eras of MCP (see
+//! the module docs of [`super`], "Protocol revisions"):
+//! - an `initialize` opens a handshake-era session (`Mcp-Session-Id`), an [`McpSession`]
+//!   over a conversation of its own ([`McpServer::open_session`]);
+//! - a 2026-07-28 request (its own `_meta`, no session) is served by rmcp's stateless path
+//!   on the server's one stateless [`McpSession`], opened at the first such request and
+//!   ended when the server stops. rmcp asks its service factory for a handler per
+//!   stateless request; the factory learns which kind to hand out from [`OPENS_SESSION`],
+//!   set by the gate around each request it passes on.
 //!
 //! In order, for every request:
 //! 1. **Authentication** (when a token is configured): `Authorization: Bearer <token>` must
 //!    match (compared in constant time over sha256 digests); otherwise 401 with
 //!    `WWW-Authenticate: Bearer` and a sentence. The token is never logged nor echoed.
-//! 2. **Session limit**: a new session (a `POST` without `Mcp-Session-Id`) beyond
-//!    [`HttpOptions::max_sessions`] live ones gets 503 with a sentence.
-//! 3. **Body limit**: a body over [`super::McpLimits::max_message_bytes`] (by
+//! 2. **Body limit**: a body over [`super::McpLimits::max_message_bytes`] (by
 //!    `Content-Length`, or counted while reading) gets 413 with a sentence; nothing of it
 //!    is kept.
-//! 4. **JSON-RPC shape** (a `POST`): a body that is not UTF-8, not JSON (or nested deeper
+//! 3. **JSON-RPC shape** (a `POST`): a body that is not UTF-8, not JSON (or nested deeper
 //!    than 128) or not a JSON-RPC message gets 400 with a JSON-RPC error (`-32700` /
-//!    `-32600`), as on stdio (see [`super::stdio::refusal`]); `server/discover` gets 200
-//!    with its `-32601` error (no session is opened for it).
+//!    `-32600`), as on stdio (see [`super::stdio::refusal`]).
+//! 4. **Session limit**: a new session (an `initialize` without `Mcp-Session-Id`) beyond
+//!    [`HttpOptions::max_sessions`] live ones gets 503 with a sentence.
 //! 5. rmcp: DNS-rebinding defence — the `Host` header must name a loopback host
 //!    (`localhost`, `127.0.0.1`, `[::1]`, any port) unless more are allowed; a request
 //!    carrying an `Origin` must come from a loopback origin unless more are allowed
-//!    (refusals: HTTP 403); then JSON-RPC (unknown methods: `-32601`).
+//!    (refusals: HTTP 403); then JSON-RPC (unknown methods: `-32601`; a 2026-07-28
+//!    request's headers and `_meta` are checked there: `-32020`, `-32022`, `-32602` with
+//!    HTTP 400).
 //!
 //! A session ends on `DELETE` (answered 204), or after [`HttpOptions::idle_timeout`] with no
 //! request and no call running; either way its conversation ends (background process
@@ -223,11 +230,45 @@ impl Sessions {
     }
 }
 
+tokio::task_local! {
+    /// Set by the gate around each request it hands rmcp: whether the request is an
+    /// `initialize` (a new handshake-era session) rather than a stateless one.
+    static OPENS_SESSION: bool;
+}
+
+/// The server's one stateless session (every 2026-07-28 request's, see the module docs of
+/// [`super`]), opened at the first such request.
+#[derive(Clone, Default)]
+struct StatelessSlot(Arc<Mutex<Option<McpSession>>>);
+
+impl StatelessSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<McpSession>> {
+        // Set once, taken once: a poisoned slot still holds a valid value.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The stateless session, opened now when this is the first stateless request.
+    fn session(&self, server: &McpServer) -> Result<McpSession, toolsurface::host::HostError> {
+        let mut slot = self.lock();
+        if let Some(session) = slot.as_ref() {
+            return Ok(session.clone());
+        }
+        let session = server.open_session()?;
+        eprintln!(
+            "toolsurface serve: conversation {} is the stateless one (MCP 2026-07-28 requests)",
+            session.conversation().id()
+        );
+        *slot = Some(session.clone());
+        Ok(session)
+    }
+}
+
 /// Everything one request is checked and routed with.
 struct Gate {
     server: McpServer,
     options: HttpOptions,
     sessions: Sessions,
+    stateless: StatelessSlot,
     manager: Arc<LocalSessionManager>,
     rmcp: TowerToHyperService<StreamableHttpService<McpSession, LocalSessionManager>>,
 }
@@ -268,8 +309,26 @@ impl Gate {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let ticket = match (&session_id, request.method()) {
-            (None, &Method::POST) => {
+        let (mut parts, body) = request.into_parts();
+        let body = match self.read_body(&parts.headers, body).await {
+            Ok(body) => body,
+            Err(response) => return response,
+        };
+        if parts.method == Method::POST
+            && let Some(answer) =
+                super::stdio::refusal(&super::stdio::Line::Text(body.to_vec()), body.len())
+        {
+            let mut response = Response::new(Full::new(Bytes::from(answer)).boxed());
+            *response.status_mut() = StatusCode::BAD_REQUEST;
+            response.headers_mut().insert(
+                hyper::header::CONTENT_TYPE,
+                hyper::header::HeaderValue::from_static("application/json"),
+            );
+            return response;
+        }
+        let opens_session = parts.method == Method::POST && is_initialize(&body);
+        let ticket = match (&session_id, opens_session) {
+            (None, true) => {
                 let live = self.server.live_sessions();
                 if live >= self.options.max_sessions {
                     return text_response(
@@ -284,23 +343,6 @@ impl Gate {
             }
             _ => None,
         };
-        let (mut parts, body) = request.into_parts();
-        let body = match self.read_body(&parts.headers, body).await {
-            Ok(body) => body,
-            Err(response) => return response,
-        };
-        if parts.method == Method::POST
-            && let Some(answer) =
-                super::stdio::refusal(&super::stdio::Line::Text(body.to_vec()), body.len())
-        {
-            let mut response = Response::new(Full::new(Bytes::from(answer)).boxed());
-            *response.status_mut() = refusal_status(&body);
-            response.headers_mut().insert(
-                hyper::header::CONTENT_TYPE,
-                hyper::header::HeaderValue::from_static("application/json"),
-            );
-            return response;
-        }
         if let Some(ticket) = &ticket {
             parts.extensions.insert(ticket.clone());
         }
@@ -309,7 +351,13 @@ impl Gate {
         }
         let delete = parts.method == Method::DELETE;
         let request = Request::from_parts(parts, Full::new(body));
-        let response = match hyper::service::Service::call(&self.rmcp, request).await {
+        let response = match OPENS_SESSION
+            .scope(
+                opens_session,
+                hyper::service::Service::call(&self.rmcp, request),
+            )
+            .await
+        {
             Ok(response) => response,
             Err(never) => match never {},
         };
@@ -452,11 +500,16 @@ pub async fn serve(
     // not by rmcp's keep-alive (which would end a session in the middle of a long call).
     manager.session_config.keep_alive = None;
     let manager = Arc::new(manager);
+    let stateless = StatelessSlot::default();
+    let slot = stateless.clone();
     let service = StreamableHttpService::new(
         move || {
-            factory
-                .open_session()
-                .map_err(|e| std::io::Error::other(e.to_string()))
+            let opened = if OPENS_SESSION.try_with(|opens| *opens).unwrap_or(false) {
+                factory.open_session()
+            } else {
+                slot.session(&factory)
+            };
+            opened.map_err(|e| std::io::Error::other(e.to_string()))
         },
         manager.clone(),
         config,
@@ -465,6 +518,7 @@ pub async fn serve(
         server,
         options: options.clone(),
         sessions: Sessions::default(),
+        stateless,
         manager,
         rmcp: TowerToHyperService::new(service),
     });
@@ -527,20 +581,18 @@ fn end_every_session(gate: &Gate) {
     for session in sessions.iter().filter_map(WeakMcpSession::upgrade) {
         session.end();
     }
+    if let Some(stateless) = gate.stateless.lock().take() {
+        stateless.end();
+    }
 }
 
-/// The HTTP status of a framing refusal of `body`: a well-formed request of a revision this
-/// server does not speak (`server/discover`) is answered like any request, 200 with its
-/// `-32601` error; a malformed message is a 400.
-fn refusal_status(body: &[u8]) -> StatusCode {
-    let unspoken = serde_json::from_slice::<serde_json::Value>(body)
+/// Whether `body` is an `initialize` request: the one request that opens a handshake-era
+/// session (rmcp routes it so whatever version it names). Anything else the factory is
+/// asked for a handler for is served statelessly.
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
         .ok()
-        .is_some_and(|v| super::stdio::unspoken_method(&v).is_some());
-    if unspoken {
-        StatusCode::OK
-    } else {
-        StatusCode::BAD_REQUEST
-    }
+        .is_some_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"))
 }
 
 /// rmcp answers a session `DELETE` with 202 Accepted; MCP clients (the Python SDK among
@@ -588,10 +640,17 @@ mod tests {
     }
 
     #[test]
-    fn discover_is_answered_200_and_bad_json_400() {
-        let discover = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#;
-        assert_eq!(refusal_status(discover), StatusCode::OK);
-        assert_eq!(refusal_status(b"{\"jsonrpc\":"), StatusCode::BAD_REQUEST);
+    fn only_initialize_opens_a_session() {
+        assert!(is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#
+        ));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#
+        ));
+        assert!(!is_initialize(
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
+        ));
+        assert!(!is_initialize(b"not json"));
     }
 
     #[test]

@@ -47,16 +47,62 @@
 //!   minimum level, and every `notifications/message` (wake-ups included) below it is not
 //!   sent. The default is [`DEFAULT_LOG_LEVEL`] (`debug`: everything is sent).
 //!
-//! Protocol versions: the handshake-era revisions (2024-11-05 … 2025-11-25). The stateless
-//! 2026-07-28 revision is not offered yet: its server-to-client notifications (wake-ups)
-//! need `subscriptions/listen`, and its requests carry no session, while a conversation
-//! (background sessions, read memory, staged writes) lives as long as an MCP session. As
-//! the 2026-07-28 backward-compatibility rules ask of a server that does not speak it, its
-//! opener `server/discover` is answered `-32601` (method not found), on stdio and HTTP alike
-//! and before rmcp's per-request version check (which would answer `-32022`, read by
-//! dual-era clients as "a 2026-era server that refuses the version"): dual-era clients (the
-//! AI SDK, the Python SDK's `mode="auto"`) then fall back to `initialize`. See
-//! [`UNSPOKEN_METHODS`].
+//! # Protocol revisions
+//!
+//! Both eras, on stdio and streamable HTTP alike ([`SUPPORTED_UP_TO`]):
+//! - **Handshake era** (2024-11-05 … 2025-11-25): `initialize` opens an MCP session, which is
+//!   the conversation of the Tenancy section above; everything listed there holds for it.
+//! - **MCP 2026-07-28** ([`STATELESS_REVISION`]): no `initialize`; every request carries
+//!   `_meta` `io.modelcontextprotocol/protocolVersion`, `clientInfo` and
+//!   `clientCapabilities`, which rmcp checks per request before a handler runs (missing or
+//!   malformed keys `-32602`; a version not offered `-32022` UnsupportedProtocolVersion
+//!   with the supported list; an HTTP header that contradicts the body `-32020`
+//!   HeaderMismatch; a capability the request needs but did not declare `-32021`).
+//!   `server/discover` answers the supported versions, the capabilities (tools only: the
+//!   revision deprecates logging, SEP-2577) and instructions for this era
+//!   ([`McpSession::discover`]); `tools/list` carries `ttlMs` [`LIST_TTL_MS`] and
+//!   `cacheScope: "public"` (SEP-2549): the list is the role × family's published bytes,
+//!   the same for every request and every caller, and changes only when the server is
+//!   restarted with another surface.
+//!
+//! **Which conversation a 2026-07-28 request belongs to.** The revision has no
+//! protocol-level session (SEP-2567) and says so: a server "must not treat connection or
+//! process identity as a proxy for conversation", and state spanning requests "MUST be
+//! referenced by an explicit identifier the client passes on each request" — ordinary tool
+//! arguments, server-minted (`server/tools.mdx`, "Stateful Tools"). It defines no session
+//! header nor `_meta` key, so this server invents none. Our tools already work that way:
+//! a background shell session is named by its `session_id`, a staged write by its
+//! `confirm_token`. So every 2026-07-28 request to one server process belongs to one
+//! conversation, the server's **stateless conversation**: on stdio the process serves one
+//! client (the connection's conversation is it); over HTTP it is opened at the first such
+//! request and lives until the server stops (no idle end: its handles would die under a
+//! client that is only thinking). The state that is not a handle is shared by every
+//! 2026-era caller of the process, who all hold the same authorization (the server's one
+//! bearer token, or loopback): file read memory, activated skills, the limit of
+//! [`McpLimits::max_calls_per_session`] calls at once. Its schedule is not: the server
+//! cannot tell which requests belong to one model thread, so each 2026-07-28 request runs
+//! on a schedule of its own and is ordered against no other (one caller's
+//! `shell_session wait` delays no one; a handshake-era session's calls that must run alone
+//! still wait for its other calls). A client that needs a conversation of its own talks the
+//! handshake era (one MCP session each), or gets a server process of its own.
+//!
+//! **What `tools/list` returns** is the same in both eras: every tool, resident then skill,
+//! whatever anything activated (the 2026-07-28 rule: no variance as a side effect of other
+//! requests).
+//!
+//! **Wake-ups do not reach a 2026-07-28 client.** The revision lets a server send
+//! `notifications/message` only on the stream of the request it relates to, and only when
+//! that request set `io.modelcontextprotocol/logLevel` (logging itself deprecated,
+//! SEP-2577); `subscriptions/listen` carries list changes and resource updates only. A
+//! wake-up belongs to no request, so there is no channel: a 2026-era call's reply never
+//! promises one (the runtime's promise becomes [`STATELESS_WAKE_NOTE`], the same rewrite as
+//! a one-call session's, see [`unpromised_wake`]), and the model checks on the session with
+//! `shell_session poll` / `wait`. Progress (`progressToken`) still flows, on the request's
+//! own stream. Cancellation: `notifications/cancelled` on stdio, closing the request's SSE
+//! stream over HTTP; either interrupts the call and kills what it started.
+//!
+//! Every conversation logs the first request of each revision and client to stderr
+//! ([`McpSession::note_revision`]), so which era a client chose is visible.
 
 // Logging notifications (how wake-ups travel) are SEP-2577-deprecated in rmcp, yet they are the
 // handshake-era protocol's way to tell a client something outside a request.
@@ -82,10 +128,12 @@ use std::time::UNIX_EPOCH;
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::ServerHandler;
+use rmcp::model::CacheScope;
 use rmcp::model::CallToolRequestParams;
 use rmcp::model::CallToolResponse;
 use rmcp::model::CallToolResult;
 use rmcp::model::ContentBlock;
+use rmcp::model::DiscoverResult;
 use rmcp::model::Implementation;
 use rmcp::model::InitializeRequestParams;
 use rmcp::model::InitializeResult;
@@ -104,6 +152,7 @@ use rmcp::service::Peer;
 use rmcp::service::RequestContext;
 use toolsurface_runtime::core::Batch;
 use toolsurface_runtime::core::ToolResult;
+use toolsurface_runtime::core::Turn;
 use toolsurface_runtime::core::TurnKind;
 use toolsurface_runtime::core::WakeKind;
 use toolsurface_runtime::core::WakeUp;
@@ -122,22 +171,19 @@ pub const MAX_PENDING_WAKES: usize = 256;
 /// The log level a session starts with: every notification is sent.
 pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Debug;
 
-/// Methods of protocol revisions this server does not speak, answered `-32601` by the
-/// framing ([`stdio::refusal`], which the HTTP gate shares) before rmcp sees them.
-pub const UNSPOKEN_METHODS: [&str; 1] = ["server/discover"];
+/// The first revision without `initialize`: requests carry their own `_meta`, no session.
+pub const STATELESS_REVISION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+/// The newest revision served: every known revision up to it is offered.
+pub const SUPPORTED_UP_TO: ProtocolVersion = STATELESS_REVISION;
+/// How long a 2026-07-28 client may reuse a `tools/list` or `server/discover` answer.
+pub const LIST_TTL_MS: u64 = 300_000;
 
-/// The `-32601` message for `method`: what was not found and what to send instead.
-pub fn unspoken_method_message(method: &str) -> String {
-    let versions: Vec<&str> =
-        ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE)
-            .iter()
-            .map(ProtocolVersion::as_str)
-            .collect();
-    format!(
-        "method not found: {method} (this server speaks the handshake-era MCP revisions {}; \
-         send initialize)",
-        versions.join(", ")
-    )
+/// Whether the request of `context` is a 2026-07-28-era (stateless) one: it named a revision
+/// without `initialize`, in its `_meta` or (over HTTP) through rmcp's stateless routing.
+pub fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
 }
 
 /// Limits every MCP session of a server shares.
@@ -245,6 +291,7 @@ impl McpServer {
             next_call: AtomicU64::new(1),
             ended: AtomicBool::new(false),
             listed: AtomicBool::new(false),
+            revisions_seen: Mutex::new(Vec::new()),
         });
         state.spawn_wake_forwarder();
         Ok(McpSession { state })
@@ -273,6 +320,8 @@ struct SessionState {
     /// Whether this session asked for `tools/list`: a session that never did got its tools
     /// elsewhere and was opened for one call (see [`unpromised_wake`]).
     listed: AtomicBool,
+    /// (method, revision, client) already logged by [`McpSession::note_revision`].
+    revisions_seen: Mutex<Vec<(String, String, String)>>,
 }
 
 impl Drop for SessionState {
@@ -395,6 +444,50 @@ impl Drop for CallSlot<'_> {
 }
 
 impl McpSession {
+    /// The instructions of `initialize` and `server/discover`: the role, the family, how
+    /// long commands run, `wakes` (how this era hears of a watched session) and the sandbox
+    /// policy in one sentence (here, not in a tool description, so the published tool bytes
+    /// stay the same whatever the host's sandbox).
+    fn instructions(&self, wakes: &str) -> String {
+        let conversation = &self.state.conversation;
+        format!(
+            "toolsurface: the {} role's tools ({} family). Events carry their own timestamps; \
+             long commands become background sessions you manage with shell_session. {wakes} {}",
+            conversation.role(),
+            conversation.family(),
+            conversation.sandbox_policy().sentence()
+        )
+    }
+
+    /// Log (stderr) the first `method` request of each revision and client in this
+    /// conversation: which era a client chose, visible to an operator and to the tests.
+    fn note_revision(&self, context: &RequestContext<RoleServer>, method: &str) {
+        let version = context
+            .protocol_version()
+            .map_or_else(|| "unknown".to_owned(), |v| v.as_str().to_owned());
+        let client = context.client_info().map_or_else(
+            || "an unnamed client".to_owned(),
+            |c| format!("{} {}", c.name, c.version),
+        );
+        let key = (method.to_owned(), version.clone(), client.clone());
+        {
+            let mut seen = lock(&self.state.revisions_seen);
+            if seen.contains(&key) {
+                return;
+            }
+            seen.push(key);
+        }
+        let era = if is_stateless(context) {
+            "stateless"
+        } else {
+            "handshake era"
+        };
+        eprintln!(
+            "toolsurface serve: conversation {}: {method} on MCP {version} ({era}) from {client}",
+            self.state.conversation.id()
+        );
+    }
+
     /// The session's conversation.
     pub fn conversation(&self) -> &Conversation {
         &self.state.conversation
@@ -440,6 +533,7 @@ impl McpSession {
     ) -> Result<CallToolResult, McpError> {
         let state = &*self.state;
         state.touch();
+        let stateless = is_stateless(&context);
         let limit = state.server.inner.limits.max_calls_per_session;
         if state.calls_in_flight.fetch_add(1, Ordering::SeqCst) >= limit {
             state.calls_in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -475,7 +569,16 @@ impl McpSession {
         if let Some(p) = &reporter {
             p.send(Duration::ZERO).await;
         }
-        let turn = conversation.new_turn(TurnKind::Normal);
+        // A handshake-era session is one model thread: its requests share the conversation's
+        // schedule (a call that must run alone waits for its other calls). 2026-07-28
+        // requests are independent by definition and may come from many threads at once
+        // (the stateless conversation): each runs on a schedule of its own, so one caller's
+        // `shell_session wait` delays no other.
+        let turn = if stateless {
+            Turn::new(TurnKind::Normal)
+        } else {
+            conversation.new_turn(TurnKind::Normal)
+        };
         let mut cancelled = false;
         let results = {
             let run = conversation.execute(batch, &turn);
@@ -509,10 +612,12 @@ impl McpSession {
         let result = results.into_iter().next().ok_or_else(|| {
             McpError::internal_error("the runtime returned no result for the call", None)
         })?;
-        let result = if state.listed.load(Ordering::SeqCst) {
+        let result = if stateless {
+            unpromised_wake(result, STATELESS_WAKE_NOTE)
+        } else if state.listed.load(Ordering::SeqCst) {
             result
         } else {
-            unpromised_wake(result)
+            unpromised_wake(result, ONE_CALL_SESSION_NOTE)
         };
         Ok(to_call_tool_result(result))
     }
@@ -561,15 +666,25 @@ pub const ONE_CALL_SESSION_NOTE: &str = "This MCP session never listed the tools
      wake-up can reach you. Hold one MCP session open across calls to keep background \
      sessions running and hear when they end.";
 
-/// `result` without a wake-up promise the session cannot keep. A session that never asked
+/// What replaces the runtime's wake-up promise in a reply to a 2026-07-28 request: that
+/// revision has no channel for a notification outside a request (see the module's
+/// "Wake-ups" paragraph).
+pub const STATELESS_WAKE_NOTE: &str = "This client speaks MCP 2026-07-28, which has no channel \
+     for a wake-up outside a request, so none will reach you: check on the background \
+     session with shell_session poll or wait. It keeps running until it exits or is killed \
+     (or the server stops).";
+
+/// `result` without a wake-up promise the session cannot keep, `note` saying why in its
+/// place. A session that never asked
 /// for `tools/list` got its tools elsewhere and was opened for this one call (LangChain's
 /// `MultiServerMCPClient.get_tools()` tools open an MCP session per call, initialize, call,
 /// close): when it closes its conversation ends and its background sessions are killed, so
 /// "you will be woken when it exits" (shell leaving a command running, monitor_start) would
 /// be false. The promise goes (the runtime's `… you will be woken when it exits.` clause and
-/// `You will be woken …` lines) and [`ONE_CALL_SESSION_NOTE`] says what happens instead.
-/// Other results are returned unchanged.
-pub fn unpromised_wake(mut result: ToolResult) -> ToolResult {
+/// `You will be woken …` lines) and [`ONE_CALL_SESSION_NOTE`] says what happens instead. A
+/// 2026-07-28 request gets the same rewrite with [`STATELESS_WAKE_NOTE`]. Other results are
+/// returned unchanged.
+pub fn unpromised_wake(mut result: ToolResult, note: &str) -> ToolResult {
     const CLAUSE: &str = "; you will be woken when it exits.";
     const LINE: &str = "You will be woken ";
     // Only the runtime's own lines count: the command's output (from `Output:` on) is the
@@ -590,7 +705,7 @@ pub fn unpromised_wake(mut result: ToolResult) -> ToolResult {
         text.push_str(line);
         text.push('\n');
     }
-    text.push_str(ONE_CALL_SESSION_NOTE);
+    text.push_str(note);
     text.push('\n');
     text.push_str(output);
     result.text = text;
@@ -667,17 +782,8 @@ impl ServerHandler for McpSession {
             .enable_logging()
             .enable_tools()
             .build();
-        let conversation = &self.state.conversation;
-        let mut info = InitializeResult::new(capabilities).with_instructions(format!(
-            "toolsurface: the {} role's tools ({} family). Events carry their own timestamps; \
-             long commands become background sessions you manage with shell_session. \
-             Wake-ups from watched sessions arrive as notifications/message with logger {}. {}",
-            conversation.role(),
-            conversation.family(),
-            WAKE_LOGGER,
-            // The policy in one sentence: here, not in a tool description, so the
-            // published tool bytes stay the same whatever the host's sandbox.
-            conversation.sandbox_policy().sentence()
+        let mut info = InitializeResult::new(capabilities).with_instructions(self.instructions(
+            &format!("Wake-ups from watched sessions arrive as notifications/message with logger {WAKE_LOGGER}."),
         ));
         info.server_info = Implementation::new("toolsurface", env!("CARGO_PKG_VERSION"));
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
@@ -685,9 +791,30 @@ impl ServerHandler for McpSession {
     }
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
-            &ProtocolVersion::LATEST_WITH_INITIALIZE,
-        ))
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&SUPPORTED_UP_TO))
+    }
+
+    /// `server/discover`: the versions, the tools capability alone (logging is deprecated in
+    /// 2026-07-28 and nothing here is sent through it to such a client) and this era's
+    /// instructions, cacheable like `tools/list`.
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        self.note_revision(&context, "server/discover");
+        let mut config =
+            InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+                .with_instructions(self.instructions(
+                "MCP 2026-07-28 has no channel for a notification outside a request: check on a \
+                 background session with shell_session poll or wait.",
+            ));
+        config.server_info = Implementation::new("toolsurface", env!("CARGO_PKG_VERSION"));
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            config,
+        )
+        .with_ttl_ms(LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Public))
     }
 
     async fn initialize(
@@ -724,14 +851,22 @@ impl ServerHandler for McpSession {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.state.touch();
         self.state.listed.store(true, Ordering::SeqCst);
+        self.note_revision(&context, "tools/list");
         let tools = self
             .tools()
             .map_err(|e| McpError::internal_error(e, None))?;
-        Ok(ListToolsResult::with_all_items(tools))
+        let mut result = ListToolsResult::with_all_items(tools);
+        if is_stateless(&context) {
+            // The published bytes of the role × family: the same for every request and every
+            // caller while the server runs (handshake-era answers stay as they were).
+            result.ttl_ms = Some(LIST_TTL_MS);
+            result.cache_scope = Some(CacheScope::Public);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -739,6 +874,7 @@ impl ServerHandler for McpSession {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.note_revision(&context, "tools/call");
         self.run_call(request, context)
             .await
             .map(CallToolResponse::Complete)
@@ -903,6 +1039,9 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(list["result"]["tools"], published);
+        // Handshake-era answers are as they were: no 2026-07-28 cache hints, no resultType.
+        assert!(list["result"].get("ttlMs").is_none(), "{list}");
+        assert!(list["result"].get("resultType").is_none(), "{list}");
         send(
             serde_json::json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
             "name":"shell_session","arguments":{"action":"kill","session_id":1,"timeout_s":5}}}),
@@ -985,6 +1124,99 @@ mod tests {
             .to_owned()
     }
 
+    /// The `_meta` every 2026-07-28 request carries.
+    fn meta_2026(version: &str) -> serde_json::Value {
+        serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    }
+
+    #[tokio::test]
+    async fn a_2026_client_discovers_lists_and_calls_without_initialize() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut send = client(dir.path()).await;
+        let request = |id: u64, method: &str, params: serde_json::Value| {
+            let mut params = params;
+            params["_meta"] = meta_2026("2026-07-28");
+            serde_json::json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})
+        };
+        let found = send(request(1, "server/discover", serde_json::json!({})))
+            .await
+            .unwrap();
+        let d = &found["result"];
+        let versions = d["supportedVersions"].as_array().unwrap();
+        assert!(versions.contains(&"2026-07-28".into()), "{found}");
+        assert!(versions.contains(&"2025-11-25".into()), "{found}");
+        assert!(d["capabilities"]["tools"].is_object(), "{found}");
+        assert!(d["capabilities"].get("logging").is_none(), "{found}");
+        assert_eq!(d["ttlMs"], LIST_TTL_MS, "{found}");
+        assert_eq!(d["cacheScope"], "public", "{found}");
+        assert_eq!(
+            d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "toolsurface"
+        );
+        let instructions = d["instructions"].as_str().unwrap();
+        assert!(
+            instructions.contains("shell_session poll"),
+            "{instructions}"
+        );
+        assert!(!instructions.contains(WAKE_LOGGER), "{instructions}");
+
+        let list = send(request(2, "tools/list", serde_json::json!({})))
+            .await
+            .unwrap();
+        let published: serde_json::Value =
+            serde_json::from_str(toolsurface::standard::published_mcp(
+                toolsurface::standard::Role::Main,
+                toolsurface::standard::Family::Chat,
+            ))
+            .unwrap();
+        assert_eq!(list["result"]["tools"], published);
+        assert_eq!(list["result"]["ttlMs"], LIST_TTL_MS);
+        assert_eq!(list["result"]["cacheScope"], "public");
+        assert_eq!(list["result"]["resultType"], "complete");
+
+        let shell = serde_json::json!({"name":"shell",
+            "arguments":{"command":"sleep 30","yield_ms":250}});
+        let call = send(request(3, "tools/call", shell)).await.unwrap();
+        assert_eq!(
+            call["result"]["structuredContent"]["running"], true,
+            "{call}"
+        );
+        let text = call["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(!text.contains("woken when"), "{text}");
+        assert!(text.contains(STATELESS_WAKE_NOTE), "{text}");
+        let id = call["result"]["structuredContent"]["session_id"].clone();
+        // The handle names the session in a later, separate request.
+        let listing = serde_json::json!({"name":"shell_session","arguments":{"action":"list"}});
+        let listed = send(request(4, "tools/call", listing)).await.unwrap();
+        let sessions = listed["result"]["structuredContent"]["sessions"]
+            .as_array()
+            .unwrap();
+        assert!(sessions.iter().any(|s| s["session_id"] == id), "{listed}");
+        let wrong = serde_json::json!({"name":"shell_session",
+            "arguments":{"action":"kill","session_id":id,"timeout_s":5}});
+        let wrong = send(request(5, "tools/call", wrong)).await.unwrap();
+        assert_eq!(wrong["result"]["isError"], true, "{wrong}");
+
+        // The revision's errors, before any handler: a version not offered, missing _meta.
+        let mut future = request(6, "tools/list", serde_json::json!({}));
+        future["params"]["_meta"] = meta_2026("2099-01-01");
+        let refused = send(future).await.unwrap();
+        assert_eq!(refused["error"]["code"], -32022, "{refused}");
+        let supported = refused["error"]["data"]["supported"].as_array().unwrap();
+        assert!(supported.contains(&"2026-07-28".into()), "{refused}");
+        let mut partial = request(7, "tools/list", serde_json::json!({}));
+        partial["params"]["_meta"]
+            .as_object_mut()
+            .unwrap()
+            .remove("io.modelcontextprotocol/clientCapabilities");
+        let refused = send(partial).await.unwrap();
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+
     #[tokio::test]
     async fn the_instructions_say_the_sandbox_policy() {
         let dir = tempfile::tempdir().unwrap();
@@ -1033,11 +1265,14 @@ mod tests {
         };
         let echoed =
             "Exit code: 0\nOutput:\nYou will be woken at 7; you will be woken when it exits.\n";
-        assert_eq!(unpromised_wake(result(echoed)).text, echoed);
+        assert_eq!(
+            unpromised_wake(result(echoed), ONE_CALL_SESSION_NOTE).text,
+            echoed
+        );
         let monitor = "Monitoring session 2 (pid 9) on host local: `make`.\n\
                        You will be woken when it exits (watcher 1).\n\
                        Read it with shell_session poll/wait; stop it with shell_session kill.";
-        let out = unpromised_wake(result(monitor)).text;
+        let out = unpromised_wake(result(monitor), ONE_CALL_SESSION_NOTE).text;
         assert!(!out.contains("woken when"), "{out}");
         assert!(out.contains(ONE_CALL_SESSION_NOTE), "{out}");
         assert!(out.starts_with("Monitoring session 2"), "{out}");

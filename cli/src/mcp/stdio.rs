@@ -9,13 +9,9 @@
 //!   `-32700` (parse error) with `id: null`;
 //! - JSON but not a JSON-RPC message rmcp understands: `-32600` (invalid request) with the
 //!   line's `id` when it has one;
-//! - a request of a revision this server does not speak (`server/discover`, the
-//!   2026-07-28 opener): `-32601` (method not found) with the line's `id`, answered here
-//!   because rmcp's per-request version check would answer it `-32022` first, which a
-//!   dual-era client reads as "a 2026-era server" and stops instead of falling back to
-//!   `initialize` (see [`super::UNSPOKEN_METHODS`]);
-//! - blank: ignored; anything else goes to rmcp unchanged (unknown methods are answered
-//!   `-32601` there).
+//! - blank: ignored; anything else goes to rmcp unchanged: unknown methods are answered
+//!   `-32601` there, and a 2026-07-28 request's `_meta` is checked there (see the module
+//!   docs of [`super`], "Protocol revisions").
 //!
 //! Answers and rmcp's own output are written whole lines at a time to one writer, so they
 //! never interleave.
@@ -126,8 +122,7 @@ pub fn refusal(line: &Line, max: usize) -> Option<String> {
                 }
             };
             match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-                Ok(_) => unspoken_method(&value)
-                    .map(|(id, method)| error(id, -32601, super::unspoken_method_message(method))),
+                Ok(_) => None,
                 Err(e) => {
                     let id = value
                         .get("id")
@@ -143,18 +138,6 @@ pub fn refusal(line: &Line, max: usize) -> Option<String> {
             }
         }
     }
-}
-
-/// The id and method of a request whose method belongs to a revision this server does not
-/// speak ([`super::UNSPOKEN_METHODS`]); `None` for anything else (notifications included).
-pub fn unspoken_method(value: &serde_json::Value) -> Option<(serde_json::Value, &str)> {
-    let method = value.get("method")?.as_str()?;
-    let id = value
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number())?;
-    super::UNSPOKEN_METHODS
-        .contains(&method)
-        .then(|| (id.clone(), method))
 }
 
 /// Serve `session` over `input` / `output` with the checks above until the input ends or
@@ -326,20 +309,10 @@ mod tests {
     }
 
     #[test]
-    fn discover_is_method_not_found_whatever_version_it_declares() {
-        let line = br#"{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let answer: serde_json::Value =
-            serde_json::from_str(&refusal(&Line::Text(line.to_vec()), 4096).unwrap()).unwrap();
-        assert_eq!(answer["id"], "d1");
-        assert_eq!(answer["error"]["code"], -32601);
-        let message = answer["error"]["message"].as_str().unwrap();
-        assert!(message.contains("initialize"), "{message}");
+    fn a_2026_request_goes_to_rmcp_unchanged() {
+        let discover = br#"{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert!(refusal(&Line::Text(discover.to_vec()), 4096).is_none());
         let bare = br#"{"jsonrpc":"2.0","id":9,"method":"server/discover"}"#;
-        let answer: serde_json::Value =
-            serde_json::from_str(&refusal(&Line::Text(bare.to_vec()), 4096).unwrap()).unwrap();
-        assert_eq!(
-            (answer["id"].clone(), answer["error"]["code"].clone()),
-            (9.into(), (-32601).into())
-        );
+        assert!(refusal(&Line::Text(bare.to_vec()), 4096).is_none());
     }
 }

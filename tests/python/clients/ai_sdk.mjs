@@ -1,12 +1,14 @@
 // The Vercel AI SDK (@ai-sdk/mcp + ai, pinned in package.json) against `toolsurface serve`, as
 // an application would use it: createMCPClient with its default protocol-version discovery
-// (it probes `server/discover` declaring 2026-07-28 and must fall back to `initialize`),
-// client.tools() converted into AI SDK tools, and generateText with a scripted model
-// (MockLanguageModelV4: no network) that calls shell, read_file, shell_session list and one
-// wrong call. Prints one JSON object on stdout for tests/python/test_clients_ai_sdk.py.
+// (it sends `server/discover` declaring 2026-07-28 and, the server speaking that revision,
+// stays on it: every request stateless, with its own _meta), client.tools() converted into
+// AI SDK tools, and generateText with a scripted model (MockLanguageModelV4: no network) that
+// calls shell, read_file, shell_session list and one wrong call. Prints one JSON object on
+// stdout for tests/python/test_clients_ai_sdk.py, with the revision the client settled on.
 //
-//   node ai_sdk.mjs stdio BIN ROLE FAMILY WORKDIR
+//   node ai_sdk.mjs stdio BIN ROLE FAMILY WORKDIR SERVER_LOG   (the server's stderr goes there)
 //   node ai_sdk.mjs http URL
+import { openSync } from "node:fs";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { generateText, stepCountIs } from "ai";
@@ -16,12 +18,12 @@ const [transportKind, ...rest] = process.argv.slice(2);
 
 function transport() {
   if (transportKind === "stdio") {
-    const [bin, role, family, workdir] = rest;
+    const [bin, role, family, workdir, serverLog] = rest;
     return new Experimental_StdioMCPTransport({
       command: bin,
       args: ["serve", "--role", role, "--family", family, "--workdir", workdir],
       cwd: workdir,
-      stderr: "ignore",
+      stderr: openSync(serverLog, "w"),
     });
   }
   if (transportKind === "http") {
@@ -71,6 +73,7 @@ const client = await createMCPClient({ transport: transport() });
 const out = { transport: transportKind };
 try {
   out.serverInfo = client.serverInfo ?? null;
+  out.protocolVersion = client.initializeResult?.protocolVersion ?? null;
   const definitions = await client.listTools();
   out.listed = definitions.tools.map((t) => t.name);
   out.inputSchemas = Object.fromEntries(definitions.tools.map((t) => [t.name, t.inputSchema]));
