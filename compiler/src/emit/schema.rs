@@ -225,13 +225,15 @@ fn object_schema_with(
     } else {
         Some(Json::Arr(required))
     };
+    // An open object without properties says nothing with `"properties": {}`: left out.
+    let properties = (!properties.is_empty() || additional.is_none()).then_some(Json::Obj(properties));
     let additional = match (style, additional) {
         (Style::Gemini, _) | (Style::Open, None) | (_, Some(Json::Null)) => None,
         (_, Some(Json::Obj(o))) if o.is_empty() => Some(Json::Bool(true)),
         (_, Some(schema)) => Some(schema),
         (Style::JsonSchema | Style::Strict, None) => Some(Json::Bool(false)),
     };
-    head.with("properties", Json::Obj(properties))
+    head.with_opt("properties", properties)
         .with_opt("required", required)
         .with_opt("additionalProperties", additional)
 }
