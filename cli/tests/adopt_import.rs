@@ -523,8 +523,13 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
-    // A camelCase name is kept as written (no rename to note).
+    // A camelCase name is kept as written (no rename to note); `lint` suggests snake_case.
     assert!(!text.contains("renamed"), "{text}");
+    let lint = stdout(&run(&["lint", &s(&out)]));
+    assert!(
+        lint.contains("note[snake-case/query/maxRows]: field `maxRows` of `query` could be `max_rows` (snake_case)"),
+        "{lint}"
+    );
     let query = std::fs::read_to_string(out.join("tools/query.yaml")).unwrap();
     assert!(query.contains("\n  maxRows:\n"), "{query}");
     // A union, a default: the language has them.

@@ -185,7 +185,51 @@ pub fn lint(
     prose_mentions(&tools, &mut out);
     copy_drift(&tools, &mut out);
     missing_examples(&offered(ir, role), &mut out);
+    snake_case(&tools, &mut out);
     out
+}
+
+/// Names outside snake_case (`getMe`, `list-files`, `perPage`): a note suggesting the
+/// spelling the providers' own tools use. The language takes every name a provider takes and
+/// `import` keeps them; renaming is a breaking change for the callers, so the note says how
+/// to keep the old name callable.
+fn snake_case(tools: &[&Tool], out: &mut Vec<Finding>) {
+    let suggest = |name: &str| {
+        let snake = crate::import::snake_name(name);
+        (snake != name).then_some(snake)
+    };
+    for t in tools {
+        if let Some(snake) = suggest(&t.name) {
+            out.push(Finding {
+                id: format!("snake-case/{}", t.name),
+                rule: "snake-case",
+                level: Level::Note,
+                span: Some(t.span),
+                verdict: format!("tool `{}` could be `{snake}` (snake_case, as the providers' own tools)", t.name),
+                evidence: vec![format!(
+                    "a rename breaks callers of `{}`: keep it callable with an alias (`aliases.yaml`: `{}: {{ tool: {snake} }}`)",
+                    t.name, t.name
+                )],
+                command: None,
+            });
+        }
+        for f in &t.fields {
+            if let Some(snake) = suggest(&f.name) {
+                out.push(Finding {
+                    id: format!("snake-case/{}/{}", t.name, f.name),
+                    rule: "snake-case",
+                    level: Level::Note,
+                    span: Some(f.span),
+                    verdict: format!("field `{}` of `{}` could be `{snake}` (snake_case)", f.name, t.name),
+                    evidence: vec![format!(
+                        "a rename breaks callers that send `{}`: an alias with `rename: {{ {}: {snake} }}` keeps them working",
+                        f.name, f.name
+                    )],
+                    command: None,
+                });
+            }
+        }
+    }
 }
 
 /// The resident tools of `role` (every role when `None`), then the tools its skills append:

@@ -226,7 +226,8 @@ fn object_schema_with(
         Some(Json::Arr(required))
     };
     // An open object without properties says nothing with `"properties": {}`: left out.
-    let properties = (!properties.is_empty() || additional.is_none()).then_some(Json::Obj(properties));
+    let properties =
+        (!properties.is_empty() || additional.is_none()).then_some(Json::Obj(properties));
     let additional = match (style, additional) {
         (Style::Gemini, _) | (Style::Open, None) | (_, Some(Json::Null)) => None,
         (_, Some(Json::Obj(o))) if o.is_empty() => Some(Json::Bool(true)),
