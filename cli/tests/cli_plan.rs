@@ -112,3 +112,64 @@ fn the_oracle_answers_alike_from_the_generated_parser_and_the_plan() {
         assert_eq!(s, p);
     }
 }
+
+/// `at_most_one_of` lowers to a `forbidden_with` rule per pair, so the plan (and every
+/// backend reading it) refuses two of a group and takes one or none.
+#[test]
+fn at_most_one_of_refuses_two_of_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = dir.path();
+    std::fs::create_dir(defs.join("tools")).unwrap();
+    std::fs::write(
+        defs.join("surface.yaml"),
+        "families:\n  chat: { dialect: openai-chat }\ntraits:\n  parallel_safe: { type: bool, default: false, doc: p }\n  follow_up: { type: bool, default: false, doc: f }\n  poll: { type: bool, default: false, doc: p }\n  read_only: { type: bool, default: false, doc: r }\n  result_on_interrupt: { type: bool, default: false, doc: r }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        defs.join("roles.yaml"),
+        "main:\n  description: m\n  tools: [put]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        defs.join("tools/put.yaml"),
+        "name: put\nobject: file\ndescription: Put.\nfields:\n  a: { type: string, description: A. }\n  b: { type: boolean, description: B. }\n  c: { type: integer, description: C. }\nat_most_one_of: [[a, b, c]]\nexamples: [ { a: x } ]\n",
+    )
+    .unwrap();
+    let lines = [
+        r#"{"role":"main","family":"chat","name":"put","arguments":{"a":"x","c":1}}"#,
+        r#"{"role":"main","family":"chat","name":"put","arguments":{"a":"x","b":false}}"#,
+        r#"{"role":"main","family":"chat","name":"put","arguments":{"c":2}}"#,
+    ];
+    let mut child = bin()
+        .args(["validate", "--jsonl", "--defs", defs.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        got.len(),
+        3,
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        got[0]["message"],
+        "put: a and c were both given; pass at most one of a, b or c."
+    );
+    // A boolean counts only when true.
+    assert_eq!(got[1]["call"]["arguments"]["a"], "x", "{text}");
+    assert_eq!(got[2]["call"]["arguments"]["c"], 2, "{text}");
+}

@@ -610,6 +610,7 @@ const TOOL_KEYS: &[&str] = &[
     "required",
     "optional",
     "exactly_one_of",
+    "at_most_one_of",
     "forbidden_with",
     "freeform",
     "replaceable_by",
@@ -623,7 +624,13 @@ const TOOL_KEYS: &[&str] = &[
     "hosted",
     "output_schema",
 ];
-const ACTION_BODY_KEYS: &[&str] = &["required", "optional", "exactly_one_of", "forbidden_with"];
+const ACTION_BODY_KEYS: &[&str] = &[
+    "required",
+    "optional",
+    "exactly_one_of",
+    "at_most_one_of",
+    "forbidden_with",
+];
 
 pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option<ToolDef> {
     let t = Struct::read(
@@ -1004,6 +1011,7 @@ fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<A
             "required",
             "optional",
             "exactly_one_of",
+            "at_most_one_of",
             "forbidden_with",
             "traits",
             "examples",
@@ -1064,12 +1072,15 @@ fn action_body(
         .map(|n| read::string_list(n, "optional", d));
     let exactly_one_of = s
         .get("exactly_one_of")
-        .map(|n| read_exactly_one_of(n, d))
+        .map(|n| read_groups(n, "exactly_one_of", d))
         .unwrap_or_default();
-    let forbidden_with = s
+    let mut forbidden_with = s
         .get("forbidden_with")
         .map(|n| read_forbidden_with(n, d))
         .unwrap_or_default();
+    if let Some(n) = s.get("at_most_one_of") {
+        forbidden_with.extend(at_most_one_of(n, d));
+    }
     ActionDef {
         name,
         description,
@@ -1084,21 +1095,26 @@ fn action_body(
     }
 }
 
-/// `exactly_one_of: [[a, b], ...]`; a group of fewer than two is reported but kept.
-fn read_exactly_one_of(n: &Node, d: &mut Diags) -> Vec<Vec<Sp<String>>> {
+/// `exactly_one_of: [[a, b], ...]` (or `at_most_one_of`, `key`); a group of fewer than two is
+/// reported but kept.
+fn read_groups(n: &Node, key: &str, d: &mut Diags) -> Vec<Vec<Sp<String>>> {
     let mut exactly_one_of = Vec::new();
     match &n.value {
         Value::Seq(groups) => {
             for g in groups {
-                let group = read::string_list(g, "an exactly_one_of group", d);
+                let group = read::string_list(g, &format!("an {key} group"), d);
                 if group.len() < 2 {
                     d.push(
                         Diagnostic::error(
-                            "bad-exactly-one-of",
+                            if key == "exactly_one_of" {
+                                "bad-exactly-one-of"
+                            } else {
+                                "bad-at-most-one-of"
+                            },
                             Some(g.span),
-                            "an exactly_one_of group needs at least two fields",
+                            format!("an {key} group needs at least two fields"),
                         )
-                        .with_hint("write `exactly_one_of: [[a, b]]`"),
+                        .with_hint(format!("write `{key}: [[a, b]]`")),
                     );
                 }
                 exactly_one_of.push(group);
@@ -1114,6 +1130,34 @@ fn read_exactly_one_of(n: &Node, d: &mut Diags) -> Vec<Vec<Sp<String>>> {
 }
 
 /// `forbidden_with: [{ field, with, message }, ...]`; incomplete entries are dropped.
+/// `at_most_one_of: [[a, b, c], ...]`: no two of a group together, one declaration for what
+/// would be a `forbidden_with` rule per pair (it lowers to exactly those, so every backend
+/// enforces it as it enforces them; a boolean counts only when `true`). The message names the
+/// group.
+fn at_most_one_of(n: &Node, d: &mut Diags) -> Vec<ForbiddenDef> {
+    let mut out = Vec::new();
+    for group in read_groups(n, "at_most_one_of", d) {
+        let names: Vec<&str> = group.iter().map(|g| g.v.as_str()).collect();
+        let listed = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        };
+        for (i, a) in group.iter().enumerate() {
+            for b in &group[i + 1..] {
+                out.push(ForbiddenDef {
+                    field: a.clone(),
+                    with: b.clone(),
+                    message: format!(
+                        "{} and {} were both given; pass at most one of {listed}.",
+                        a.v, b.v
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
 fn read_forbidden_with(n: &Node, d: &mut Diags) -> Vec<ForbiddenDef> {
     let mut forbidden_with = Vec::new();
     match &n.value {
