@@ -384,13 +384,21 @@ fn union_body(
         .enumerate()
         .map(|(i, branch)| {
             let rty = lower(cx, branch, &format!("{hint}Branch{}", i + 1));
-            let conv = convert(cx, &rty, &b, &inner);
-            let value = rty.json_value(quote!(#conv));
-            let tried = quote! {
-                (|| -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
-                    let #b = ::core::clone::Clone::clone(&__v);
-                    ::core::result::Result::Ok(#value)
-                })()
+            let tried = match &rty {
+                // A branch that is itself a JSON kind: its own conversion function.
+                RType::Json { check: Some(f) } => {
+                    quote!(#f(::core::clone::Clone::clone(&__v), __path))
+                }
+                _ => {
+                    let conv = convert(cx, &rty, &b, &inner);
+                    let value = rty.json_value(quote!(#conv));
+                    quote! {
+                        (|| -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
+                            let #b = ::core::clone::Clone::clone(&__v);
+                            ::core::result::Result::Ok(#value)
+                        })()
+                    }
+                }
             };
             if one {
                 quote! {

@@ -443,7 +443,9 @@ class JsonError {
 
 const U64_MAX = 18446744073709551615n;
 const I32_MAX = 2147483647;
-const UTF8 = new TextDecoder();
+// `ignoreBOM`: a string value that starts with U+FEFF keeps it (by default each decode drops
+// a leading one, and `"\ufeff{}"` would read as `"{}"`).
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const ENCODER = new TextEncoder();
 
 /** What `SerdeReader.value` returns for an error (the error itself is in `err`). */

@@ -943,9 +943,9 @@ def json_equal(a: object, b: object) -> bool:
         return len(xm) == len(ym) and all(
             k in ym and json_equal(x, ym[k]) for k, x in xm.items()
         )
-    if a is None or b is None:
-        return a is b
-    return type(a) is type(b) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    return a is None and b is None
 
 
 # A field's conversion: (value, path prefix, key) to the typed value, or a CallError.
