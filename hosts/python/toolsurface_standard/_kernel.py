@@ -1218,9 +1218,9 @@ class Plan:
         object's value, serialized as it is), else in input order (a call's, which
         parse_call passes to its class by name)."""
         by_name: dict[str, Any] = rules["by_name"]
-        other: Converter | None = rules["other"]
         values: dict[str, object] = {}
-        extra: dict[str, object] = {}
+        # An open object's other keys (made on the first one: no cost for strict objects).
+        extra: dict[str, object] | None = None
         selector_seen = False
         for key, v in pairs:
             f = by_name.get(key)
@@ -1239,11 +1239,14 @@ class Plan:
             belongs: dict[str, str] = rules["belongs_to"]
             if v is None and key in belongs:
                 continue
+            other: Converter | None = rules["other"]
             if other is not None:
                 # An open object's other key: null counts as absent, twice is a duplicate.
                 if v is None:
                     continue
-                if key in extra:
+                if extra is None:
+                    extra = {}
+                elif key in extra:
                     raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
                 extra[key] = other(v, prefix, key)
                 continue
@@ -1257,10 +1260,11 @@ class Plan:
             # A nested object's value: declaration order, then its other keys.
             if len(values) > 1 or extra:
                 out = {n: values[n] for n in rules["names"] if n in values}
-                out.update(extra)
+                if extra:
+                    out.update(extra)
                 return out
-        elif other is not None:
-            values[OTHER_KEYS] = extra
+        elif rules["other"] is not None:
+            values[OTHER_KEYS] = {} if extra is None else extra
         return values
 
     def _converter(self, ty: Mapping[str, Any]) -> Converter:
