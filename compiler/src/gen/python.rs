@@ -827,7 +827,29 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
             }
         }
         TypePlan::Object { .. } => "dict[str, object]".to_owned(),
-        TypePlan::Any | TypePlan::Const { .. } | TypePlan::Union { .. } => "object".to_owned(),
+        TypePlan::Any => "object".to_owned(),
+        // A scalar constant is its `Literal` (strict: `2.0` is not `Literal[2]`, which
+        // parse_call takes); an array or object constant, any value.
+        TypePlan::Const { value, .. } => match const_type(value) {
+            t if t.starts_with("Literal[") || t == "None" => t,
+            _ => "object".to_owned(),
+        },
+        // A union of one-line branch types (`str | None`); branches pydantic spells over
+        // several lines (constrained ones), any value.
+        TypePlan::Union { branches, .. } => {
+            let mut names: Vec<String> = Vec::new();
+            for b in branches {
+                let n = pydantic_type(b, indent);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            if names.iter().any(|n| n.contains('\n')) {
+                "object".to_owned()
+            } else {
+                names.join(" | ")
+            }
+        }
         TypePlan::Null => "None".to_owned(),
     }
 }
@@ -890,6 +912,10 @@ fn write_model(
     c: &Class,
 ) {
     let _ = write!(out, "\n\nclass {}(_Action):\n", c.name);
+    if a.object.additional.is_some() {
+        // Other keys are taken (parse_call converts them by their type; pydantic keeps them).
+        out.push_str("    model_config = ConfigDict(extra=\"allow\", strict=True, frozen=True)\n");
+    }
     if let (Some(sel), Some(name)) = (&t.selector, &a.name) {
         let _ = writeln!(out, "    {}: Literal[{}]", model_attr(sel), py_str(name));
     }
