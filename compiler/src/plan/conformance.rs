@@ -514,6 +514,7 @@ fn any_values(long: String) -> Vec<String> {
         "{\"a\":1,\"b\":2,\"a\":3}",
         "{\"a\":null}",
         "{\"2\":1,\"1\":2}",
+        "{\"__proto__\":{\"x\":1},\"constructor\":null}",
     ]);
     v.push(long);
     v

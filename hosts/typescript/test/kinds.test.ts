@@ -69,6 +69,12 @@ test("the host of tests/data/kinds typechecks and agrees with every case of its 
       }
     }
     assert.ok(cases > 300 && accepted > 80, `${cases} cases, ${accepted} accepted`);
+    // The typed value of `any` is plain data, a `__proto__` member an own member like any other.
+    const r = host.parseCall("worker", "chat", "shape", '{"choice":3,"anything":{"__proto__":{"x":1},"b":2.0}}');
+    assert.ok(r.ok);
+    const anything = (r.call as { anything: Record<string, unknown> }).anything;
+    assert.deepEqual(Object.keys(anything), ["__proto__", "b"]);
+    assert.equal(anything["b"], 2);
     assert.deepEqual(failures, [], `${failures.length} of ${cases} cases differ`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

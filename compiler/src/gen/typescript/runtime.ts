@@ -1285,7 +1285,10 @@ function toData(v: Val): unknown {
   if (Array.isArray(v)) return v.map(toData);
   if (v instanceof Obj) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of lastOfEach(v)) out[k] = toData(x);
+    // Defined, not assigned: a member named `__proto__` is a member like any other.
+    for (const [k, x] of lastOfEach(v)) {
+      Object.defineProperty(out, k, { value: toData(x), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return v;
