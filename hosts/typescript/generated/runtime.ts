@@ -1539,8 +1539,9 @@ export class Walker {
       case "null":
         return v === null ? new JsonTyped(null, "null") : invalid(`${path}: expected null`, v);
       case "const":
+        // An array or object constant is copied into each call (not shared with the plan).
         return constEqual(v, ty.value)
-          ? new JsonTyped(ty.value, ty.json)
+          ? new JsonTyped(typeof ty.value === "object" ? structuredClone(ty.value) : ty.value, ty.json)
           : invalid(`${path}: expected ${ty.expected}`, v);
       case "union":
         return this.union(ty, v, path);

@@ -7,6 +7,7 @@ themselves are data (the package's `_plan.json`). Stdlib only.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import operator
@@ -1375,9 +1376,12 @@ class Plan:
         if kind == "const":
             const_value: object = ty["value"]
 
+            # An array or object constant is copied into each call (not shared with the plan).
+            shared = not isinstance(const_value, (list, dict))
+
             def const(v: Value, prefix: str, key: str) -> object:
                 if json_equal(to_data(v), const_value):
-                    return const_value
+                    return const_value if shared else copy.deepcopy(const_value)
                 refuse(v, prefix, key)
 
             return const
