@@ -828,14 +828,21 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
         }
         TypePlan::Object { .. } => "dict[str, object]".to_owned(),
         TypePlan::Any => "object".to_owned(),
-        // A scalar constant is its `Literal` (strict: `2.0` is not `Literal[2]`, which
-        // parse_call takes); an array or object constant, any value.
+        TypePlan::Const { .. } | TypePlan::Union { .. } => pydantic_json_kind(ty, indent),
+        TypePlan::Null => "None".to_owned(),
+    }
+}
+
+/// [`pydantic_type`] of a constant or a union. A scalar constant is its `Literal` (strict:
+/// `2.0` is not `Literal[2]`, which parse_call takes); an array or object constant, any value.
+/// A union of one-line branch types is their union (`str | None`); with a branch pydantic
+/// spells over several lines (a constrained one), any value.
+fn pydantic_json_kind(ty: &TypePlan, indent: &str) -> String {
+    match ty {
         TypePlan::Const { value, .. } => match const_type(value) {
             t if t.starts_with("Literal[") || t == "None" => t,
             _ => "object".to_owned(),
         },
-        // A union of one-line branch types (`str | None`); branches pydantic spells over
-        // several lines (constrained ones), any value.
         TypePlan::Union { branches, .. } => {
             let mut names: Vec<String> = Vec::new();
             for b in branches {
@@ -850,7 +857,7 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
                 names.join(" | ")
             }
         }
-        TypePlan::Null => "None".to_owned(),
+        _ => pydantic_type(ty, indent),
     }
 }
 
