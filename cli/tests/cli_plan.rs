@@ -26,7 +26,7 @@ fn plan_is_byte_stable_and_its_schema_describes_it() {
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let plan: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(plan["format"], 1);
+    assert_eq!(plan["format"], toolsurface_compiler::plan::PLAN_FORMAT);
     assert_eq!(plan["surfaces"].as_array().unwrap().len(), 20);
     let schema = bin().args(["plan", "--schema"]).output().unwrap();
     let schema: serde_json::Value = serde_json::from_slice(&schema.stdout).unwrap();
