@@ -3,7 +3,8 @@
 //! decoder's boundary cases, skills, every alias and retired name, and proptest-generated
 //! calls (JSON texts with duplicates and odd spacing, and `serde_json::Value`s), both must
 //! accept the same calls with the same typed value, and refuse the same calls with the same
-//! text and kind.
+//! text and kind. And the same on tests/data/kinds (any, null, const, unions, open objects and
+//! maps, a tool's other keys) through its `surface!` parser.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -231,7 +232,7 @@ fn an_unknown_role_family_or_skill_is_reported() {
 fn known_keys() -> Vec<String> {
     fn props(ty: &Type, out: &mut Vec<String>) {
         match ty {
-            Type::Object { properties } => {
+            Type::Object { properties, .. } => {
                 for p in properties {
                     out.push(p.name.clone());
                     props(&p.ty, out);
@@ -420,7 +421,7 @@ fn value_of(ty: &Type) -> BoxedStrategy<Value> {
                 .prop_map(Value::Array)
                 .boxed()
         }
-        Type::Object { properties } => {
+        Type::Object { properties, .. } => {
             let members: Vec<BoxedStrategy<Option<(String, Value)>>> = properties
                 .iter()
                 .map(|p| {
@@ -437,6 +438,18 @@ fn value_of(ty: &Type) -> BoxedStrategy<Value> {
                 .prop_map(|m| Value::Object(m.into_iter().flatten().collect()))
                 .boxed()
         }
+        Type::Any => arbitrary_value().boxed(),
+        Type::Null => prop_oneof![9 => Just(Value::Null), 1 => Just(json!(0))].boxed(),
+        Type::Const { value, .. } => prop_oneof![
+            8 => Just(value.clone()),
+            1 => Just(json!(1.0)),
+            1 => Just(json!("x")),
+        ]
+        .boxed(),
+        Type::Union { branches, .. } => {
+            prop::strategy::Union::new(branches.iter().map(value_of)).boxed()
+        }
+        Type::Annotated { ty, .. } => value_of(ty),
     }
 }
 
@@ -508,6 +521,167 @@ fn plausible_calls_get_the_same_answers_and_values() {
     assert!(
         accepted.get() >= 1000,
         "only {} of 4000 plausible calls were accepted: the generator drifted from the surface",
+        accepted.get()
+    );
+}
+
+// --- the field kinds whose typed value is JSON -------------------------------------------------
+
+mod kinds {
+    toolsurface::surface!("tests/data/kinds");
+}
+
+static KINDS_PLAN: LazyLock<Plan> = LazyLock::new(|| {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kinds");
+    let sources = toolsurface_compiler::read_dir(&root).unwrap();
+    toolsurface_compiler::plan::lower(&toolsurface_compiler::compile(&sources).ir.unwrap()).unwrap()
+});
+
+/// Values near what tests/data/kinds takes: each const respelled, union branches and the
+/// values two `one_of` branches both take, short and long strings, open objects' members.
+fn kinds_value() -> impl Strategy<Value = Value> {
+    let near = vec![
+        json!(null),
+        json!(true),
+        json!(2),
+        json!(2.0),
+        json!(3),
+        json!(-1),
+        json!(10),
+        json!(12.5),
+        json!(100.5),
+        json!(1e20),
+        json!("fixed"),
+        json!("abc"),
+        json!("ABC"),
+        json!("toolong!!"),
+        json!({"n": 2}),
+        json!({"n": 2.0, "note": "x"}),
+        json!({"n": 2, "zz": 1}),
+        json!({"a": 1, "b": [1.5, "x"]}),
+        json!({"b": [1.5, "x"], "a": 1.0}),
+        json!({"kind": "k", "x": [1.0]}),
+        json!({"a": 1, "b": -1}),
+        json!([1, null, 2]),
+        json!([1.5]),
+    ];
+    let leaf = prop_oneof![
+        4 => prop::sample::select(near),
+        1 => any::<i64>().prop_map(|n| json!(n)),
+        1 => (-1e3f64..1e3).prop_map(|n| json!(n)),
+        1 => "[a-z]{0,10}".prop_map(Value::String),
+    ];
+    let keys = prop::sample::select(vec!["kind", "n", "a", "b", "zz", "text", "tool"]);
+    leaf.prop_recursive(2, 10, 3, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::vec((keys.clone().prop_map(str::to_owned), inner), 0..3)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn kinds_answer(name: &str, args: &Args<'_>) -> Result<Answer, String> {
+    let scope = kinds::Scope::new(
+        "worker".parse::<kinds::Role>().unwrap(),
+        "chat".parse::<kinds::Family>().unwrap(),
+    );
+    let generated = match args {
+        Args::Text(t) => kinds::Call::parse_in(&scope, name, *t),
+        Args::Value(v) => kinds::Call::parse_in(&scope, name, *v),
+    };
+    let a = match generated {
+        Ok(call) => Answer::Accepted(serde_json::to_string(&call).unwrap()),
+        Err(e) => Answer::Refused(e.message, format!("{:?}", e.kind)),
+    };
+    static CHECKER: LazyLock<CallChecker<'static>> =
+        LazyLock::new(|| CallChecker::new(&KINDS_PLAN, "worker", "chat").unwrap());
+    let b = checked(&CHECKER, name, args);
+    if a == b {
+        Ok(a)
+    } else {
+        Err(format!(
+            "{name} {args:?}:\n  generated {a:?}\n  checker   {b:?}"
+        ))
+    }
+}
+
+impl std::fmt::Debug for Args<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => write!(f, "{t}"),
+            Args::Value(v) => write!(f, "(value) {v}"),
+        }
+    }
+}
+
+#[test]
+fn any_null_const_unions_and_open_objects_get_the_same_answers_and_values() {
+    use proptest::test_runner::{Config, TestRunner};
+    let keys = vec![
+        "anything",
+        "maybe_text",
+        "mode",
+        "version",
+        "label",
+        "choice",
+        "exclusive",
+        "meta",
+        "counts",
+        "slots",
+        "flag",
+        "text",
+        "key",
+        "value",
+        "op",
+        "tool",
+        "zzz",
+    ];
+    let names = vec!["shape", "open_note", "settings"];
+    let ops = prop::sample::select(vec![json!("get"), json!("set"), json!("bogus")]);
+    let mut runner = TestRunner::new(Config {
+        cases: 3000,
+        ..Config::default()
+    });
+    let accepted = std::cell::Cell::new(0usize);
+    let result = runner.run(
+        &(
+            prop::sample::select(names),
+            ops,
+            prop::collection::vec((prop::sample::select(keys), kinds_value()), 0..6),
+            any::<bool>(),
+        ),
+        |(name, op, members, spaced)| {
+            let mut members: Vec<(String, Value)> = members
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            if name == "settings" {
+                members.insert(0, ("op".to_owned(), op));
+            } else if name == "shape" && !members.iter().any(|(k, _)| k == "choice") {
+                members.push(("choice".to_owned(), json!(3)));
+            } else if name == "open_note" && !members.iter().any(|(k, _)| k == "text") {
+                members.push(("text".to_owned(), json!("t")));
+            }
+            let text = text_of(&members, spaced);
+            match kinds_answer(name, &Args::Text(&text)) {
+                Ok(Answer::Accepted(_)) => accepted.set(accepted.get() + 1),
+                Ok(Answer::Refused(..)) => {}
+                Err(e) => prop_assert!(false, "{}", e),
+            }
+            let value = Value::Object(members.into_iter().collect());
+            if let Err(e) = kinds_answer(name, &Args::Value(&value)) {
+                prop_assert!(false, "{}", e);
+            }
+            Ok(())
+        },
+    );
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert!(
+        accepted.get() >= 300,
+        "only {} of 3000 calls were accepted: the generator drifted from tests/data/kinds",
         accepted.get()
     );
 }

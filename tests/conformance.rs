@@ -7,8 +7,10 @@
 //! - Every case must get the same verdict, message and typed call from the generated
 //!   `Call::parse` as the interpreter recorded: on the standard surface (build.rs) and on a
 //!   fixture with nested objects, arrays of objects and of arrays, every bound and constraint
-//!   kind, aliases, retired names and a skill (`surface!`). This is what holds the generated
-//!   walk, the one-pass decoder and the interpreter to one set of rules.
+//!   kind, aliases, retired names and a skill (`surface!`), and on a fixture with every field
+//!   kind whose typed value is JSON (any, null, const, unions, open objects and maps, a tool's
+//!   other keys). This is what holds the generated walk, the one-pass decoder and the
+//!   interpreter to one set of rules.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
@@ -18,6 +20,10 @@ use toolsurface_compiler::plan::{self, Plan};
 
 mod fixture {
     toolsurface::surface!("tests/data/conformance");
+}
+
+mod kinds {
+    toolsurface::surface!("tests/data/kinds");
 }
 
 fn plan_of(dir: &str) -> Plan {
@@ -202,6 +208,62 @@ fn the_macro_parser_agrees_on_nested_objects_arrays_and_every_constraint() {
         assert!(
             messages.iter().any(|m| m.contains(needle)),
             "no case refused with {needle:?}"
+        );
+    }
+}
+
+#[test]
+fn the_macro_parser_agrees_on_any_null_const_unions_and_open_objects() {
+    use kinds::{Call, Family, Role, Scope, Skill};
+    let plan = plan_of("tests/data/kinds");
+    let mut cases = Vec::new();
+    for (_, text) in plan::conformance::corpus(&plan) {
+        cases.extend(lines(&text));
+    }
+    let accepted = cases.iter().filter(|c| c["verdict"] == "accept").count();
+    let ran = agree(&cases, &|role, family, skills, name, raw| {
+        parse_in!(role, family, skills, name, raw)
+    });
+    assert!(
+        ran > 300 && accepted > 80,
+        "{ran} cases, {accepted} accepted"
+    );
+    let messages: Vec<&str> = cases.iter().filter_map(|c| c["message"].as_str()).collect();
+    let calls: Vec<String> = cases
+        .iter()
+        .filter_map(|c| c.get("call").map(Value::to_string))
+        .collect();
+    for needle in [
+        "shape: maybe_text: expected a string of at most 5 characters or null, got ",
+        "shape: mode: expected {\"a\":1,\"b\":[1.5,\"x\"]}, got ",
+        "shape: version: expected 2, got 3",
+        "shape: choice: expected an integer of at least 0, a string matching ^[a-z]+$ or an object, got ",
+        "shape: exclusive: expected exactly one of a number of at most 100 or an integer of at least 10, got 10",
+        "shape: counts: zzz_other: expected an integer of at least 0, got 5.5",
+        "shape: counts: duplicate field zzz_other",
+        "shape: slots[1]: expected an integer or null, got ",
+        "op=set: zzz_other: expected a string of at most 8 characters, got 5",
+        "op=get: duplicate field zzz_other",
+    ] {
+        let near: Vec<&&str> = messages
+            .iter()
+            .filter(|m| m.starts_with(&needle[..needle.len().min(14)]))
+            .collect();
+        assert!(
+            messages.iter().any(|m| m.contains(needle)),
+            "no case refused with {needle:?}; near: {near:#?}"
+        );
+    }
+    // Typed values as serde_json holds them: 1.0 stays a float inside `any`, a const is its
+    // declared value (2 for 2.0), other keys follow the fields in input order.
+    for needle in [
+        r#""anything":{"z":1,"a":[1.0,2]}"#,
+        r#""version":2"#,
+        r#""text":"hello","tag":1.0"#,
+    ] {
+        assert!(
+            calls.iter().any(|c| c.contains(needle)),
+            "no accepted call with {needle}"
         );
     }
 }

@@ -101,6 +101,12 @@ fn boundary_values(ty: &Type) -> Vec<Value> {
             .map(|item| Value::Array(vec![item; min_items.unwrap_or(1).max(1) as usize]))
             .collect(),
         Type::Object { .. } => Vec::new(),
+        Type::Null => vec![Value::Null],
+        Type::Const { value, .. } => vec![value.clone()],
+        Type::Union { branches, .. } => branches.iter().flat_map(boundary_values).collect(),
+        Type::Annotated { ty, .. } => boundary_values(ty),
+        // Any value: nothing to bound; the examples carry such values.
+        Type::Any => Vec::new(),
     }
 }
 

@@ -9,11 +9,13 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod implements;
+mod json;
 pub mod publish;
 mod scan;
 pub mod vocab;
 
 pub use implements::FromNonNegative;
+pub use json::{json_equal, to_json, to_value};
 pub use scan::{Cursor, scan};
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};

@@ -55,7 +55,7 @@ pub(super) fn handler_type(tool: &Tool) -> TokenStream {
 fn converter(ty: &RType) -> Result<Option<TokenStream>, String> {
     let rt = rt();
     Ok(match ty {
-        RType::Str { .. } | RType::Num { .. } | RType::Bool => None,
+        RType::Str { .. } | RType::Num { .. } | RType::Bool | RType::Json { .. } => None,
         RType::Int { min: Some(m), .. } if *m >= 0 => {
             Some(quote!(#rt::FromNonNegative::from_non_negative))
         }

@@ -1016,7 +1016,7 @@ fn session_target(t: &crate::ir::Tool, a: &crate::ir::Action) -> TokenStream {
         return TokenStream::new();
     };
     let id_is_int = matches!(
-        t.field(&key.id).map(|f| &f.ty),
+        t.field(&key.id).map(|f| f.ty.peel().0),
         Some(crate::ir::Type::Integer { .. })
     );
     if !id_is_int || !a.uses(&key.id) {
@@ -1027,7 +1027,7 @@ fn session_target(t: &crate::ir::Tool, a: &crate::ir::Action) -> TokenStream {
         Some(h)
             if a.uses(h)
                 && matches!(
-                    t.field(h).map(|f| &f.ty),
+                    t.field(h).map(|f| f.ty.peel().0),
                     Some(crate::ir::Type::String { .. })
                 ) =>
         {

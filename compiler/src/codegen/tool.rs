@@ -47,6 +47,11 @@ pub(super) enum RType {
         name: Ident,
         parse_fn: Ident,
     },
+    /// A kind whose typed value is JSON (`any`, `null`, `const`, a union): `check` is the
+    /// module's function converting a value to it (`None` for `any`, which takes every value).
+    Json {
+        check: Option<Ident>,
+    },
 }
 
 impl RType {
@@ -60,6 +65,21 @@ impl RType {
             RType::Array { items, .. } => {
                 let t = items.rust();
                 quote!(::std::vec::Vec<#t>)
+            }
+            RType::Json { .. } => {
+                let rt = rt();
+                quote!(#rt::serde_json::Value)
+            }
+        }
+    }
+
+    /// The typed value `e` of this type as JSON (what a union or an open object keeps).
+    fn json_value(&self, e: TokenStream) -> TokenStream {
+        match self {
+            RType::Json { .. } => e,
+            _ => {
+                let rt = rt();
+                quote!(#rt::to_value(#e))
             }
         }
     }
@@ -123,7 +143,12 @@ struct ModCx {
     used: BTreeSet<String>,
     defs: Vec<TokenStream>,
     patterns: usize,
+    /// Conversion functions of JSON-valued kinds defined so far (`value_<n>`).
+    values: usize,
     depth: usize,
+    /// The tool's other keys (`parameters: additional_properties`): their type and the
+    /// action structs' member holding them.
+    open_root: Option<(RType, Ident)>,
 }
 
 impl ModCx {
@@ -270,15 +295,145 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 expected,
             }
         }
-        Type::Object { properties, .. } => lower_object(cx, properties, hint),
+        Type::Object {
+            properties,
+            additional,
+        } => lower_object(cx, properties, additional.as_deref(), hint),
         Type::Annotated { ty, .. } => lower(cx, ty, hint),
-        // Placeholder until the Rust walk handles these kinds (branch `lang`).
-        Type::Any | Type::Null | Type::Const { .. } | Type::Union { .. } => RType::Str {
-            min: None,
-            max: None,
-            pattern: None,
-            expected,
-        },
+        Type::Any => RType::Json { check: None },
+        Type::Null | Type::Const { .. } | Type::Union { .. } => lower_json(cx, ty, hint),
+    }
+}
+
+/// [`lower`] for `null`, `const` and unions: the module's function converting a value to its
+/// JSON typed value, or refusing it as the plan interpreter does (`<path>: expected null`,
+/// `expected <the constant>`; a union: the first accepting branch's value, `expected <the
+/// branches>` when none accepts, and for `one_of` `expected exactly one of <…>` when a second
+/// accepts). The path is built only for a refusal.
+fn lower_json(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
+    let rt = rt();
+    cx.values += 1;
+    let check = format_ident!("value_{}", cx.values);
+    let refuse = |expected: &str| {
+        let fmt = format!(
+            "{{}}: expected {}",
+            expected.replace('{', "{{").replace('}', "}}")
+        );
+        quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#fmt, __path()), &__v)))
+    };
+    let body = match ty {
+        Type::Null => {
+            let e = refuse("null");
+            quote! {
+                match __v {
+                    #rt::Val::Null => ::core::result::Result::Ok(#rt::serde_json::Value::Null),
+                    __v => #e,
+                }
+            }
+        }
+        Type::Const { value, .. } => {
+            let e = refuse(&expected_text(ty));
+            let text = value.to_string();
+            let stat = format_ident!("CONST_{}", cx.values);
+            cx.defs.push(quote! {
+                static #stat: ::std::sync::LazyLock<#rt::serde_json::Value> =
+                    ::std::sync::LazyLock::new(|| #rt::serde_json::from_str(#text).unwrap_or_default());
+            });
+            quote! {
+                if #rt::json_equal(&#rt::to_json(::core::clone::Clone::clone(&__v)), &#stat) {
+                    ::core::result::Result::Ok(::core::clone::Clone::clone(&*#stat))
+                } else {
+                    #e
+                }
+            }
+        }
+        Type::Union { form, branches } => union_body(cx, ty, *form, branches, hint),
+        _ => quote!(::core::result::Result::Ok(#rt::to_json(__v))),
+    };
+    cx.defs.push(quote! {
+        #[allow(clippy::redundant_closure_call)]
+        fn #check(
+            __v: #rt::Val<'_>,
+            __path: &dyn ::core::ops::Fn() -> ::std::string::String,
+        ) -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
+            #body
+        }
+    });
+    RType::Json { check: Some(check) }
+}
+
+/// The body of a union's conversion function: each branch tried in order on a copy of the
+/// value (its own refusal is dropped).
+fn union_body(
+    cx: &mut ModCx,
+    ty: &Type,
+    form: crate::ir::UnionForm,
+    branches: &[Type],
+    hint: &str,
+) -> TokenStream {
+    let rt = rt();
+    let expected = expected_text(ty);
+    let fmt = |e: &str| format!("{{}}: expected {}", e.replace('{', "{{").replace('}', "}}"));
+    let none = fmt(&expected);
+    let ambiguous = fmt(&format!("exactly one of {expected}"));
+    let one = form == crate::ir::UnionForm::OneOf;
+    let b = format_ident!("__b");
+    let inner = Ctx(vec![Part::Expr(quote!(__path()))]);
+    let tries: Vec<TokenStream> = branches
+        .iter()
+        .enumerate()
+        .map(|(i, branch)| {
+            let rty = lower(cx, branch, &format!("{hint}Branch{}", i + 1));
+            let tried = match &rty {
+                // A branch that is itself a JSON kind: its own conversion function.
+                RType::Json { check: Some(f) } => {
+                    quote!(#f(::core::clone::Clone::clone(&__v), __path))
+                }
+                _ => {
+                    let conv = convert(cx, &rty, &b, &inner);
+                    let value = rty.json_value(quote!(#conv));
+                    quote! {
+                        (|| -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
+                            let #b = ::core::clone::Clone::clone(&__v);
+                            ::core::result::Result::Ok(#value)
+                        })()
+                    }
+                }
+            };
+            if one {
+                quote! {
+                    if let ::core::result::Result::Ok(__x) = #tried {
+                        if __accepted.is_some() {
+                            return ::core::result::Result::Err(#rt::invalid(&::std::format!(#ambiguous, __path()), &__v));
+                        }
+                        __accepted = ::core::option::Option::Some(__x);
+                    }
+                }
+            } else {
+                quote! {
+                    if let ::core::result::Result::Ok(__x) = #tried {
+                        return ::core::result::Result::Ok(__x);
+                    }
+                }
+            }
+        })
+        .collect();
+    let refuse =
+        quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#none, __path()), &__v)));
+    if one {
+        quote! {
+            let mut __accepted: ::core::option::Option<#rt::serde_json::Value> = ::core::option::Option::None;
+            #(#tries)*
+            match __accepted {
+                ::core::option::Option::Some(__x) => ::core::result::Result::Ok(__x),
+                ::core::option::Option::None => #refuse,
+            }
+        }
+    } else {
+        quote! {
+            #(#tries)*
+            #refuse
+        }
     }
 }
 
@@ -310,7 +465,12 @@ fn lower_enum(cx: &mut ModCx, values: &[String], hint: &str, expected: String) -
 
 /// [`lower`] for an object field: its struct and its own walk (`parse_<name>`) defined in
 /// the module.
-fn lower_object(cx: &mut ModCx, properties: &[crate::ir::Property], hint: &str) -> RType {
+fn lower_object(
+    cx: &mut ModCx,
+    properties: &[crate::ir::Property],
+    additional: Option<&Type>,
+    hint: &str,
+) -> RType {
     let rt = rt();
     let name = cx.fresh(hint);
     let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
@@ -323,8 +483,15 @@ fn lower_object(cx: &mut ModCx, properties: &[crate::ir::Property], hint: &str) 
             required: p.required,
         })
         .collect();
+    let other = additional.map(|t| {
+        let ty = lower(cx, t, &format!("{name}Other"));
+        (ty, other_keys_ident(props.iter().map(|p| &p.ident)))
+    });
     let d = derives(false);
-    let fields = props.iter().map(struct_field);
+    let fields = props
+        .iter()
+        .map(struct_field)
+        .chain(other.as_ref().map(other_keys_field));
     cx.defs.push(quote! {
         #d
         pub struct #name { #( #fields, )* }
@@ -341,6 +508,7 @@ fn lower_object(cx: &mut ModCx, properties: &[crate::ir::Property], hint: &str) 
             belongs: &[],
             exactly_one_of: &[],
             forbidden_with: &[],
+            additional: other.as_ref(),
             build: quote!(#name),
         },
     );
@@ -350,6 +518,27 @@ fn lower_object(cx: &mut ModCx, properties: &[crate::ir::Property], hint: &str) 
         }
     });
     RType::Object { name, parse_fn }
+}
+
+/// The member of a generated struct holding an open object's other keys: `additional_properties`
+/// unless a field takes that name (then with a `_` appended).
+fn other_keys_ident<'i>(fields: impl Iterator<Item = &'i Ident>) -> Ident {
+    let taken: Vec<String> = fields.map(ToString::to_string).collect();
+    let mut name = "additional_properties".to_owned();
+    while taken.contains(&name) {
+        name.push('_');
+    }
+    ident(&name)
+}
+
+/// The struct member of an open object's other keys: each as JSON, input order, serialized
+/// after the fields.
+fn other_keys_field((_, id): &(RType, Ident)) -> TokenStream {
+    let rt = rt();
+    quote! {
+        #[serde(flatten)]
+        pub #id: #rt::serde_json::Map<::std::string::String, #rt::serde_json::Value>
+    }
 }
 
 fn struct_field(f: &WalkField) -> TokenStream {
@@ -459,6 +648,11 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
                 }
             }
         }
+        RType::Json { check: None } => quote!(#rt::to_json(#v)),
+        RType::Json { check: Some(f) } => {
+            let p = path.render();
+            quote!(#f(#v, &|| ::std::string::String::from(#p))?)
+        }
     }
 }
 
@@ -519,6 +713,8 @@ struct Walk<'a> {
     belongs: &'a [(String, String)],
     exactly_one_of: &'a [Vec<String>],
     forbidden_with: &'a [crate::ir::Forbidden],
+    /// An open object's other keys: their type and the struct member holding them.
+    additional: Option<&'a (RType, Ident)>,
     /// The struct path to build.
     build: TokenStream,
 }
@@ -564,8 +760,6 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
         ),
         None => (quote!(), quote!()),
     };
-    let accepted = w.accepted;
-    let belongs_pairs = w.belongs.iter().map(|(f, to)| quote!((#f, #to)));
     let null_ok = if w.belongs.is_empty() {
         quote!()
     } else {
@@ -575,14 +769,20 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
     };
     let finish = walk_finish(w, &locals);
     let build = &w.build;
-    let inits = w.fields.iter().zip(&locals).map(|(f, local)| {
-        let id = &f.ident;
-        quote!(#id: #local)
-    });
+    let mut inits: Vec<TokenStream> = w
+        .fields
+        .iter()
+        .zip(&locals)
+        .map(|(f, local)| {
+            let id = &f.ident;
+            quote!(#id: #local)
+        })
+        .collect();
+    let (tables, extra_state, other) = other_keys(cx, w, &v, &mut inits);
     quote! {
-        const ACCEPTED: &[&str] = &[#(#accepted),*];
-        const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
+        #tables
         #selector_state
+        #extra_state
         #( let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None; )*
         for (__k, #v) in __obj {
             match &*__k {
@@ -590,12 +790,58 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
                 #(#arms)*
                 _ => {
                     #null_ok
-                    return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));
+                    #other
                 }
             }
         }
         #(#finish)*
         ::core::result::Result::Ok(#build { #(#inits),* })
+    }
+}
+
+/// What [`walk`] does with a key that is no field: an open object's other key (null counts as
+/// absent, a second one is a duplicate; converted and kept as JSON), else refused. Returns the
+/// walk's tables, its state for the other keys and the arm's body; pushes the struct member's
+/// initializer onto `inits`.
+fn other_keys(
+    cx: &mut ModCx,
+    w: &Walk<'_>,
+    v: &Ident,
+    inits: &mut Vec<TokenStream>,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let rt = rt();
+    let prefix = &w.prefix_expr;
+    let accepted = w.accepted;
+    let belongs_pairs = w.belongs.iter().map(|(f, to)| quote!((#f, #to)));
+    match w.additional {
+        Some((ty, id)) => {
+            inits.push(quote!(#id: __extra));
+            let path = w.prefix.plus_expr(quote!(__k));
+            let conv = convert(cx, ty, v, &path);
+            let value = ty.json_value(quote!(#conv));
+            let belongs = (!w.belongs.is_empty())
+                .then(|| quote!(const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];));
+            (
+                quote!(#belongs),
+                quote!(let mut __extra = #rt::serde_json::Map::new();),
+                quote! {
+                    if #v.is_null() { continue; }
+                    if __extra.contains_key(&*__k) {
+                        return ::core::result::Result::Err(#rt::duplicate(#prefix, &__k));
+                    }
+                    let __x = #value;
+                    __extra.insert(::std::string::String::from(&*__k), __x);
+                },
+            )
+        }
+        None => (
+            quote! {
+                const ACCEPTED: &[&str] = &[#(#accepted),*];
+                const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
+            },
+            quote!(),
+            quote!(return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));),
+        ),
     }
 }
 
@@ -666,7 +912,9 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         used: ["Call", "Action"].iter().map(|s| (*s).to_owned()).collect(),
         defs: Vec::new(),
         patterns: 0,
+        values: 0,
         depth: 0,
+        open_root: None,
     };
     // Action struct names first, so field types yield to them.
     let action_idents = action_idents(&mut cx, tool);
@@ -679,6 +927,19 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
             (f.name.clone(), lower(&mut cx, &f.ty, &hint))
         })
         .collect();
+    cx.open_root = tool.parameters.additional.as_ref().map(|t| {
+        let ty = lower(&mut cx, t, "OtherKey");
+        (
+            ty,
+            other_keys_ident(
+                tool.fields
+                    .iter()
+                    .map(|f| snake(&f.name))
+                    .collect::<Vec<_>>()
+                    .iter(),
+            ),
+        )
+    });
     let field_ty = |name: &str| lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t);
     let mut items = if tool.is_plain() {
         let Some(action) = tool.actions.first() else {
@@ -945,7 +1206,11 @@ fn action_items<'t>(
             })
         })
         .collect();
-    let struct_fields = fields.iter().map(struct_field);
+    let open = cx.open_root.clone();
+    let struct_fields = fields
+        .iter()
+        .map(struct_field)
+        .chain(open.as_ref().map(other_keys_field));
     let st = quote! {
         pub struct #name { #(#struct_fields,)* }
     };
@@ -968,6 +1233,7 @@ fn action_items<'t>(
             belongs: &belongs,
             exactly_one_of: &action.exactly_one_of,
             forbidden_with: &action.forbidden_with,
+            additional: open.as_ref(),
             build: quote!(#name),
         },
     );
@@ -1014,6 +1280,9 @@ fn decoder<'t>(
     targets: &[Target<'_>],
 ) -> TokenStream {
     let rt = rt();
+    // The decoder gives up on any key that is no field, so other keys are never there.
+    let open = cx.open_root.as_ref().map(|(_, id)| id.clone());
+    let open = open.as_ref();
     // A field no action takes is refused even when null: leave it to the walk.
     let fields: Vec<DecodedField<'_>> = tool
         .fields
@@ -1028,7 +1297,7 @@ fn decoder<'t>(
     let end = if selector.is_some() {
         let arms = targets.iter().map(|t| {
             let id = &t.strukt;
-            let body = decoded_action(&fields, t, outer);
+            let body = decoded_action(&fields, t, outer, open);
             quote!(Action::#id => { #body })
         });
         quote! {
@@ -1037,7 +1306,7 @@ fn decoder<'t>(
     } else {
         targets
             .first()
-            .map(|t| decoded_action(&fields, t, outer))
+            .map(|t| decoded_action(&fields, t, outer, open))
             .unwrap_or_default()
     };
     let locals = fields.iter().map(|(_, l, ty)| {
@@ -1132,7 +1401,12 @@ fn member_loop(
 
 /// The decoder's end for one action `t`: refuse the fields it does not take, unwrap the
 /// required ones, run its `exactly_one_of` / `forbidden_with` checks, build the call.
-fn decoded_action(fields: &[DecodedField<'_>], t: &Target<'_>, outer: &Ident) -> TokenStream {
+fn decoded_action(
+    fields: &[DecodedField<'_>],
+    t: &Target<'_>,
+    outer: &Ident,
+    open: Option<&Ident>,
+) -> TokenStream {
     let none = quote!(return ::core::option::Option::None);
     let a = t.action;
     let taken = |name: &str| a.uses(name);
@@ -1179,10 +1453,15 @@ fn decoded_action(fields: &[DecodedField<'_>], t: &Target<'_>, outer: &Ident) ->
         });
     }
     let strukt = &t.strukt;
-    let inits = fields.iter().filter(|(n, _, _)| taken(n)).map(|(n, l, _)| {
-        let id = snake(n);
-        quote!(#id: #l)
-    });
+    let rt = rt();
+    let inits = fields
+        .iter()
+        .filter(|(n, _, _)| taken(n))
+        .map(|(n, l, _)| {
+            let id = snake(n);
+            quote!(#id: #l)
+        })
+        .chain(open.map(|id| quote!(#id: #rt::serde_json::Map::new())));
     let value = match &t.variant {
         Some(v) => quote!(super::Call::#outer(Call::#v(#strukt { #(#inits),* }))),
         None => quote!(super::Call::#outer(#strukt { #(#inits),* })),
@@ -1276,6 +1555,10 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
                     _ => #none,
                 }
             }
+        }
+        RType::Json { check: None } => quote!(#rt::to_json(#c.value_at(#depth)?)),
+        RType::Json { check: Some(f) } => {
+            quote!(#f(#c.value_at(#depth)?, &::std::string::String::new).ok()?)
         }
     }
 }

@@ -38,7 +38,12 @@ fn action_schema(tool: &Tool, action: &Action, selector: Option<&str>) -> Value 
     obj.insert("type".into(), "object".into());
     obj.insert("properties".into(), Value::Object(props));
     obj.insert("required".into(), Value::Array(required));
-    obj.insert("additionalProperties".into(), false.into());
+    let other = match &tool.parameters.additional {
+        None => false.into(),
+        Some(Type::Any) => true.into(),
+        Some(t) => type_schema(t),
+    };
+    obj.insert("additionalProperties".into(), other);
     let mut all = Vec::new();
     for group in &action.exactly_one_of {
         let one: Vec<Value> = group.iter().map(|f| json!({ "required": [f] })).collect();

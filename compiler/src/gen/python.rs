@@ -23,7 +23,7 @@ pub const KERNEL: &str = include_str!("python/kernel.py");
 
 /// The format of `_plan.json` as the kernel reads it (the plan, with published tool JSON
 /// stored once); the kernel refuses any other.
-pub const HOST_PLAN_FORMAT: u32 = 1;
+pub const HOST_PLAN_FORMAT: u32 = 2;
 
 /// A plan the generator cannot name in Python.
 #[derive(Debug, thiserror::Error)]
@@ -240,12 +240,50 @@ fn py_type(ty: &TypePlan) -> String {
         }
         TypePlan::Array { items, .. } => format!("tuple[{}, ...]", py_type(items)),
         TypePlan::Object { .. } => "Mapping[str, object]".to_owned(),
-        TypePlan::Any | TypePlan::Const { .. } => "object".to_owned(),
+        TypePlan::Any => "object".to_owned(),
+        TypePlan::Const { value, .. } => const_type(value),
         TypePlan::Null => "None".to_owned(),
         TypePlan::Union { branches, .. } => {
-            branches.iter().map(py_type).collect::<Vec<_>>().join(" | ")
+            let mut names: Vec<String> = Vec::new();
+            for b in branches {
+                let n = py_type(b);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            names.join(" | ")
         }
     }
+}
+
+/// A constant's type: a `Literal` for a string, boolean or integer (the typed value is the
+/// declared constant itself), else its JSON shape as the kernel holds it.
+fn const_type(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("Literal[{}]", py_str(s)),
+        Value::Bool(true) => "Literal[True]".to_owned(),
+        Value::Bool(false) => "Literal[False]".to_owned(),
+        Value::Number(n) if n.is_i64() || n.is_u64() => format!("Literal[{n}]"),
+        Value::Number(_) => "float".to_owned(),
+        Value::Null => "None".to_owned(),
+        Value::Array(_) => "list[object]".to_owned(),
+        Value::Object(_) => "dict[str, object]".to_owned(),
+    }
+}
+
+/// The attribute an open object's other keys are kept in (`additional_properties`, unless
+/// a field takes it), with its JSON name, the kernel's `OTHER_KEYS`.
+fn other_keys_field(fields: &[(String, String, String, bool)]) -> (String, String, String, bool) {
+    let mut name = "additional_properties".to_owned();
+    while fields.iter().any(|(_, a, _, _)| *a == name) {
+        name.push('_');
+    }
+    (
+        " other keys".to_owned(),
+        name,
+        "Mapping[str, object]".to_owned(),
+        true,
+    )
 }
 
 /// One action's class, as the generator names and types it.
@@ -284,12 +322,16 @@ fn classes(plan: &Plan) -> Result<Vec<Class>, GenError> {
                     second: label,
                 });
             }
-            let fields = a
+            let mut fields: Vec<(String, String, String, bool)> = a
                 .object
                 .fields
                 .iter()
                 .map(|f| (f.name.clone(), attr(&f.name), py_type(&f.ty), f.required))
                 .collect();
+            if a.object.additional.is_some() {
+                let other = other_keys_field(&fields);
+                fields.push(other);
+            }
             let traits = plan
                 .traits
                 .iter()
@@ -413,9 +455,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from importlib import resources
-from typing import ClassVar, Final, Literal, TypeAlias, Union
+from typing import ClassVar, Final, Literal, TypeAlias, Union, cast
 
-from ._kernel import CallError, Plan, ScopeError, to_json
+from ._kernel import OTHER_KEYS, CallError, Plan, ScopeError, to_json
 
 _PLAN: Final = Plan(
     json.loads(resources.files(__name__).joinpath("_plan.json").read_text("utf-8"))
@@ -636,8 +678,14 @@ def arguments_of(call: Call) -> dict[str, object]:
     for f in fields(call):
         attr = f.name
         value: object = getattr(call, attr)
-        if value is not None:
-            out[back.get(attr, attr)] = value
+        if value is None:
+            continue
+        json_name = back.get(attr, attr)
+        if json_name == OTHER_KEYS:
+            # An open object's other keys, after the fields, as given.
+            out.update(cast("Mapping[str, object]", value))
+        else:
+            out[json_name] = value
     return out
 
 
@@ -779,8 +827,37 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
             }
         }
         TypePlan::Object { .. } => "dict[str, object]".to_owned(),
-        TypePlan::Any | TypePlan::Const { .. } | TypePlan::Union { .. } => "object".to_owned(),
+        TypePlan::Any => "object".to_owned(),
+        TypePlan::Const { .. } | TypePlan::Union { .. } => pydantic_json_kind(ty, indent),
         TypePlan::Null => "None".to_owned(),
+    }
+}
+
+/// [`pydantic_type`] of a constant or a union. A scalar constant is its `Literal` (strict:
+/// `2.0` is not `Literal[2]`, which parse_call takes); an array or object constant, any value.
+/// A union of one-line branch types is their union (`str | None`); with a branch pydantic
+/// spells over several lines (a constrained one), any value.
+fn pydantic_json_kind(ty: &TypePlan, indent: &str) -> String {
+    match ty {
+        TypePlan::Const { value, .. } => match const_type(value) {
+            t if t.starts_with("Literal[") || t == "None" => t,
+            _ => "object".to_owned(),
+        },
+        TypePlan::Union { branches, .. } => {
+            let mut names: Vec<String> = Vec::new();
+            for b in branches {
+                let n = pydantic_type(b, indent);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            if names.iter().any(|n| n.contains('\n')) {
+                "object".to_owned()
+            } else {
+                names.join(" | ")
+            }
+        }
+        _ => pydantic_type(ty, indent),
     }
 }
 
@@ -842,6 +919,10 @@ fn write_model(
     c: &Class,
 ) {
     let _ = write!(out, "\n\nclass {}(_Action):\n", c.name);
+    if a.object.additional.is_some() {
+        // Other keys are taken (parse_call converts them by their type; pydantic keeps them).
+        out.push_str("    model_config = ConfigDict(extra=\"allow\", strict=True, frozen=True)\n");
+    }
     if let (Some(sel), Some(name)) = (&t.selector, &a.name) {
         let _ = writeln!(out, "    {}: Literal[{}]", model_attr(sel), py_str(name));
     }

@@ -87,6 +87,46 @@ fn only(v: Value, keep: &[&str]) -> Value {
     Value::Object(out)
 }
 
+/// Every `const` type beneath `v` gets `json`, its value as serde_json writes it (a JavaScript
+/// literal loses `1.0` to `1`; the typed call is written with this text).
+fn add_const_json(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("kind").and_then(Value::as_str) == Some("const") {
+                let text = m.get("value").map(Value::to_string).unwrap_or_default();
+                m.insert("json".to_owned(), Value::String(text));
+            }
+            for x in m.values_mut() {
+                add_const_json(x);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(add_const_json),
+        _ => {}
+    }
+}
+
+/// Whether any object of the plan keeps other keys (its types then name `OTHER_KEYS`).
+fn has_other_keys(plan: &Plan) -> bool {
+    fn ty(t: &TypePlan) -> bool {
+        match t {
+            TypePlan::Object { object } => obj(object),
+            TypePlan::Array { items, .. } => ty(items),
+            TypePlan::Union { branches, .. } => branches.iter().any(ty),
+            _ => false,
+        }
+    }
+    fn obj(o: &crate::plan::ObjectPlan) -> bool {
+        o.additional.is_some() || o.fields.iter().any(|f| ty(&f.ty))
+    }
+    plan.tools
+        .iter()
+        .flat_map(|t| &t.actions)
+        .any(|a| obj(&a.object))
+}
+
+/// The member of an open object's type holding its other keys.
+const OTHER_KEYS_MEMBER: &str = "readonly [OTHER_KEYS]: ReadonlyMap<string, unknown>";
+
 /// `plan.ts`: what the walk and the name resolution read (runtime.ts `CallPlan`).
 fn plan_ts(plan: &Plan) -> Result<String, GenError> {
     fn list<T: serde::Serialize>(items: &[T], keep: &[&str]) -> Result<Value, GenError> {
@@ -111,6 +151,7 @@ fn plan_ts(plan: &Plan) -> Result<String, GenError> {
             }
         }
     }
+    add_const_json(&mut tools);
     let data = json!({
         "activation_tool": plan.activation_tool,
         "families": plan.families.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
@@ -337,13 +378,25 @@ fn ts_type(ty: &TypePlan) -> String {
             values.iter().map(|v| q(v)).collect::<Vec<_>>().join(" | ")
         }
         TypePlan::Array { items, .. } => format!("readonly ({})[]", ts_type(items)),
-        TypePlan::Any | TypePlan::Const { .. } => "unknown".to_owned(),
+        TypePlan::Any => "unknown".to_owned(),
+        TypePlan::Const { value, .. } => match value {
+            Value::String(_) | Value::Bool(_) | Value::Null => value.to_string(),
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.abs() < 9e15) => value.to_string(),
+            _ => "unknown".to_owned(),
+        },
         TypePlan::Null => "null".to_owned(),
         TypePlan::Union { branches, .. } => {
-            branches.iter().map(ts_type).collect::<Vec<_>>().join(" | ")
+            let mut names: Vec<String> = Vec::new();
+            for b in branches {
+                let n = ts_type(b);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            names.join(" | ")
         }
         TypePlan::Object { object } => {
-            let members: Vec<String> = object
+            let mut members: Vec<String> = object
                 .fields
                 .iter()
                 .map(|f| {
@@ -351,6 +404,9 @@ fn ts_type(ty: &TypePlan) -> String {
                     format!("readonly {}{opt}: {}", prop(&f.name), ts_type(&f.ty))
                 })
                 .collect();
+            if object.additional.is_some() {
+                members.push(OTHER_KEYS_MEMBER.to_owned());
+            }
             format!("{{ {} }}", members.join("; "))
         }
     }
@@ -382,6 +438,9 @@ fn call_types(plan: &Plan, names: &TypeNames, out: &mut String) {
                     prop(&f.name),
                     ts_type(&f.ty)
                 );
+            }
+            if a.object.additional.is_some() {
+                let _ = writeln!(out, "  {OTHER_KEYS_MEMBER};");
             }
             out.push_str("}\n\n");
         }
@@ -715,8 +774,12 @@ fn index_ts(plan: &Plan, names: &TypeNames) -> String {
         "import {\n  Checker,\n  arrayBytes,\n  callJson as planCallJson,\n  fragment,\n  \
          withSkills,\n  type PublishedData,\n  type RefusalKind,\n} from \"./runtime.ts\";\n\
          import { PLAN } from \"./plan.ts\";\nimport { PUBLISHED, STRINGS } from \"./published.ts\";\n\n\
-         export type { RefusalKind } from \"./runtime.ts\";\n\n",
+         export type { RefusalKind } from \"./runtime.ts\";\n\
+         export { OTHER_KEYS } from \"./runtime.ts\";\n\n",
     );
+    if has_other_keys(plan) {
+        out.insert_str(0, "import type { OTHER_KEYS } from \"./runtime.ts\";\n");
+    }
     name_lists(plan, &mut out);
     call_types(plan, names, &mut out);
     traits(plan, &mut out);
@@ -776,7 +839,17 @@ fn zod_type(ty: &TypePlan) -> String {
             bound("max", max_items.map(|v| v.to_string()))
         ),
         TypePlan::Object { object } => zod_object(object, None, true),
-        TypePlan::Any | TypePlan::Const { .. } | TypePlan::Union { .. } => "z.unknown()".to_owned(),
+        TypePlan::Any => "z.unknown()".to_owned(),
+        TypePlan::Const { value, .. } => match value {
+            Value::String(_) | Value::Bool(_) | Value::Null | Value::Number(_) => {
+                format!("z.literal({value})")
+            }
+            _ => "z.unknown()".to_owned(),
+        },
+        TypePlan::Union { branches, .. } => {
+            let b: Vec<String> = branches.iter().map(zod_type).collect();
+            format!("z.union([{}])", b.join(", "))
+        }
         TypePlan::Null => "z.null()".to_owned(),
     }
 }
@@ -796,7 +869,14 @@ fn zod_object(
         let opt = if f.required { "" } else { ".optional()" };
         members.push(format!("{}: {}{opt}", prop(&f.name), zod_type(&f.ty)));
     }
-    let mut s = format!("z.strictObject({{ {} }})", members.join(", "));
+    let mut s = match &object.additional {
+        None => format!("z.strictObject({{ {} }})", members.join(", ")),
+        Some(other) => format!(
+            "z.object({{ {} }}).catchall({})",
+            members.join(", "),
+            zod_type(other)
+        ),
+    };
     let present = |m: &crate::plan::MemberPlan| match m.presence {
         crate::plan::Presence::Always => "true".to_owned(),
         crate::plan::Presence::Never => "false".to_owned(),

@@ -12,7 +12,12 @@
 //! texts (`5.0`, `1e2`, `-0`, 2^53+1, 2^63, `"5"`), long and astral strings (the 60-character
 //! cut of `got …`, lengths counted in characters), the selector missing, `null`, unknown,
 //! mistyped, not a string and duplicated, each `exactly_one_of` group with none and with two,
-//! each `forbidden_with` pair together; arguments that are not JSON or not an object; and,
+//! each `forbidden_with` pair together; for `any` values of every JSON type and number
+//! spelling, for a `const` the constant respelled (`1` as `1.0`, members reordered) and values
+//! near it, for a union each branch's sample and wrong values (a `one_of` value two branches
+//! take), for an open object (or a tool's other keys) other keys before and after the fields,
+//! `null`, given twice, and of their type right and wrong; arguments that are not JSON or not
+//! an object; and,
 //! per name, typos of the tool name, each alias, each retired name, a tool a scope does not
 //! offer and each skill tool before and after its skill is active.
 
@@ -278,6 +283,11 @@ fn action_calls(tool: &ToolPlan, action: &ActionPlan, scope: &Scope, calls: &mut
         }
     }
     calls.push(scope.call(name, base.with("zzz_unknown", "1").text()));
+    if let Some(other) = &obj.additional {
+        for m in other_key_objects(&base, other) {
+            calls.push(scope.call(name, m.text()));
+        }
+    }
     for b in &obj.belongs {
         let value = tool
             .actions
@@ -475,13 +485,103 @@ fn wrong_values(ty: &TypePlan) -> Vec<String> {
             ..
         } => wrong_arrays(items, *min_items, *max_items),
         TypePlan::Object { object } => wrong_objects(ty, object),
-        TypePlan::Any => Vec::new(),
+        TypePlan::Any => any_values(long),
         TypePlan::Null => texts(&["0", "\"null\"", "false"]),
-        TypePlan::Const { .. } | TypePlan::Union { .. } => {
-            texts(&["5", "true", "\"x\"", "[]", "{}", "null"])
-        }
+        TypePlan::Const { value, .. } => wrong_consts(value),
+        TypePlan::Union { branches, .. } => wrong_unions(branches),
     };
     v.dedup();
+    v
+}
+
+/// Values `any` takes, each kept as serde_json holds it (number kinds, member order, the last
+/// of a key given twice).
+fn any_values(long: String) -> Vec<String> {
+    let mut v = texts(&[
+        "5",
+        "5.0",
+        "1e2",
+        "-0",
+        "-0.0",
+        "9007199254740993",
+        "18446744073709551615",
+        "\"s\"",
+        "true",
+        "[]",
+        "{}",
+        "[1,\"x\",null,2.50]",
+        "{\"b\":1,\"a\":{\"c\":[]}}",
+        "{\"a\":1,\"b\":2,\"a\":3}",
+        "{\"a\":null}",
+        "{\"2\":1,\"1\":2}",
+        "{\"__proto__\":{\"x\":1},\"constructor\":null}",
+    ]);
+    v.push(long);
+    v
+}
+
+/// A constant as written and respelled (`1` as `1.0` and back, members reversed): all accepted;
+/// then values near it and of other types: refused.
+fn wrong_consts(value: &Value) -> Vec<String> {
+    let mut v = vec![value.to_string(), respelled(value)];
+    let near = match value {
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0) + 1.0;
+            serde_json::Number::from_f64(x).map_or(json!(0), Value::Number)
+        }
+        Value::String(s) => json!(format!("{s}x")),
+        Value::Bool(b) => json!(!b),
+        Value::Array(items) => Value::Array(items.iter().skip(1).cloned().collect()),
+        Value::Object(members) => {
+            let mut m = members.clone();
+            m.insert("zzz_more".into(), json!(1));
+            Value::Object(m)
+        }
+        Value::Null => json!(0),
+    };
+    v.push(near.to_string());
+    v.extend(texts(&["5", "5.5", "true", "\"x\"", "[]", "{}"]));
+    v
+}
+
+/// `value` written with its integers as floats (`2` → `2.0`), its integral floats as integers,
+/// and its objects' members reversed: the same constant to `json_equal`.
+fn respelled(value: &Value) -> String {
+    match value {
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", f as i64),
+            _ => n.to_string(),
+        },
+        Value::Number(n) => format!("{n}.0"),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(respelled).collect();
+            format!("[{}]", items.join(","))
+        }
+        Value::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), respelled(v)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Each branch's sample (the branch that takes it, or for `one_of` a second one too), a few of
+/// each branch's wrong values (another branch may take them), and values of every JSON type.
+fn wrong_unions(branches: &[TypePlan]) -> Vec<String> {
+    let mut v = Vec::new();
+    for b in branches {
+        v.push(sample(b).to_string());
+        v.extend(wrong_values(b).into_iter().take(4));
+    }
+    v.extend(texts(&[
+        "5", "5.5", "-1", "true", "\"x\"", "[]", "{}", "[null]",
+    ]));
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|x| seen.insert(x.clone()));
     v
 }
 
@@ -518,22 +618,48 @@ fn wrong_arrays(items: &TypePlan, min_items: Option<u64>, max_items: Option<u64>
     v
 }
 
-/// A nested object: not an object, an unknown member, and each member wrong in turn.
+/// A nested object: not an object, an unknown member, each member wrong in turn, and an open
+/// object's other keys.
 fn wrong_objects(ty: &TypePlan, object: &ObjectPlan) -> Vec<String> {
     let mut v = texts(&["[]", "\"x\"", "{\"zzz_unknown\":1}"]);
     let base = sample(ty);
+    let mut members = Members::default();
+    if let Value::Object(o) = &base {
+        for (k, val) in o {
+            members = members.with(k, val.to_string());
+        }
+    }
     for f in &object.fields {
         for bad in wrong_values(&f.ty).into_iter().take(8) {
-            let mut m = Members::default();
-            if let Value::Object(o) = &base {
-                for (k, val) in o {
-                    if *k != f.name {
-                        m = m.with(k, val.to_string());
-                    }
-                }
-            }
-            v.push(m.with(&f.name, bad).text());
+            v.push(members.without(&f.name).with(&f.name, bad).text());
         }
+    }
+    if let Some(other) = &object.additional {
+        v.extend(other_key_objects(&members, other).iter().map(Members::text));
+    }
+    v
+}
+
+/// An open object's other keys (`base` holds the fields): `null` (absent), one and two of them
+/// before and after the fields, one given twice, and values of their type, right and wrong
+/// (refused at `<prefix><key>`).
+fn other_key_objects(base: &Members, other: &TypePlan) -> Vec<Members> {
+    let good = sample(other).to_string();
+    let mut v = vec![
+        base.with("zzz_other", "null"),
+        base.with("zzz_other", good.clone()),
+        base.with("zzz_b", good.clone()).with("zzz_a", good.clone()),
+        Members(
+            std::iter::once(("zzz_first".to_owned(), good.clone()))
+                .chain(base.0.iter().cloned())
+                .collect(),
+        ),
+        base.with("zzz_other", good.clone())
+            .with("zzz_other", good.clone()),
+        base.with("zzz_other", "null").with("zzz_other", good),
+    ];
+    for bad in wrong_values(other).into_iter().take(8) {
+        v.push(base.with("zzz_other", bad));
     }
     v
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use toolsurface_kernel::{self as rt, Arguments, CallError, Pairs, Val};
+use toolsurface_kernel::{self as rt, Arguments, CallError, Pairs, Val, to_json};
 
 use super::{MemberPlan, ObjectPlan, Plan, Presence, RolePlan, SurfacePlan, ToolPlan, TypePlan};
 
@@ -318,20 +318,28 @@ fn compile_patterns(plan: &Plan) -> HashMap<&str, Option<regex::Regex>> {
                     .or_insert_with(|| regex::Regex::new(p).ok());
             }
             TypePlan::Array { items, .. } => visit(items, out),
-            TypePlan::Object { object } => {
-                for f in &object.fields {
-                    visit(&f.ty, out);
+            TypePlan::Object { object } => visit_object(object, out),
+            TypePlan::Union { branches, .. } => {
+                for b in branches {
+                    visit(b, out);
                 }
             }
             _ => {}
         }
     }
+    // An object's fields and its other keys' type.
+    fn visit_object<'p>(object: &'p ObjectPlan, out: &mut HashMap<&'p str, Option<regex::Regex>>) {
+        for f in &object.fields {
+            visit(&f.ty, out);
+        }
+        if let Some(other) = &object.additional {
+            visit(other, out);
+        }
+    }
     let mut out = HashMap::new();
     for t in &plan.tools {
         for a in &t.actions {
-            for f in &a.object.fields {
-                visit(&f.ty, &mut out);
-            }
+            visit_object(&a.object, &mut out);
         }
     }
     out
@@ -666,24 +674,5 @@ impl<'p> Walker<'_, 'p> {
                 }
             }
         }
-    }
-}
-
-/// A value as `serde_json::Value` holds it (a key given twice: the last one).
-fn to_json(v: Val<'_>) -> Value {
-    match v {
-        Val::Null => Value::Null,
-        Val::Bool(b) => Value::Bool(b),
-        Val::Int(n) => Value::from(n),
-        Val::UInt(n) => Value::from(n),
-        Val::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
-        Val::Str(s) => Value::String(s.into_owned()),
-        Val::Arr(items) => Value::Array(items.into_iter().map(to_json).collect()),
-        Val::Obj(members) => Value::Object(
-            members
-                .into_iter()
-                .map(|(k, v)| (k.into_owned(), to_json(v)))
-                .collect(),
-        ),
     }
 }

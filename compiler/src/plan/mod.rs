@@ -744,25 +744,6 @@ fn published(e: &Emitted) -> PublishedPlan {
     }
 }
 
-/// `const`'s equality (the plan's rule for [`TypePlan::Const`]): strings, booleans and null
-/// equal as written, numbers by numeric value (`1` = `1.0`), arrays item by item, objects
-/// member by member in any order.
-pub fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value as V;
-    match (a, b) {
-        (V::Number(x), V::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(i), Some(j), _, _) => i == j,
-            (_, _, Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (V::Array(x), V::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
-        }
-        (V::Object(x), V::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
-        }
-        _ => a == b,
-    }
-}
+/// `const`'s equality (the plan's rule for [`TypePlan::Const`]): the kernel's, which the
+/// generated walks call too.
+pub use toolsurface_kernel::json_equal;

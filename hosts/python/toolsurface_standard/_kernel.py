@@ -8,6 +8,7 @@ themselves are data (the package's `_plan.json`). Stdlib only.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import operator
@@ -904,6 +905,51 @@ def rust_regex(pattern: str) -> re.Pattern[str] | None:
 # The plan and its walk (compiler/src/plan/interp.rs, step for step).
 
 Fields: TypeAlias = dict[str, Any]
+
+#: Where a call's typed fields keep an open object's other keys (no field name has a space).
+OTHER_KEYS: Final = " other keys"
+
+_NONE: Final = object()
+
+
+def to_data(v: Value) -> object:
+    """A value as serde_json's `Value` holds it (interp.rs `to_json`): objects as dicts in
+    input order, of a key given twice the last value (at the first one's place)."""
+    if isinstance(v, Pairs):
+        out: dict[str, object] = {}
+        for k, x in v:
+            out[k] = to_data(x)
+        return out
+    if isinstance(v, list):
+        return [to_data(x) for x in v]
+    return v
+
+
+def json_equal(a: object, b: object) -> bool:
+    """`const`'s equality (kernel `json_equal`): numbers by value (`1` = `1.0`; integers
+    exactly, else as doubles), arrays item by item, objects member by member in any order."""
+    numbers = (int, float)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        if isinstance(a, int) and isinstance(b, int):
+            return a == b
+        return float(a) == float(b)
+    if isinstance(a, list) and isinstance(b, list):
+        xs = cast("list[object]", a)
+        ys = cast("list[object]", b)
+        return len(xs) == len(ys) and all(json_equal(x, y) for x, y in zip(xs, ys))
+    if isinstance(a, dict) and isinstance(b, dict):
+        xm = cast("dict[str, object]", a)
+        ym = cast("dict[str, object]", b)
+        return len(xm) == len(ym) and all(
+            k in ym and json_equal(x, ym[k]) for k, x in xm.items()
+        )
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    return a is None and b is None
+
+
 # A field's conversion: (value, path prefix, key) to the typed value, or a CallError.
 Converter: TypeAlias = Callable[[Value, str, str], object]
 
@@ -962,7 +1008,7 @@ class Plan:
     """The rules of one definitions folder, read from its lowered plan (`_plan.json`)."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        if data.get("format") != 1:
+        if data.get("format") != 2:
             raise ValueError(f"unknown host plan format {data.get('format')!r}")
         self.data = data
         self.tools: dict[str, Any] = {t["name"]: t for t in data["tools"]}
@@ -1001,18 +1047,29 @@ class Plan:
         obj["belongs_to"] = {b["field"]: b["actions"] for b in obj["belongs"]}
         obj["required"] = [f["name"] for f in obj["fields"] if f["required"]]
         obj["constrained"] = bool(obj["exactly_one_of"] or obj["forbidden_with"])
+        other = obj.get("additional")
         for f in obj["fields"]:
-            ty = f["ty"]
-            while ty["kind"] == "array":
-                ty = ty["items"]
-            if ty["kind"] == "string" and ty["pattern"] is not None:
-                p: str = ty["pattern"]
-                if p not in self.patterns:
-                    self.patterns[p] = rust_regex(p)
-            elif ty["kind"] == "object":
-                self._compile(ty["object"])
+            self._prepare(f["ty"])
+        if other is not None:
+            self._prepare(other)
         for f in obj["fields"]:
             f["convert"] = self._converter(f["ty"])
+        obj["other"] = None if other is None else self._converter(other)
+
+    def _prepare(self, ty: Mapping[str, Any]) -> None:
+        # The patterns and nested objects beneath a type, compiled before its converter.
+        kind = ty["kind"]
+        if kind == "array":
+            self._prepare(ty["items"])
+        elif kind == "union":
+            for b in ty["branches"]:
+                self._prepare(b)
+        elif kind == "string" and ty["pattern"] is not None:
+            p: str = ty["pattern"]
+            if p not in self.patterns:
+                self.patterns[p] = rust_regex(p)
+        elif kind == "object":
+            self._compile(ty["object"])
 
     def scope(self, role: str, family: str, skills: Sequence[str]) -> _Scope:
         key = (role, family, tuple(skills))
@@ -1163,6 +1220,8 @@ class Plan:
         parse_call passes to its class by name)."""
         by_name: dict[str, Any] = rules["by_name"]
         values: dict[str, object] = {}
+        # An open object's other keys (made on the first one: no cost for strict objects).
+        extra: dict[str, object] | None = None
         selector_seen = False
         for key, v in pairs:
             f = by_name.get(key)
@@ -1181,14 +1240,32 @@ class Plan:
             belongs: dict[str, str] = rules["belongs_to"]
             if v is None and key in belongs:
                 continue
+            other: Converter | None = rules["other"]
+            if other is not None:
+                # An open object's other key: null counts as absent, twice is a duplicate.
+                if v is None:
+                    continue
+                if extra is None:
+                    extra = {}
+                elif key in extra:
+                    raise CallError("DuplicateField", f"{prefix}duplicate field {key}")
+                extra[key] = other(v, prefix, key)
+                continue
             raise unexpected_field(prefix, key, rules["names"], list(belongs.items()))
         for name in rules["required"]:
             if name not in values:
                 raise CallError("MissingField", f"{prefix}missing field {name}")
         if rules["constrained"]:
             _constraints(rules, values, prefix)
-        if ordered and len(values) > 1:
-            return {n: values[n] for n in rules["names"] if n in values}
+        if ordered:
+            # A nested object's value: declaration order, then its other keys.
+            if len(values) > 1 or extra:
+                out = {n: values[n] for n in rules["names"] if n in values}
+                if extra:
+                    out.update(extra)
+                return out
+        elif rules["other"] is not None:
+            values[OTHER_KEYS] = {} if extra is None else extra
         return values
 
     def _converter(self, ty: Mapping[str, Any]) -> Converter:
@@ -1196,14 +1273,13 @@ class Plan:
         once per field when the plan is read: `(value, prefix, key)` to the typed value, or
         the refusal for the path `prefix + key` (joined only then)."""
         kind = ty["kind"]
-        if kind in ("string", "integer", "number", "enum", "array"):
+        if kind in ("string", "integer", "number", "enum", "array", "const", "union"):
             expected = f": expected {ty['expected']}"
         else:
-            expected = (
-                ": expected true or false"
-                if kind == "boolean"
-                else ": expected an object"
-            )
+            expected = {
+                "boolean": ": expected true or false",
+                "null": ": expected null",
+            }.get(kind, ": expected an object")
 
         def refuse(v: Value, prefix: str, key: str) -> NoReturn:
             raise invalid(f"{prefix}{key}{expected}", v)
@@ -1269,6 +1345,8 @@ class Plan:
                 refuse(v, prefix, key)
 
             return array
+        if kind in ("any", "null", "const", "union"):
+            return self._json_converter(ty, refuse)
         rules = ty["object"]
 
         def obj(v: Value, prefix: str, key: str) -> object:
@@ -1277,6 +1355,58 @@ class Plan:
             refuse(v, prefix, key)
 
         return obj
+
+    def _json_converter(
+        self, ty: Mapping[str, Any], refuse: Callable[[Value, str, str], NoReturn]
+    ) -> Converter:
+        """`_converter` for the kinds whose typed value is JSON (any, null, const, unions),
+        as interp.rs converts them."""
+        kind = ty["kind"]
+        if kind == "any":
+
+            def any_value(v: Value, prefix: str, key: str) -> object:
+                return to_data(v)
+
+            return any_value
+        if kind == "null":
+
+            def null(v: Value, prefix: str, key: str) -> object:
+                return None if v is None else refuse(v, prefix, key)
+
+            return null
+        if kind == "const":
+            const_value: object = ty["value"]
+
+            # An array or object constant is copied into each call (not shared with the plan).
+            shared = not isinstance(const_value, (list, dict))
+
+            def const(v: Value, prefix: str, key: str) -> object:
+                if json_equal(to_data(v), const_value):
+                    return const_value if shared else copy.deepcopy(const_value)
+                refuse(v, prefix, key)
+
+            return const
+        branches = [self._converter(b) for b in ty["branches"]]
+        one: bool = ty["one"]
+        ambiguous = f": expected {ty['ambiguous']}"
+
+        def union(v: Value, prefix: str, key: str) -> object:
+            accepted: object = _NONE
+            for branch in branches:
+                try:
+                    x = branch(v, prefix, key)
+                except CallError:
+                    continue
+                if not one:
+                    return x
+                if accepted is not _NONE:
+                    raise invalid(f"{prefix}{key}{ambiguous}", v)
+                accepted = x
+            if accepted is _NONE:
+                refuse(v, prefix, key)
+            return accepted
+
+        return union
 
     # Published bytes --------------------------------------------------------------------
 

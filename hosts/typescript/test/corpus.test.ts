@@ -53,3 +53,11 @@ for (const file of files) {
 }
 
 import { callJson as callJsonOf } from "../generated/index.ts";
+
+import { Obj, readJson } from "../generated/runtime.ts";
+
+test("a string value that starts with U+FEFF keeps it (as serde_json reads it)", () => {
+  const r = readJson('{"patch":"\ufeff{}","b":"x\ufeff"}');
+  assert.ok(r.ok);
+  assert.deepEqual(r.value, new Obj([["patch", "\ufeff{}"], ["b", "x\ufeff"]]));
+});

@@ -105,6 +105,14 @@ function valueFor(ty: TypePlan): fc.Arbitrary<string> {
       );
     case "object":
       return fc.oneof(objectFor(ty.object.fields.map((f) => [f.name, valueFor(f.ty)] as const), []), leaf);
+    case "any":
+      return fc.oneof(jsonText, leaf);
+    case "null":
+      return fc.constantFrom("null", "0", '"null"');
+    case "const":
+      return fc.oneof(fc.constant(ty.json), leaf);
+    case "union":
+      return fc.oneof(...ty.branches.map(valueFor), leaf);
   }
 }
 
@@ -180,6 +188,14 @@ function validFor(ty: TypePlan): fc.Arbitrary<string> {
       return fc
         .tuple(...ty.object.fields.map((f) => fc.tuple(fc.constant(f), validFor(f.ty), fc.boolean())))
         .map((m) => `{${m.filter(([f, , keep]) => f.required || keep).map(([f, v]) => `${JSON.stringify(f.name)}:${v}`).join(",")}}`);
+    case "any":
+      return jsonText;
+    case "null":
+      return fc.constant("null");
+    case "const":
+      return fc.constant(ty.json);
+    case "union":
+      return fc.oneof(...ty.branches.map(validFor));
   }
 }
 

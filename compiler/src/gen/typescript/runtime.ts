@@ -40,7 +40,23 @@ export type TypePlan =
       readonly max_items: number | null;
       readonly expected: string;
     }
-  | { readonly kind: "object"; readonly object: ObjectPlan };
+  | { readonly kind: "object"; readonly object: ObjectPlan }
+  | { readonly kind: "any" }
+  | { readonly kind: "null" }
+  | {
+      readonly kind: "const";
+      readonly value: unknown;
+      /** The constant as serde_json writes it (`1.0` stays `1.0`; JavaScript would say `1`). */
+      readonly json: string;
+      readonly expected: string;
+    }
+  | {
+      readonly kind: "union";
+      readonly branches: readonly TypePlan[];
+      readonly one: boolean;
+      readonly expected: string;
+      readonly ambiguous: string;
+    };
 
 export interface FieldPlan {
   readonly name: string;
@@ -62,6 +78,8 @@ export interface ObjectPlan {
     readonly with: MemberPlan;
     readonly message: string;
   }[];
+  /** The type of an open object's other keys (absent: they are refused). */
+  readonly additional?: TypePlan;
 }
 
 export interface ActionPlan {
@@ -422,7 +440,9 @@ class JsonError {
 
 const U64_MAX = 18446744073709551615n;
 const I32_MAX = 2147483647;
-const UTF8 = new TextDecoder();
+// `ignoreBOM`: a string value that starts with U+FEFF keeps it (by default each decode drops
+// a leading one, and `"\ufeff{}"` would read as `"{}"`).
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const ENCODER = new TextEncoder();
 
 /** What `SerdeReader.value` returns for an error (the error itself is in `err`). */
@@ -1217,6 +1237,95 @@ function fieldIndex(fields: readonly FieldPlan[], ix: ObjectIndex, key: string):
   return undefined;
 }
 
+/**
+ * Where an open object's typed value keeps its other keys (`additional_properties`): a map in
+ * input order, after the fields when the call is written out.
+ */
+export const OTHER_KEYS: unique symbol = Symbol("toolsurface.otherKeys");
+
+/**
+ * A typed value of a kind whose value is JSON (any, null, const, unions) on its way into its
+ * record or array: the plain JavaScript value, and its JSON text as serde_json writes the Rust
+ * value (JavaScript cannot tell `5` from `5.0`, and orders integer-like keys first).
+ */
+class JsonTyped {
+  readonly value: unknown;
+  readonly text: string;
+  constructor(value: unknown, text: string) {
+    this.value = value;
+    this.text = text;
+  }
+}
+
+/** The JSON text of the JSON-kind value at `container[key]`, kept when it was stored. */
+const JSON_TEXTS = new WeakMap<object, Map<string | number, string>>();
+
+/** `c` stored at `container[key]`: a JSON-kind value unwrapped, its text kept. */
+function unwrap(container: object, key: string | number, c: Typed): unknown {
+  if (!(c instanceof JsonTyped)) return c;
+  let texts = JSON_TEXTS.get(container);
+  if (texts === undefined) {
+    texts = new Map();
+    JSON_TEXTS.set(container, texts);
+  }
+  texts.set(key, c.text);
+  return c.value;
+}
+
+/** An object's members with a key given twice reduced to its last value (at its first place). */
+function lastOfEach(o: Obj): Map<string, Val> {
+  const m = new Map<string, Val>();
+  for (const [k, v] of o.pairs) m.set(k, v);
+  return m;
+}
+
+/** A value as the Rust `serde_json::Value` holds it (kernel `to_json`), as JavaScript data. */
+function toData(v: Val): unknown {
+  if (v instanceof Num) return v.kind === "f" ? v.f : (asInt(v) ?? BigInt(v.lex));
+  if (Array.isArray(v)) return v.map(toData);
+  if (v instanceof Obj) {
+    const out: Record<string, unknown> = {};
+    // Defined, not assigned: a member named `__proto__` is a member like any other.
+    for (const [k, x] of lastOfEach(v)) {
+      Object.defineProperty(out, k, { value: toData(x), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return v;
+}
+
+/** The same value's JSON text, as serde_json writes it. */
+function dataJson(v: Val): string {
+  if (v instanceof Num) return v.kind === "f" ? formatFloat(v.f) : BigInt(v.lex).toString();
+  if (Array.isArray(v)) return `[${v.map(dataJson).join(",")}]`;
+  if (v instanceof Obj) {
+    const parts: string[] = [];
+    for (const [k, x] of lastOfEach(v)) parts.push(`${JSON.stringify(k)}:${dataJson(x)}`);
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** `const`'s equality (kernel `json_equal`) of a value and a constant from the plan. */
+function constEqual(v: Val, c: unknown): boolean {
+  if (v instanceof Num) {
+    if (typeof c !== "number") return false;
+    if (v.kind !== "f" && Number.isInteger(c)) return BigInt(v.lex) === BigInt(c);
+    return v.f === c;
+  }
+  if (Array.isArray(v)) {
+    return Array.isArray(c) && c.length === v.length && v.every((x, i) => constEqual(x, c[i]));
+  }
+  if (v instanceof Obj) {
+    if (typeof c !== "object" || c === null || Array.isArray(c)) return false;
+    const m = lastOfEach(v);
+    const rec = c as Record<string, unknown>;
+    const keys = Object.keys(rec);
+    return keys.length === m.size && keys.every((k) => m.has(k) && constEqual(m.get(k) as Val, rec[k]));
+  }
+  return v === c;
+}
+
 /** Per object rules: field name → index, and the fields other actions take. */
 interface ObjectIndex {
   readonly fields: Map<string, number>;
@@ -1305,6 +1414,7 @@ export class Walker {
     const fields = rules.fields;
     const ix = this.index(rules);
     const values: (Typed | undefined)[] = new Array<Typed | undefined>(fields.length).fill(undefined);
+    let extra: Map<string, Typed> | undefined;
     let selectorSeen = false;
     for (let p = 0; p < pairs.length; p++) {
       const pair = pairs[p] as [string, Val];
@@ -1326,7 +1436,15 @@ export class Walker {
         continue;
       }
       if (v === null && ix.belongs.has(key)) continue;
-      return unexpectedField(prefix, key, rules);
+      const other = rules.additional;
+      if (other === undefined) return unexpectedField(prefix, key, rules);
+      // An open object's other key: null counts as absent, twice is a duplicate.
+      if (v === null) continue;
+      extra ??= new Map();
+      if (extra.has(key)) return duplicate(prefix, key);
+      const c = this.convert(other, v, prefix + key);
+      if (c instanceof Refusal) return c;
+      extra.set(key, c);
     }
     for (let k = 0; k < fields.length; k++) {
       const f = fields[k] as FieldPlan;
@@ -1349,7 +1467,15 @@ export class Walker {
       }
     }
     for (let k = 0; k < fields.length; k++) {
-      if (values[k] !== undefined) out[(fields[k] as FieldPlan).name] = values[k];
+      const x = values[k];
+      if (x === undefined) continue;
+      const name = (fields[k] as FieldPlan).name;
+      out[name] = unwrap(out, name, x);
+    }
+    if (rules.additional !== undefined) {
+      const kept = new Map<string, unknown>();
+      for (const [k, x] of extra ?? []) kept.set(k, unwrap(kept, k, x));
+      (out as Record<symbol, unknown>)[OTHER_KEYS] = kept;
     }
     return undefined;
   }
@@ -1393,7 +1519,7 @@ export class Walker {
           for (let i = 0; i < v.length; i++) {
             const item = this.convert(ty.items, v[i] as Val, `${path}[${i}]`);
             if (item instanceof Refusal) return item;
-            out.push(item);
+            out.push(item instanceof JsonTyped ? unwrap(out, i, item) : item);
           }
           return out;
         }
@@ -1405,7 +1531,32 @@ export class Walker {
         const r = this.object(ty.object, null, v.pairs, `${path}: `, out);
         return r instanceof Refusal ? r : out;
       }
+      case "any":
+        return new JsonTyped(toData(v), dataJson(v));
+      case "null":
+        return v === null ? new JsonTyped(null, "null") : invalid(`${path}: expected null`, v);
+      case "const":
+        // An array or object constant is copied into each call (not shared with the plan).
+        return constEqual(v, ty.value)
+          ? new JsonTyped(typeof ty.value === "object" ? structuredClone(ty.value) : ty.value, ty.json)
+          : invalid(`${path}: expected ${ty.expected}`, v);
+      case "union":
+        return this.union(ty, v, path);
     }
+  }
+
+  /** The first branch that accepts (with `one`, the only one), as JSON. */
+  private union(ty: TypePlan & { readonly kind: "union" }, v: Val, path: string): Typed | Refusal {
+    let accepted: JsonTyped | undefined;
+    for (const branch of ty.branches) {
+      const x = this.convert(branch, v, path);
+      if (x instanceof Refusal) continue;
+      const typed = x instanceof JsonTyped ? x : new JsonTyped(x, typedJson(branch, x));
+      if (!ty.one) return typed;
+      if (accepted !== undefined) return invalid(`${path}: expected ${ty.ambiguous}`, v);
+      accepted = typed;
+    }
+    return accepted ?? invalid(`${path}: expected ${ty.expected}`, v);
   }
 }
 
@@ -1583,20 +1734,32 @@ function typedJson(ty: TypePlan, v: unknown): string {
       return String(v);
     case "number":
       return formatFloat(v as number);
-    case "array":
-      return `[${(v as unknown[]).map((x) => typedJson(ty.items, x)).join(",")}]`;
+    case "array": {
+      const items = v as unknown[];
+      const texts = JSON_TEXTS.get(items);
+      return `[${items.map((x, i) => texts?.get(i) ?? typedJson(ty.items, x)).join(",")}]`;
+    }
     case "object":
-      return objectJson(ty.object.fields, v as Record<string, unknown>, null);
+      return objectJson(ty.object, v as Record<string, unknown>, null);
     default:
       return JSON.stringify(v);
   }
 }
 
-function objectJson(fields: readonly FieldPlan[], v: Record<string, unknown>, first: string | null): string {
+function objectJson(rules: ObjectPlan, v: Record<string, unknown>, first: string | null): string {
   const parts: string[] = first === null ? [] : [first];
-  for (const f of fields) {
+  const texts = JSON_TEXTS.get(v);
+  for (const f of rules.fields) {
     const x = v[f.name];
-    if (x !== undefined) parts.push(`${JSON.stringify(f.name)}:${typedJson(f.ty, x)}`);
+    if (x !== undefined) parts.push(`${JSON.stringify(f.name)}:${texts?.get(f.name) ?? typedJson(f.ty, x)}`);
+  }
+  const other = rules.additional;
+  const kept = (v as Record<symbol, unknown>)[OTHER_KEYS];
+  if (other !== undefined && kept instanceof Map) {
+    const keptTexts = JSON_TEXTS.get(kept);
+    for (const [k, x] of kept as Map<string, unknown>) {
+      parts.push(`${JSON.stringify(k)}:${keptTexts?.get(k) ?? typedJson(other, x)}`);
+    }
   }
   return `{${parts.join(",")}}`;
 }
@@ -1610,7 +1773,7 @@ export function callJson(plan: CallPlan, call: { readonly tool: string }): strin
   const action = sel === null ? tool.actions[0] : tool.actions.find((a) => a.name === rec[sel]);
   if (action === undefined) throw new TypeError(`not a call of this plan: ${call.tool}`);
   const first = sel === null ? null : `${JSON.stringify(sel)}:${JSON.stringify(rec[sel])}`;
-  const args = objectJson(action.object.fields, rec, first);
+  const args = objectJson(action.object, rec, first);
   return `{"name":${JSON.stringify(tool.name)},"arguments":${args}}`;
 }
 
