@@ -298,6 +298,7 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
         Type::Object {
             properties,
             additional,
+            ..
         } => lower_object(cx, properties, additional.as_deref(), hint),
         Type::Annotated { ty, .. } => lower(cx, ty, hint),
         Type::Any => RType::Json { check: None },

@@ -434,8 +434,7 @@ impl Node<'_, '_> {
     ) -> Json {
         let style = self.style;
         let listed = form == UnionForm::TypeList
-            && (style != Style::Gemini
-                || (branches.len() == 2 && branches.iter().any(|b| *b == Type::Null)));
+            && (style != Style::Gemini || (branches.len() == 2 && branches.contains(&Type::Null)));
         if listed {
             let mut names = Vec::new();
             let mut keys: Vec<(String, Json)> = Vec::new();

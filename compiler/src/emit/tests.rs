@@ -136,6 +136,8 @@ fn tools() -> Vec<Tool> {
         title: None,
         parameters: Default::default(),
         hosted: None,
+        title_at: (true, true),
+        output_schema: None,
         implements: None,
         span: span(),
     };
@@ -202,6 +204,8 @@ fn tools() -> Vec<Tool> {
         title: None,
         parameters: Default::default(),
         hosted: None,
+        title_at: (true, true),
+        output_schema: None,
         implements: None,
         span: span(),
     };
@@ -227,6 +231,8 @@ fn tools() -> Vec<Tool> {
         title: None,
         parameters: Default::default(),
         hosted: None,
+        title_at: (true, true),
+        output_schema: None,
         implements: None,
         span: span(),
     };
@@ -246,6 +252,8 @@ fn tools() -> Vec<Tool> {
         title: None,
         parameters: Default::default(),
         hosted: None,
+        title_at: (true, true),
+        output_schema: None,
         implements: None,
         span: span(),
     };

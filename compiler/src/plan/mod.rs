@@ -152,8 +152,9 @@ pub struct ObjectPlan {
     pub belongs: Vec<BelongsPlan>,
     pub exactly_one_of: Vec<Vec<MemberPlan>>,
     pub forbidden_with: Vec<ForbiddenPlan>,
-    /// Keys that are neither fields nor in `belongs`: `None`, an unexpected field (a strict
-    /// object); else each converted by this type (`null` counts as absent; given twice is a
+    /// Keys that are not fields (a `null` for a key another action takes is let through
+    /// first, as in a strict object): `None`, an unexpected field (a strict object); else each
+    /// converted by this type (`null` counts as absent; given twice is a
     /// duplicate), reported at `<prefix><key>`, and kept in the typed value after the fields,
     /// in input order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
