@@ -413,7 +413,17 @@ impl<'p> Walker<'_, 'p> {
         pairs: Pairs<'_>,
         prefix: &dyn Fn() -> String,
     ) -> Result<Map<String, Value>, CallError> {
-        let mut values: Vec<Option<Value>> = vec![None; rules.fields.len()];
+        // The values found, per field: on the stack for the usual handful of fields (replay
+        // walks every historical call, twice with --from: no allocation per walk).
+        let mut inline: [Option<Value>; 12] = Default::default();
+        let mut heap: Vec<Option<Value>>;
+        let values: &mut [Option<Value>] = match inline.get_mut(..rules.fields.len()) {
+            Some(v) => v,
+            None => {
+                heap = vec![None; rules.fields.len()];
+                &mut heap
+            }
+        };
         let mut selector_seen = false;
         for (key, v) in pairs {
             if Some(&*key) == selector {
@@ -446,7 +456,7 @@ impl<'p> Walker<'_, 'p> {
                 .collect();
             return Err(rt::unexpected_field(&prefix(), &key, &accepted, &belongs));
         }
-        for (f, v) in rules.fields.iter().zip(&values) {
+        for (f, v) in rules.fields.iter().zip(values.iter()) {
             if f.required && v.is_none() {
                 return Err(rt::missing(&prefix(), &f.name));
             }
@@ -456,7 +466,7 @@ impl<'p> Walker<'_, 'p> {
                 rules
                     .fields
                     .iter()
-                    .zip(&values)
+                    .zip(values.iter())
                     .find(|(f, _)| f.name == m.field)
                     .and_then(|(_, v)| v.as_ref())
             };
@@ -468,13 +478,14 @@ impl<'p> Walker<'_, 'p> {
             }
         };
         for group in &rules.exactly_one_of {
-            let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
-            let given: Vec<&str> = group
-                .iter()
-                .filter(|m| present(m))
-                .map(|m| m.field.as_str())
-                .collect();
-            if given.len() != 1 {
+            // Counted first: the lists are built only for the refusal.
+            if group.iter().filter(|m| present(m)).count() != 1 {
+                let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
+                let given: Vec<&str> = group
+                    .iter()
+                    .filter(|m| present(m))
+                    .map(|m| m.field.as_str())
+                    .collect();
                 return Err(rt::exactly_one(&prefix(), &names, &given));
             }
         }
@@ -487,8 +498,8 @@ impl<'p> Walker<'_, 'p> {
             return Ok(Map::new());
         }
         let mut map = Map::with_capacity(rules.fields.len());
-        for (f, v) in rules.fields.iter().zip(values) {
-            if let Some(v) = v {
+        for (f, v) in rules.fields.iter().zip(values.iter_mut()) {
+            if let Some(v) = v.take() {
                 map.insert(f.name.clone(), v);
             }
         }
