@@ -510,27 +510,7 @@ impl Mapper<'_> {
                     max_items: uint("maxItems"),
                 }
             }
-            "object" => {
-                let properties = self
-                    .props(o, ptr)
-                    .into_iter()
-                    .map(|p| Property {
-                        name: p.name,
-                        ty: p.ty,
-                        description: Template {
-                            source: template_source(&p.description),
-                            span: NO_SPAN,
-                        },
-                        required: p.required,
-                    })
-                    .collect();
-                let (additional, implicit_open) = self.additional(o, ptr);
-                Type::Object {
-                    properties,
-                    additional: additional.map(Box::new),
-                    implicit_open,
-                }
-            }
+            "object" => self.object(o, ptr),
             other => {
                 self.note(
                     &format!("{ptr}/type"),
@@ -540,6 +520,29 @@ impl Mapper<'_> {
                     .push(("type".to_owned(), Value::String(other.to_owned())));
                 Type::Any
             }
+        }
+    }
+
+    /// An object: its properties and what its other keys may be.
+    fn object(&mut self, o: &Map<String, Value>, ptr: &str) -> Type {
+        let properties = self
+            .props(o, ptr)
+            .into_iter()
+            .map(|p| Property {
+                name: p.name,
+                ty: p.ty,
+                description: Template {
+                    source: template_source(&p.description),
+                    span: NO_SPAN,
+                },
+                required: p.required,
+            })
+            .collect();
+        let (additional, implicit_open) = self.additional(o, ptr);
+        Type::Object {
+            properties,
+            additional: additional.map(Box::new),
+            implicit_open,
         }
     }
 
@@ -1492,23 +1495,7 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         let _ = writeln!(s, "families: [{}]", rules.family_name());
         return s;
     }
-    match d.title.as_deref() {
-        Some("") => {
-            let _ = writeln!(s, "title: false");
-        }
-        Some(title) if d.title_at != (true, true) => {
-            let (top, annotations) = d.title_at;
-            let _ = writeln!(
-                s,
-                "title: {{ text: {}, top: {top}, annotations: {annotations} }}",
-                quoted(title)
-            );
-        }
-        Some(title) => {
-            let _ = writeln!(s, "title: {}", quoted(title));
-        }
-        None => {}
-    }
+    write_title(&mut s, d);
     if !d.traits.is_empty() {
         let t: Vec<String> = d.traits.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         let _ = writeln!(s, "traits: {{ {} }}", t.join(", "));
@@ -1526,18 +1513,7 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         let _ = writeln!(s, "  name: {}", key(sel));
         let _ = writeln!(s, "  description: \"\"");
     }
-    let params = &d.parameters;
-    if params.additional.is_some() || !params.ann.is_empty() {
-        let mut body = String::new();
-        crate::consolidate::render::additional_lines(
-            params.additional.as_ref(),
-            params.implicit_open,
-            2,
-            &mut body,
-        );
-        crate::consolidate::render::annotation_lines(&params.ann, 2, &mut body);
-        let _ = write!(s, "parameters:\n{body}");
-    }
+    write_parameters(&mut s, &d.parameters);
     if d.fields.is_empty() {
         let _ = writeln!(s, "fields: {{}}");
     } else {
@@ -1598,6 +1574,42 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
     extras::write_icons(&mut s, &d.extras.icons);
     extras::write_meta(&mut s, &d.extras.meta);
     s
+}
+
+/// `parameters:`, when the root says anything beyond its fields.
+fn write_parameters(s: &mut String, params: &Parameters) {
+    if params.additional.is_some() || !params.ann.is_empty() {
+        let mut body = String::new();
+        crate::consolidate::render::additional_lines(
+            params.additional.as_ref(),
+            params.implicit_open,
+            2,
+            &mut body,
+        );
+        crate::consolidate::render::annotation_lines(&params.ann, 2, &mut body);
+        let _ = write!(s, "parameters:\n{body}");
+    }
+}
+
+/// `title:`: `false` for none, a mapping when the input has it in one of its two places.
+fn write_title(s: &mut String, d: &DefTool) {
+    match d.title.as_deref() {
+        Some("") => {
+            let _ = writeln!(s, "title: false");
+        }
+        Some(title) if d.title_at != (true, true) => {
+            let (top, annotations) = d.title_at;
+            let _ = writeln!(
+                s,
+                "title: {{ text: {}, top: {top}, annotations: {annotations} }}",
+                quoted(title)
+            );
+        }
+        Some(title) => {
+            let _ = writeln!(s, "title: {}", quoted(title));
+        }
+        None => {}
+    }
 }
 
 fn write_field(s: &mut String, f: &DefProp) {

@@ -578,16 +578,12 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// The profile's defaults: network off except under `full`; devices `read` under
-    /// `read-only`, else `read-write` (as the runtime's `Policy::of`).
+    /// The profile's defaults (the vocabulary's, as the runtime's `Policy::of`).
     pub fn of(profile: SandboxProfile) -> Sandbox {
         Sandbox {
             profile,
-            network: profile == SandboxProfile::Full,
-            devices: match profile {
-                SandboxProfile::ReadOnly => SandboxDevices::Read,
-                _ => SandboxDevices::ReadWrite,
-            },
+            network: profile.default_network(),
+            devices: profile.default_devices(),
         }
     }
 }
@@ -598,77 +594,9 @@ impl Default for Sandbox {
     }
 }
 
-/// How much a role may write, least first (the runtime's `sandbox::Profile`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxProfile {
-    ReadOnly,
-    WorkspaceWrite,
-    Full,
-}
-
-impl SandboxProfile {
-    pub const ALL: [SandboxProfile; 3] = [
-        SandboxProfile::ReadOnly,
-        SandboxProfile::WorkspaceWrite,
-        SandboxProfile::Full,
-    ];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxProfile::ReadOnly => "read-only",
-            SandboxProfile::WorkspaceWrite => "workspace-write",
-            SandboxProfile::Full => "full",
-        }
-    }
-}
-
-/// What the `device` argument may do, least first (the runtime's `sandbox::Devices`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxDevices {
-    None,
-    Read,
-    ReadWrite,
-}
-
-impl SandboxDevices {
-    pub const ALL: [SandboxDevices; 3] = [
-        SandboxDevices::None,
-        SandboxDevices::Read,
-        SandboxDevices::ReadWrite,
-    ];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxDevices::None => "none",
-            SandboxDevices::Read => "read",
-            SandboxDevices::ReadWrite => "read-write",
-        }
-    }
-}
+/// The sandbox's words (`toolsurface-kernel`): declared once beneath the compiler, the
+/// generated `Role::sandbox()` and the runtime's `sandbox::Profile` / `sandbox::Devices`.
+pub use toolsurface_kernel::vocab::{SandboxDevices, SandboxProfile};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skill {

@@ -101,6 +101,10 @@ pub struct LockedTool {
     pub sha256: String,
     /// The tool's canonical JSON in this surface's dialect.
     pub json: String,
+    /// It carries the prompt-cache breakpoint (Anthropic `cache_control`): the emitter's
+    /// [`crate::emit::EmittedTool::breakpoint`]; read from a lock file, the JSON's top-level
+    /// member (the format records the bytes only), once, where the lock is read.
+    pub breakpoint: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -372,6 +376,7 @@ impl Lock {
             name: t.name.clone(),
             sha256: t.sha256.clone(),
             json: t.json.clone(),
+            breakpoint: t.breakpoint,
         };
         let surfaces = emitted
             .iter()
@@ -792,6 +797,15 @@ fn split(s: &str, n: usize) -> Option<(Vec<&str>, &str)> {
     Some((words, rest.trim_start_matches(' ')))
 }
 
+/// Whether a tool JSON of a lock file has a top-level `cache_control` member.
+fn carries_breakpoint(json: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Top {
+        cache_control: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Top>(json).is_ok_and(|t| t.cache_control.is_some())
+}
+
 fn from_json<T: for<'de> Deserialize<'de>>(
     s: &str,
     line: usize,
@@ -818,13 +832,14 @@ impl Parser {
             .encoding
             .ok_or_else(|| err(1, "missing `token-encoding`"))?;
         // Each distinct JSON is hashed once.
-        let mut hashed: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
+        let mut hashed: BTreeMap<(String, String), (String, String, bool)> = BTreeMap::new();
         for ((name, key), json) in std::mem::take(&mut self.blobs) {
             let sha = sha256_hex(json.as_bytes());
-            hashed.insert((name, key), (json, sha));
+            let breakpoint = carries_breakpoint(&json);
+            hashed.insert((name, key), (json, sha, breakpoint));
         }
         for (si, skill, name, key, line) in self.refs {
-            let (json, sha256) = hashed
+            let (json, sha256, breakpoint) = hashed
                 .get(&(name.clone(), key.clone()))
                 .ok_or_else(|| err(line, format!("no `json {name} {key}` line")))?
                 .clone();
@@ -834,7 +849,12 @@ impl Parser {
                     format!("the JSON of {name} does not hash to {key} (edited by hand?)"),
                 ));
             }
-            let tool = LockedTool { name, sha256, json };
+            let tool = LockedTool {
+                name,
+                sha256,
+                json,
+                breakpoint,
+            };
             let Some(surface) = self.surfaces.get_mut(si) else {
                 continue;
             };
@@ -1046,6 +1066,26 @@ mod tests {
         let back = Lock::parse(&text).unwrap();
         assert_eq!(back, lock);
         assert_eq!(back.render(), text);
+        // The breakpoint (typed when built, read back when parsed: equal above) sits on the
+        // last resident tool of every anthropic surface (tool-defs sets `cache_control: 5m`)
+        // and nowhere else.
+        for s in &back.surfaces {
+            let at: Vec<usize> = (0..s.tools.len())
+                .filter(|i| s.tools[*i].breakpoint)
+                .collect();
+            let want = if s.dialect == "anthropic" {
+                vec![s.tools.len() - 1]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(at, want, "{} {}", s.role, s.family);
+            assert!(
+                s.skills
+                    .iter()
+                    .flat_map(|k| &k.tools)
+                    .all(|t| !t.breakpoint)
+            );
+        }
         // One tool JSON per line, each a valid JSON object.
         for l in text.lines().filter(|l| l.starts_with("json ")) {
             let (_, rest) = split(l, 3).unwrap();

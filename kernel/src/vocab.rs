@@ -1,6 +1,9 @@
 //! The vocabulary compiler, generated code and runtime share, declared once: provider
-//! dialects, skill strategies, routes and turn kinds. Each word is the one the definitions
-//! (`surface.yaml`, `roles.yaml`) and the lock use.
+//! dialects, skill strategies, routes, turn kinds and the sandbox's profiles and device
+//! rights. Each word is the one the definitions (`surface.yaml`, `roles.yaml`) and the lock
+//! use.
+
+use serde::{Deserialize, Serialize};
 
 /// A provider's way of publishing tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,5 +151,143 @@ impl TurnKind {
             TurnKind::Rehearsal => TurnKind::Rehearsal,
             TurnKind::Normal | TurnKind::Heartbeat | TurnKind::Scheduled => TurnKind::Normal,
         }
+    }
+}
+
+/// How much a role may write, least first (the runtime's `sandbox::Profile`).
+// Also `sandbox: profile:` of roles.yaml, the lock's `sandbox` lines and the host config's
+// `ceiling`. The doc comments of these two enums are the plan schema's descriptions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxProfile {
+    // Variant notes are plain comments: a doc comment would change the plan's schema.
+    // Nothing but the conversation's private temp dir (the shell's scratch space); the file
+    // tools write nothing.
+    ReadOnly,
+    // The host root, the declared workdirs, the temp dir and the host's extra roots.
+    WorkspaceWrite,
+    // Unconfined.
+    Full,
+}
+
+impl SandboxProfile {
+    pub const ALL: [SandboxProfile; 3] = [
+        SandboxProfile::ReadOnly,
+        SandboxProfile::WorkspaceWrite,
+        SandboxProfile::Full,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SandboxProfile::ReadOnly => "read-only",
+            SandboxProfile::WorkspaceWrite => "workspace-write",
+            SandboxProfile::Full => "full",
+        }
+    }
+
+    /// The profile named `s`, or the error naming the known ones.
+    pub fn parse(s: &str) -> Result<SandboxProfile, String> {
+        SandboxProfile::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| {
+                let known: Vec<&str> = SandboxProfile::ALL.map(SandboxProfile::as_str).into();
+                format!("unknown sandbox profile {s:?}; known: {}", known.join(", "))
+            })
+    }
+
+    /// The profile's default network for shell children: off except under `full`.
+    pub const fn default_network(self) -> bool {
+        matches!(self, SandboxProfile::Full)
+    }
+
+    /// The profile's default device rights: `read` under `read-only`, else `read-write`.
+    pub const fn default_devices(self) -> SandboxDevices {
+        match self {
+            SandboxProfile::ReadOnly => SandboxDevices::Read,
+            SandboxProfile::WorkspaceWrite | SandboxProfile::Full => SandboxDevices::ReadWrite,
+        }
+    }
+}
+
+/// What the `device` argument may do, least first (the runtime's `sandbox::Devices`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxDevices {
+    None,
+    Read,
+    ReadWrite,
+}
+
+impl SandboxDevices {
+    pub const ALL: [SandboxDevices; 3] = [
+        SandboxDevices::None,
+        SandboxDevices::Read,
+        SandboxDevices::ReadWrite,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SandboxDevices::None => "none",
+            SandboxDevices::Read => "read",
+            SandboxDevices::ReadWrite => "read-write",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SandboxDevices> {
+        SandboxDevices::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The words serde reads and writes (roles.yaml through the compiler, the lock, the
+    /// helper's policy JSON, the host config) are the ones `as_str` and `parse` use, and
+    /// `ALL` is in `Ord` order, least first (`Policy::within` takes the minimum).
+    #[test]
+    fn the_sandbox_words_are_one_list_least_first() {
+        for p in SandboxProfile::ALL {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.as_str()));
+            assert_eq!(serde_json::from_str::<SandboxProfile>(&json).unwrap(), p);
+            assert_eq!(SandboxProfile::parse(p.as_str()), Ok(p));
+        }
+        for d in SandboxDevices::ALL {
+            let json = serde_json::to_string(&d).unwrap();
+            assert_eq!(json, format!("\"{}\"", d.as_str()));
+            assert_eq!(serde_json::from_str::<SandboxDevices>(&json).unwrap(), d);
+            assert_eq!(SandboxDevices::parse(d.as_str()), Some(d));
+        }
+        assert!(SandboxProfile::ALL.is_sorted());
+        assert!(SandboxDevices::ALL.is_sorted());
+        assert_eq!(
+            SandboxProfile::parse("workspace"),
+            Err(
+                "unknown sandbox profile \"workspace\"; known: read-only, workspace-write, full"
+                    .to_owned()
+            )
+        );
+        assert_eq!(SandboxDevices::parse("rw"), None);
+    }
+
+    #[test]
+    fn a_profile_implies_its_default_network_and_devices() {
+        let defaults: Vec<(bool, SandboxDevices)> = SandboxProfile::ALL
+            .iter()
+            .map(|p| (p.default_network(), p.default_devices()))
+            .collect();
+        assert_eq!(
+            defaults,
+            [
+                (false, SandboxDevices::Read),
+                (false, SandboxDevices::ReadWrite),
+                (true, SandboxDevices::ReadWrite),
+            ]
+        );
     }
 }

@@ -116,23 +116,6 @@ mod tests {
         assert_eq!(full.resolve(Role::SideChat), Policy::full());
     }
 
-    /// The compiler is a dev-dependency here (the library links it only to build).
-    #[test]
-    fn roles_yaml_and_the_runtime_spell_policies_alike() {
-        use toolsurface_compiler::ir::{SandboxDevices, SandboxProfile};
-        // The compiler checks `sandbox:` against its own names; the generated
-        // `Role::sandbox()` names the runtime's variants: the two lists must be one.
-        let compiler: Vec<&str> = SandboxProfile::ALL.iter().map(|p| p.as_str()).collect();
-        let runtime: Vec<&str> = Profile::ALL.iter().map(|p| p.as_str()).collect();
-        assert_eq!(compiler, runtime);
-        let compiler: Vec<&str> = SandboxDevices::ALL.iter().map(|d| d.as_str()).collect();
-        let runtime: Vec<&str> = [Devices::None, Devices::Read, Devices::ReadWrite]
-            .iter()
-            .map(|d| d.as_str())
-            .collect();
-        assert_eq!(compiler, runtime);
-    }
-
     #[test]
     fn the_declared_roles_reach_the_generated_code() {
         // The declared roles (tool-defs/roles.yaml) reach the generated code, with the

@@ -579,29 +579,33 @@ pub fn type_text(ty: &Type) -> String {
             ),
             Vec::new(),
         ),
-        Type::Annotated { ty, ann } => {
-            let mut extra = Vec::new();
-            if let Some(d) = &ann.default {
-                extra.push(format!("default {d}"));
-            }
-            if let Some(f) = &ann.format {
-                extra.push(format!("format {f}"));
-            }
-            if !ann.extra.is_empty() {
-                let keys: Vec<&str> = ann.extra.iter().map(|(k, _)| k.as_str()).collect();
-                extra.push(format!(
-                    "published verbatim, not checked: {}",
-                    keys.join(", ")
-                ));
-            }
-            (type_text(ty), extra)
-        }
+        Type::Annotated { ty, ann } => (type_text(ty), annotation_texts(ann)),
     };
     if extra.is_empty() {
         base
     } else {
         format!("{base}, {}", extra.join(", "))
     }
+}
+
+/// What a type's annotations add to its text: its default, its format, and the keywords
+/// published verbatim (which `Call::parse` does not check).
+fn annotation_texts(ann: &toolsurface_compiler::ir::SchemaAnnotations) -> Vec<String> {
+    let mut extra = Vec::new();
+    if let Some(d) = &ann.default {
+        extra.push(format!("default {d}"));
+    }
+    if let Some(f) = &ann.format {
+        extra.push(format!("format {f}"));
+    }
+    if !ann.extra.is_empty() {
+        let keys: Vec<&str> = ann.extra.iter().map(|(k, _)| k.as_str()).collect();
+        extra.push(format!(
+            "published verbatim, not checked: {}",
+            keys.join(", ")
+        ));
+    }
+    extra
 }
 
 fn indent(out: &mut String, text: &str, pad: &str) {

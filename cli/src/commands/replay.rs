@@ -114,25 +114,29 @@ impl Outcome {
         keep: usize,
     ) {
         self.calls += 1;
+        // Looked up by the borrowed name first: a key is copied once, not once per call.
         match result {
             Ok(c) => match c.alias {
                 None => self.as_is += 1,
-                Some(a) => {
-                    self.via_alias
-                        .entry(a.to_owned())
-                        .or_insert_with(|| (c.tool.to_owned(), 0))
-                        .1 += 1
+                Some(a) => match self.via_alias.get_mut(a) {
+                    Some(n) => n.1 += 1,
+                    None => {
+                        self.via_alias.insert(a.to_owned(), (c.tool.to_owned(), 1));
+                    }
+                },
+            },
+            Err(e) if e.kind == CallErrorKind::Retired => match self.retired.get_mut(name) {
+                Some(n) => n.1 += 1,
+                None => {
+                    self.retired.insert(name.to_owned(), (e.message.clone(), 1));
                 }
             },
-            Err(e) if e.kind == CallErrorKind::Retired => {
-                self.retired
-                    .entry(name.to_owned())
-                    .or_insert_with(|| (e.message.clone(), 0))
-                    .1 += 1
-            }
-            Err(e) if e.kind == CallErrorKind::UnknownTool => {
-                *self.unknown.entry(name.to_owned()).or_default() += 1
-            }
+            Err(e) if e.kind == CallErrorKind::UnknownTool => match self.unknown.get_mut(name) {
+                Some(n) => *n += 1,
+                None => {
+                    self.unknown.insert(name.to_owned(), 1);
+                }
+            },
             Err(e) => match self.refused.get_mut(&e.message) {
                 Some(g) => g.add(example, keep),
                 None => {
@@ -345,6 +349,7 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
         from: targets.has_from().then(Outcome::default),
         ..Replay::default()
     };
+    let mut break_keys: HashMap<(&str, Option<&str>), HashMap<String, u64>> = HashMap::new();
     let mut sink = |event: Event<'_>| {
         let Event::Call(call) = event else { return };
         let (to, from) = targets.for_format(call.format);
@@ -366,7 +371,12 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
         }
         if let (Ok(old), Err(new)) = (&old, &got) {
             r.broken_calls += 1;
-            let b = r.breaks.entry(new.message.clone()).or_default();
+            if !r.breaks.contains_key(&new.message) {
+                r.breaks.insert(new.message.clone(), Default::default());
+            }
+            let Some(b) = r.breaks.get_mut(&new.message) else {
+                return;
+            };
             b.0 += 1;
             if b.1.len() < examples {
                 b.1.push(Break {
@@ -376,16 +386,25 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
                     example: example(),
                 });
             }
-            *r.break_keys
-                .entry((
-                    old.tool.to_owned(),
-                    old.action.map(str::to_owned),
-                    new.message.clone(),
-                ))
-                .or_default() += 1;
+            // Counted under borrowed keys while the file is read (the plan's names and the
+            // refusal's text), made owned once per key below.
+            let by_message = break_keys.entry((old.tool, old.action)).or_default();
+            match by_message.get_mut(&new.message) {
+                Some(n) => *n += 1,
+                None => {
+                    by_message.insert(new.message.clone(), 1);
+                }
+            }
         }
     };
     r.read = transcript::read_files(&files, &mut sink)?;
+    for ((tool, action), by_message) in break_keys {
+        for (message, n) in by_message {
+            *r.break_keys
+                .entry((tool.to_owned(), action.map(str::to_owned), message))
+                .or_default() += n;
+        }
+    }
     Ok(r)
 }
 

@@ -320,13 +320,14 @@ struct Emit<'s, 'f> {
     line: u64,
     sink: &'s mut dyn FnMut(Event<'_>),
     summary: &'s mut ReadSummary,
-    formats: &'f mut Vec<Format>,
+    /// The format of the line's first event (what the line is counted as).
+    first: &'f mut Option<Format>,
 }
 
 impl Emit<'_, '_> {
     fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, args: CallArguments<'_>) {
         let format = if self.codex { Format::Codex } else { format };
-        self.formats.push(format);
+        self.first.get_or_insert(format);
         self.summary.calls += 1;
         (self.sink)(Event::Call(CallEvent {
             format,
@@ -340,7 +341,7 @@ impl Emit<'_, '_> {
     }
     fn result(&mut self, format: Format, call_id: Option<&str>, is_error: bool) {
         let format = if self.codex { Format::Codex } else { format };
-        self.formats.push(format);
+        self.first.get_or_insert(format);
         self.summary.results += 1;
         (self.sink)(Event::Result(ResultEvent {
             file: self.file,
@@ -507,7 +508,7 @@ fn node_events(
     sink: &mut dyn FnMut(Event<'_>),
     summary: &mut ReadSummary,
 ) {
-    let mut formats = Vec::new();
+    let mut first = None;
     // One conversation per line.
     let conversation = conversation_of(node);
     let items = if conversation.is_none() {
@@ -527,7 +528,7 @@ fn node_events(
             line,
             sink,
             summary,
-            formats: &mut formats,
+            first: &mut first,
         };
         for m in conversation.into_iter().flatten() {
             message_events(m, &mut emit);
@@ -536,7 +537,7 @@ fn node_events(
             message_events(m, &mut emit);
         }
         (emit.sink)(Event::ThreadEnd(&thread));
-        count_format(summary, &formats);
+        count_format(summary, first);
         return;
     }
     // One message or event per line.
@@ -548,9 +549,8 @@ fn node_events(
         return;
     }
     let thread = explicit_thread(node)
-        .map(str::to_owned)
-        .or_else(|| file.codex_session.clone())
-        .unwrap_or_else(|| file.name.clone());
+        .or(file.codex_session.as_deref())
+        .unwrap_or(&file.name);
     let codex = node.kind.as_deref() == Some("response_item");
     let inner = node
         .payload
@@ -560,18 +560,18 @@ fn node_events(
     let mut emit = Emit {
         codex,
         file: &file.name,
-        thread: &thread,
+        thread,
         line,
         sink,
         summary,
-        formats: &mut formats,
+        first: &mut first,
     };
     message_events(inner, &mut emit);
-    count_format(summary, &formats);
+    count_format(summary, first);
 }
 
-fn count_format(summary: &mut ReadSummary, formats: &[Format]) {
-    if let Some(f) = formats.first() {
+fn count_format(summary: &mut ReadSummary, first: Option<Format>) {
+    if let Some(f) = first {
         *summary.formats.entry(f.as_str()).or_default() += 1;
     }
 }

@@ -40,19 +40,22 @@ impl DialectRules for Anthropic {
         Style::JsonSchema
     }
 
-    /// The cache breakpoint on the last resident tool, when the family sets one.
+    /// The cache breakpoint, where [`DialectRules::breakpoint`] puts it.
     fn placed(&self, json: Json, family: &Family, placement: Placement<'_>) -> Json {
-        match placement {
-            Placement::Resident { last: true } => json.with_opt(
+        match family.cache_control {
+            Some(ttl) if self.breakpoint(family, placement) => json.with(
                 "cache_control",
-                family.cache_control.map(|ttl| {
-                    Json::obj()
-                        .with("type", Json::str("ephemeral"))
-                        .with("ttl", Json::str(ttl.as_str()))
-                }),
+                Json::obj()
+                    .with("type", Json::str("ephemeral"))
+                    .with("ttl", Json::str(ttl.as_str())),
             ),
-            Placement::Resident { last: false } | Placement::Skill(_) => json,
+            _ => json,
         }
+    }
+
+    /// On the last resident tool, when the family sets `cache_control`.
+    fn breakpoint(&self, family: &Family, placement: Placement<'_>) -> bool {
+        family.cache_control.is_some() && matches!(placement, Placement::Resident { last: true })
     }
 
     fn default_skills(&self) -> SkillStrategy {

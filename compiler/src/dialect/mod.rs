@@ -147,6 +147,12 @@ pub(crate) trait DialectRules: Sync {
         json
     }
 
+    /// Whether [`DialectRules::placed`] puts the prompt-cache breakpoint on a tool so placed
+    /// (Anthropic's `cache_control`): the typed fact the emitted tool and the lock carry.
+    fn breakpoint(&self, _family: &Family, _placement: Placement<'_>) -> bool {
+        false
+    }
+
     /// Whether `activate_skill` becomes a client `tool_search` tool on a deferring surface.
     fn has_tool_search(&self) -> bool {
         false

@@ -66,12 +66,10 @@ pub fn prefixes(s: &LockedSurface) -> SurfacePrefixes {
     }
 }
 
-/// `[` + the tools up to and including the one carrying `cache_control`, when one does.
+/// `[` + the tools up to and including the one carrying the breakpoint (the lock's typed
+/// fact), when one does.
 fn breakpoint_prefix(s: &LockedSurface) -> Option<String> {
-    let at = s
-        .tools
-        .iter()
-        .position(|t| t.json.contains(r#""cache_control":{"#))?;
+    let at = s.tools.iter().position(|t| t.breakpoint)?;
     let body: Vec<&str> = s.tools[..=at].iter().map(|t| t.json.as_str()).collect();
     Some(format!("[{}", body.join(",")))
 }

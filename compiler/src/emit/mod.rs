@@ -85,6 +85,8 @@ pub struct EmittedTool {
     pub kind: ToolKind,
     /// Published with `defer_loading: true` (a skill tool under `defer`).
     pub deferred: bool,
+    /// Carries the prompt-cache breakpoint (Anthropic `cache_control`).
+    pub breakpoint: bool,
     /// The published description (what `introspect tools` lists).
     pub description: String,
 }
@@ -455,6 +457,7 @@ fn emit_tool(
         family_sha256.as_deref(),
     )?;
     let json = json.to_canonical();
+    let deferred = dialect::defers(rules, strategy, placement);
     Ok(EmittedTool {
         name: tool.name.clone(),
         sha256: sha256_hex(json.as_bytes()),
@@ -464,7 +467,8 @@ fn emit_tool(
             .allowed_entry(&tool.name, kind)
             .map(|e| e.to_canonical()),
         kind,
-        deferred: dialect::defers(rules, strategy, placement),
+        deferred,
+        breakpoint: !deferred && rules.breakpoint(family, placement),
         description: description.to_owned(),
     })
 }

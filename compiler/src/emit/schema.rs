@@ -361,33 +361,43 @@ impl Node<'_, '_> {
                 properties,
                 additional,
                 implicit_open,
-            } => {
-                let additional = match additional {
-                    // Open by JSON Schema's default: nothing published.
-                    Some(_) if *implicit_open => Some(Json::Null),
-                    Some(t) => Some(self.child("*").schema(t, None, false)?),
-                    None => None,
-                };
-                let mut props = Vec::new();
-                let mut required = Vec::new();
-                for p in properties {
-                    let child = self.child(&p.name);
-                    let desc = match self.texts {
-                        Some(texts) => Some(texts.field(&child.path)?.to_owned()),
-                        None => None,
-                    };
-                    let nullable = style == Style::Strict && !p.required;
-                    if !unlisted(&p.ty) {
-                        props.push((p.name.clone(), child.schema(&p.ty, desc, nullable)?));
-                    }
-                    if p.required || style == Style::Strict {
-                        required.push(Json::str(p.name.clone()));
-                    }
-                }
-                return Ok(object_schema_with(node, props, required, additional, style));
-            }
+            } => return self.object(node, properties, additional.as_deref(), *implicit_open),
         }
         Ok(node)
+    }
+
+    /// An object node's properties, `required` and other keys, after `node`'s head.
+    fn object(
+        &self,
+        node: Json,
+        properties: &[crate::ir::Property],
+        additional: Option<&Type>,
+        implicit_open: bool,
+    ) -> Result<Json, EmitError> {
+        let style = self.style;
+        let additional = match additional {
+            // Open by JSON Schema's default: nothing published.
+            Some(_) if implicit_open => Some(Json::Null),
+            Some(t) => Some(self.child("*").schema(t, None, false)?),
+            None => None,
+        };
+        let mut props = Vec::new();
+        let mut required = Vec::new();
+        for p in properties {
+            let child = self.child(&p.name);
+            let desc = match self.texts {
+                Some(texts) => Some(texts.field(&child.path)?.to_owned()),
+                None => None,
+            };
+            let nullable = style == Style::Strict && !p.required;
+            if !unlisted(&p.ty) {
+                props.push((p.name.clone(), child.schema(&p.ty, desc, nullable)?));
+            }
+            if p.required || style == Style::Strict {
+                required.push(Json::str(p.name.clone()));
+            }
+        }
+        Ok(object_schema_with(node, props, required, additional, style))
     }
 
     /// The types without one JSON type name: `any` (no `type`), `const`, unions.

@@ -468,43 +468,7 @@ impl<'p> Walker<'_, 'p> {
                 .collect();
             return Err(rt::unexpected_field(&prefix(), &key, &accepted, &belongs));
         }
-        for (f, v) in rules.fields.iter().zip(&values) {
-            if f.required && v.is_none() {
-                return Err(rt::missing(&prefix(), &f.name));
-            }
-        }
-        let present = |m: &MemberPlan| -> bool {
-            let value = || {
-                rules
-                    .fields
-                    .iter()
-                    .zip(&values)
-                    .find(|(f, _)| f.name == m.field)
-                    .and_then(|(_, v)| v.as_ref())
-            };
-            match m.presence {
-                Presence::Always => true,
-                Presence::Never => false,
-                Presence::Given => value().is_some(),
-                Presence::True => matches!(value(), Some(Value::Bool(true))),
-            }
-        };
-        for group in &rules.exactly_one_of {
-            let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
-            let given: Vec<&str> = group
-                .iter()
-                .filter(|m| present(m))
-                .map(|m| m.field.as_str())
-                .collect();
-            if given.len() != 1 {
-                return Err(rt::exactly_one(&prefix(), &names, &given));
-            }
-        }
-        for fw in &rules.forbidden_with {
-            if present(&fw.field) && present(&fw.with) {
-                return Err(rt::constraint(&prefix(), &fw.message));
-            }
-        }
+        constraints(rules, &values, prefix)?;
         if self.build == Build::Nothing {
             return Ok(Map::new());
         }
@@ -637,6 +601,25 @@ impl<'p> Walker<'_, 'p> {
                 )?)),
                 v => refuse("an object", &v),
             },
+            TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
+                self.convert_json(ty, v, path)
+            }
+        }
+    }
+
+    /// [`Self::convert`] for the kinds whose typed value is the JSON value itself: any, null,
+    /// const, unions (the first accepting branch's value; `one`: a second is refused).
+    fn convert_json(
+        &self,
+        ty: &TypePlan,
+        v: Val<'_>,
+        path: &dyn Fn() -> String,
+    ) -> Result<Value, CallError> {
+        let typed = self.build == Build::Typed;
+        let refuse = |expected: &str, v: &Val<'_>| {
+            Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
+        };
+        match ty {
             TypePlan::Any => Ok(if typed { to_json(v) } else { Value::Null }),
             TypePlan::Null => match v {
                 Val::Null => Ok(Value::Null),
@@ -673,6 +656,55 @@ impl<'p> Walker<'_, 'p> {
                     None => refuse(expected, &v),
                 }
             }
+            _ => self.convert(ty, v, path),
         }
     }
+}
+
+/// After an object's walk: each required field (declaration order), each `exactly_one_of`
+/// group, each `forbidden_with` rule, on the values found.
+fn constraints(
+    rules: &ObjectPlan,
+    values: &[Option<Value>],
+    prefix: &dyn Fn() -> String,
+) -> Result<(), CallError> {
+    for (f, v) in rules.fields.iter().zip(values.iter()) {
+        if f.required && v.is_none() {
+            return Err(rt::missing(&prefix(), &f.name));
+        }
+    }
+    let present = |m: &MemberPlan| -> bool {
+        let value = || {
+            rules
+                .fields
+                .iter()
+                .zip(values.iter())
+                .find(|(f, _)| f.name == m.field)
+                .and_then(|(_, v)| v.as_ref())
+        };
+        match m.presence {
+            Presence::Always => true,
+            Presence::Never => false,
+            Presence::Given => value().is_some(),
+            Presence::True => matches!(value(), Some(Value::Bool(true))),
+        }
+    };
+    for group in &rules.exactly_one_of {
+        // Counted first: the lists are built only for the refusal.
+        if group.iter().filter(|m| present(m)).count() != 1 {
+            let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
+            let given: Vec<&str> = group
+                .iter()
+                .filter(|m| present(m))
+                .map(|m| m.field.as_str())
+                .collect();
+            return Err(rt::exactly_one(&prefix(), &names, &given));
+        }
+    }
+    for fw in &rules.forbidden_with {
+        if present(&fw.field) && present(&fw.with) {
+            return Err(rt::constraint(&prefix(), &fw.message));
+        }
+    }
+    Ok(())
 }

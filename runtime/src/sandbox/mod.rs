@@ -60,58 +60,15 @@ pub const DEVICES: [&str; 6] = [
     "/dev/pts",
 ];
 
-/// How much a role may write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Profile {
-    /// Nothing but the conversation's private temp dir (the shell's scratch space); the
-    /// file tools write nothing.
-    ReadOnly,
-    /// The host root, the declared workdirs, the temp dir and the host's extra roots.
-    WorkspaceWrite,
-    /// Unconfined.
-    Full,
-}
+/// How much a role may write, least first (the shared vocabulary; `read-only`: nothing but
+/// the conversation's private temp dir, the shell's scratch space, and the file tools write
+/// nothing; `workspace-write`: the host root, the declared workdirs, the temp dir and the
+/// host's extra roots; `full`: unconfined).
+pub use toolsurface_kernel::vocab::SandboxProfile as Profile;
 
-impl Profile {
-    pub const ALL: [Profile; 3] = [Profile::ReadOnly, Profile::WorkspaceWrite, Profile::Full];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::ReadOnly => "read-only",
-            Profile::WorkspaceWrite => "workspace-write",
-            Profile::Full => "full",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Profile, String> {
-        Profile::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| {
-                format!("unknown sandbox profile {s:?}; known: read-only, workspace-write, full")
-            })
-    }
-}
-
-/// What the `device` argument of the file tools may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Devices {
-    None,
-    Read,
-    ReadWrite,
-}
-
-impl Devices {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Devices::None => "none",
-            Devices::Read => "read",
-            Devices::ReadWrite => "read-write",
-        }
-    }
-}
+/// What the `device` argument of the file tools may do, least first (the shared
+/// vocabulary).
+pub use toolsurface_kernel::vocab::SandboxDevices as Devices;
 
 /// What happens when the kernel cannot enforce a confined profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -158,11 +115,8 @@ impl Policy {
     pub fn of(profile: Profile) -> Policy {
         Policy {
             profile,
-            network: profile == Profile::Full,
-            devices: match profile {
-                Profile::ReadOnly => Devices::Read,
-                _ => Devices::ReadWrite,
-            },
+            network: profile.default_network(),
+            devices: profile.default_devices(),
             protect: match profile {
                 Profile::Full => Vec::new(),
                 _ => DEFAULT_PROTECT.iter().map(PathBuf::from).collect(),
