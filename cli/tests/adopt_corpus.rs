@@ -189,15 +189,16 @@ fn eight_registry_mcp_servers_round_trip_with_no_difference() {
 }
 
 /// Provider arrays in every shape, written here with the constructs real surfaces use
-/// (camelCase and hyphenated names, long descriptions, Gemini's JSON Schema key, BFCL's types,
-/// read-only MCP annotations).
+/// (camelCase and hyphenated names, long descriptions, descriptions ending in a line break,
+/// Gemini's JSON Schema key, BFCL's types, read-only MCP annotations, a hosted tool, unions,
+/// defaults, open objects).
 #[test]
 fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
     let long = "Search the code. ".repeat(80).trim_end().to_owned();
     let chat = serde_json::json!([{"type": "function", "function": {"name": "searchCode",
         "description": long, "parameters": {"type": "object", "properties": {
             "perPage": {"type": "integer", "description": "Page size.", "minimum": 1, "maximum": 100},
-            "query": {"type": "string", "description": "What."}},
+            "query": {"type": "string", "description": "What.\n"}},
         "required": ["query"], "additionalProperties": false}}}]);
     let responses = serde_json::json!([{"type": "function", "name": "list-files",
         "description": "List files.", "parameters": {"type": "object", "properties": {
@@ -217,7 +218,19 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
         "required": ["to"]}}]);
     let mcp = serde_json::json!({"tools": [{"name": "get_me", "description": "Me.",
         "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
-        "annotations": {"title": "Get me", "readOnlyHint": true}}]});
+        "annotations": {"title": "Get me", "readOnlyHint": true}},
+      {"name": "update_issue", "title": "Update an issue", "description": "Update.",
+        "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$defs": {"Label": {"type": "string", "minLength": 1}},
+          "type": "object", "properties": {
+            "state": {"type": "string", "enum": ["open", "closed"], "default": "open", "description": "State."},
+            "due": {"type": ["string", "null"], "format": "date", "description": "Due date."},
+            "assignee": {"anyOf": [{"type": "string", "description": "A login."}, {"type": "integer", "minimum": 1}], "description": "Who."},
+            "kind": {"const": "issue", "description": "Always issue."},
+            "labels": {"type": "array", "items": {"$ref": "#/$defs/Label"}, "description": "Labels."},
+            "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Custom fields."},
+            "limit": {"type": "integer", "exclusiveMinimum": 0, "description": "Limit."}},
+          "required": ["state"]}}]});
     let tmp = tempfile::tempdir().unwrap();
     for (what, doc, family) in [
         ("chat", chat, "chat"),

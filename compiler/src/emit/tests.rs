@@ -277,7 +277,7 @@ fn rendered(tool: &Tool, family: &str) -> RenderedTool {
     }
     RenderedTool {
         name: tool.name.clone(),
-        description: format!("{} on {family}.\n", tool.name),
+        description: format!("{} on {family}.", tool.name),
         selector: if tool.selector.is_some() {
             "What to do.".into()
         } else {
@@ -953,10 +953,20 @@ fn canonical_bytes_are_a_serde_json_round_trip_fixed_point() {
     }
 }
 
+/// Emit publishes the rendered text as it is: trimming the source is the renderer's rule
+/// (`load::render`), and whitespace a template outputs is kept.
 #[test]
-fn descriptions_are_trimmed() {
+fn descriptions_are_published_as_rendered() {
     let t = tool_json(&emit("anthropic", None), "introspect");
     assert_eq!(t["description"], "introspect on anthropic.");
+    let mut ir = ir();
+    ir.surfaces[0].tools[1].description = "ends in a line break\n".into();
+    let e = surface(&ir, "side_chat", "chat", None).unwrap();
+    assert!(
+        e.bytes.contains(r#""ends in a line break\n""#),
+        "{}",
+        e.bytes
+    );
 }
 
 #[test]
