@@ -19,6 +19,25 @@ fn bin() -> Command {
     c
 }
 
+/// The oracle's answers to `lines` (one request each), read from a process that exits 0.
+fn oracle(args: &[&str], lines: &[&str]) -> String {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn plan_is_byte_stable_and_its_schema_describes_it() {
     let a = bin().args(["plan", "tool-defs"]).output().unwrap();
@@ -71,25 +90,8 @@ fn the_oracle_answers_alike_from_the_generated_parser_and_the_plan() {
         r#"{"role":"nobody","family":"chat","name":"x"}"#,
         "not json",
     ];
-    let answer = |args: &[&str]| {
-        let mut child = bin()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(lines.join("\n").as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let standard = answer(&["validate", "--jsonl"]);
-    let planned = answer(&["validate", "--jsonl", "--defs", "tool-defs"]);
+    let standard = oracle(&["validate", "--jsonl"], &lines);
+    let planned = oracle(&["validate", "--jsonl", "--defs", "tool-defs"], &lines);
     let got: Vec<serde_json::Value> = standard
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -140,31 +142,15 @@ fn at_most_one_of_refuses_two_of_a_group() {
         r#"{"role":"main","family":"chat","name":"put","arguments":{"a":"x","b":false}}"#,
         r#"{"role":"main","family":"chat","name":"put","arguments":{"c":2}}"#,
     ];
-    let mut child = bin()
-        .args(["validate", "--jsonl", "--defs", defs.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(lines.join("\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = oracle(
+        &["validate", "--jsonl", "--defs", defs.to_str().unwrap()],
+        &lines,
+    );
     let got: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(
-        got.len(),
-        3,
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(got.len(), 3, "{text}");
     assert_eq!(
         got[0]["message"],
         "put: a and c were both given; pass at most one of a, b or c."

@@ -236,6 +236,25 @@ struct DefTool {
     hosted: Option<Value>,
 }
 
+impl DefTool {
+    /// A plain tool with no fields yet: what every mapping starts from.
+    fn new(name: String, description: String) -> DefTool {
+        DefTool {
+            name,
+            description,
+            fields: Vec::new(),
+            selector: None,
+            freeform: None,
+            traits: Vec::new(),
+            title: None,
+            title_at: (true, true),
+            extras: extras::Extras::default(),
+            parameters: Parameters::default(),
+            hosted: None,
+        }
+    }
+}
+
 /// The walk over one tool's schema, collecting notes.
 struct Mapper<'n> {
     tool: String,
@@ -245,32 +264,6 @@ struct Mapper<'n> {
     open_by_default: bool,
     depth: usize,
 }
-
-/// The keywords the mapping reads; any other is kept verbatim (`json_schema:`), published as
-/// written and not checked by `Call::parse` (each such keyword is reported).
-const MAPPED_KEYS: &[&str] = &[
-    "type",
-    "description",
-    "title",
-    "default",
-    "format",
-    "examples",
-    "enum",
-    "const",
-    "properties",
-    "required",
-    "items",
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-];
 
 impl Mapper<'_> {
     fn note(&mut self, pointer: &str, message: impl Into<String>) {
@@ -320,7 +313,7 @@ impl Mapper<'_> {
         ann.examples = o.get("examples").and_then(Value::as_array).cloned();
         let ty = self.base(o, ptr, &mut ann);
         for (k, x) in o {
-            if !MAPPED_KEYS.contains(&k.as_str()) {
+            if !crate::load::types::MODELLED.contains(&k.as_str()) {
                 ann.extra.push((k.clone(), x.clone()));
             }
         }
@@ -804,17 +797,8 @@ fn hosted_tool(
         ),
     });
     Some(DefTool {
-        name,
-        description: String::new(),
-        fields: Vec::new(),
-        selector: None,
-        freeform: None,
-        traits: Vec::new(),
-        title: None,
-        title_at: (true, true),
-        extras: extras::Extras::default(),
-        parameters: Parameters::default(),
         hosted: Some(t.clone()),
+        ..DefTool::new(name, String::new())
     })
 }
 
@@ -1019,19 +1003,7 @@ fn import_tool(
         open_by_default: rules.absent_additional_is_open(schema_key),
         depth: 0,
     };
-    let mut tool = DefTool {
-        name: name.clone(),
-        description,
-        fields: Vec::new(),
-        selector: None,
-        freeform: None,
-        traits: Vec::new(),
-        title: None,
-        title_at: (true, true),
-        extras: extras::Extras::default(),
-        parameters: Parameters::default(),
-        hosted: None,
-    };
+    let mut tool = DefTool::new(name.clone(), description);
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
         tool.fields = fields;
         tool.selector = Some((sel, actions));
@@ -1040,16 +1012,7 @@ fn import_tool(
         (tool.fields, tool.parameters) =
             fields_of_a_plain_object_root(&mut m, schema, &schema_ptr, written);
     }
-    (tool.traits, tool.title) = rules.read_traits_and_title(t, &name);
-    // MCP writes a title in two places; an input with it in one is published so.
-    let top = t.get("title").is_some();
-    let in_annotations = t.pointer("/annotations/title").is_some();
-    if top != in_annotations {
-        tool.title_at = (top, in_annotations);
-        if tool.title.is_none() {
-            tool.title = Some(crate::emit::derived_title(&name));
-        }
-    }
+    (tool.traits, tool.title, tool.title_at) = rules.read_traits_and_title(t, &name);
     tool.extras = tool_extras;
     examples_to_actions(&mut tool, notes);
     Ok(tool)
@@ -1120,8 +1083,6 @@ fn responses_custom_tool_as_freeform(
         });
     }
     DefTool {
-        name,
-        description,
         fields: vec![DefProp {
             name: "input".into(),
             ty: Type::String {
@@ -1132,14 +1093,8 @@ fn responses_custom_tool_as_freeform(
             description: String::new(),
             required: true,
         }],
-        selector: None,
         freeform: grammar,
-        traits: Vec::new(),
-        title: None,
-        title_at: (true, true),
-        extras: extras::Extras::default(),
-        parameters: Parameters::default(),
-        hosted: None,
+        ..DefTool::new(name, description)
     }
 }
 

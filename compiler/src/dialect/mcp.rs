@@ -98,21 +98,18 @@ impl DialectRules for Mcp {
 
     /// The annotations as traits, and the title where it is not the one `emit` derives from
     /// the name anyway.
-    fn read_traits_and_title(
-        &self,
-        t: &Value,
-        name: &str,
-    ) -> (Vec<(&'static str, bool)>, Option<String>) {
-        // No title at all: an empty one (`title: false`), so none is derived.
-        let title = match t
-            .get("title")
-            .or_else(|| t.pointer("/annotations/title"))
-            .and_then(Value::as_str)
-        {
-            None => Some(String::new()),
-            Some(title) => (title != self::title(name)).then(|| title.to_owned()),
+    fn read_traits_and_title(&self, t: &Value, name: &str) -> super::ImportedTitle {
+        let top = t.get("title").and_then(Value::as_str);
+        let annotated = t.pointer("/annotations/title").and_then(Value::as_str);
+        // A title in one of its two places is published there only; no title at all is an
+        // empty one (`title: false`), so none is derived.
+        let (title, at) = match (top, annotated) {
+            (None, None) => (Some(String::new()), (true, true)),
+            (Some(x), None) => (Some(x.to_owned()), (true, false)),
+            (None, Some(x)) => (Some(x.to_owned()), (false, true)),
+            (Some(x), Some(_)) => ((x != self::title(name)).then(|| x.to_owned()), (true, true)),
         };
-        (traits_from_annotations(t), title)
+        (traits_from_annotations(t), title, at)
     }
 }
 

@@ -307,15 +307,16 @@ pub(crate) trait DialectRules: Sync {
         false
     }
 
-    /// Traits and a title the tool carries besides its schema (MCP annotations).
-    fn read_traits_and_title(
-        &self,
-        _t: &Value,
-        _name: &str,
-    ) -> (Vec<(&'static str, bool)>, Option<String>) {
-        (Vec::new(), None)
+    /// Traits and a title the tool carries besides its schema (MCP annotations), with where
+    /// the title is written (`ir::Tool::title_at`: both places unless the input has one).
+    fn read_traits_and_title(&self, _t: &Value, _name: &str) -> ImportedTitle {
+        (Vec::new(), None, (true, true))
     }
 }
+
+/// What [`DialectRules::read_traits_and_title`] reads: the traits, the title (`None`:
+/// derived), and where it is published.
+pub type ImportedTitle = (Vec<(&'static str, bool)>, Option<String>, (bool, bool));
 
 /// Whether a tool so placed is published deferred: a skill tool under `defer`, where the
 /// dialect can defer.

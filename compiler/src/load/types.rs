@@ -20,16 +20,17 @@ pub(crate) const ANNOTATION_KEYS: &[&str] = &[
     "unlisted",
 ];
 
-/// The JSON Schema keywords the language writes itself: a `json_schema:` key among them is
-/// refused (it would be published twice). `enum`, `anyOf` and `oneOf` may be kept verbatim
-/// where the language has no construct for them (an enum of numbers, a union beside a `type`).
-const MODELLED: &[&str] = &[
+/// The JSON Schema keywords the language writes itself: `import` maps these (and only these)
+/// onto its constructs, and a `json_schema:` key among them is refused (it would be published
+/// twice) — except [`ALSO_VERBATIM`].
+pub(crate) const MODELLED: &[&str] = &[
     "type",
     "description",
     "title",
     "default",
     "format",
     "examples",
+    "enum",
     "const",
     "minimum",
     "maximum",
@@ -42,7 +43,13 @@ const MODELLED: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
+    "anyOf",
+    "oneOf",
 ];
+
+/// Modelled keywords `json_schema:` may hold where the language has no construct for the use
+/// (an enum of numbers, a union beside a `type`).
+pub(crate) const ALSO_VERBATIM: &[&str] = &["enum", "anyOf", "oneOf"];
 
 /// The type names a type list may hold.
 pub(crate) const LISTABLE: &[&str] = &[
@@ -271,7 +278,7 @@ pub(crate) fn verbatim(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Valu
     let mut out = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let key = crate::load::yaml::key_text(k);
-        if MODELLED.contains(&key.as_str()) {
+        if MODELLED.contains(&key.as_str()) && !ALSO_VERBATIM.contains(&key.as_str()) {
             d.push(
                 Diagnostic::error(
                     "modelled-keyword",

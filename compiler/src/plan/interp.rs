@@ -516,9 +516,7 @@ impl<'p> Walker<'_, 'p> {
         path: &dyn Fn() -> String,
     ) -> Result<Value, CallError> {
         let typed = self.build == Build::Typed;
-        let refuse = |expected: &str, v: &Val<'_>| {
-            Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
-        };
+        let refuse = |expected: &str, v: &Val<'_>| refusal(path, expected, v);
         match ty {
             TypePlan::Integer {
                 minimum,
@@ -616,9 +614,7 @@ impl<'p> Walker<'_, 'p> {
         path: &dyn Fn() -> String,
     ) -> Result<Value, CallError> {
         let typed = self.build == Build::Typed;
-        let refuse = |expected: &str, v: &Val<'_>| {
-            Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
-        };
+        let refuse = |expected: &str, v: &Val<'_>| refusal(path, expected, v);
         match ty {
             TypePlan::Any => Ok(if typed { to_json(v) } else { Value::Null }),
             TypePlan::Null => match v {
@@ -659,6 +655,11 @@ impl<'p> Walker<'_, 'p> {
             _ => self.convert(ty, v, path),
         }
     }
+}
+
+/// `<path>: expected <expected>, got <value>`.
+fn refusal(path: &dyn Fn() -> String, expected: &str, v: &Val<'_>) -> Result<Value, CallError> {
+    Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
 }
 
 /// After an object's walk: each required field (declaration order), each `exactly_one_of`
