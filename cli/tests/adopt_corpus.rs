@@ -229,7 +229,9 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
             "kind": {"const": "issue", "description": "Always issue."},
             "labels": {"type": "array", "items": {"$ref": "#/$defs/Label"}, "description": "Labels."},
             "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Custom fields."},
-            "limit": {"type": "integer", "exclusiveMinimum": 0, "description": "Limit."}},
+            "limit": {"type": "integer", "exclusiveMinimum": 0, "description": "Limit."},
+            "ratio": {"type": ["integer", "number"], "enum": [1, 2.5], "description": "Ratio."},
+            "mode": {"type": "string", "default": 3, "description": "Mode."}},
           "required": ["state"]}}]});
     let tmp = tempfile::tempdir().unwrap();
     for (what, doc, family) in [
@@ -243,6 +245,13 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
         let input = tmp.path().join(format!("{what}.json"));
         std::fs::write(&input, doc.to_string()).unwrap();
         let n = adopt(what, &["--from", &s(&input)], family, tmp.path());
+        if what == "mcp" {
+            // A keyword a type list maps once per listed type is published once; a default the
+            // type refuses is kept verbatim (the folder still checks).
+            let emitted = std::fs::read_to_string(tmp.path().join("mcp.emitted.json")).unwrap();
+            assert_eq!(emitted.matches(r#""enum":[1,2.5]"#).count(), 1, "{emitted}");
+            assert!(emitted.contains(r#""default":3"#), "{emitted}");
+        }
         // The Anthropic array holds a hosted `bash_20250124`: kept as a `hosted:` entry.
         let clean = matches!(what, "chat" | "responses" | "anthropic" | "gemini" | "mcp");
         assert!(!clean || n == 0, "{what}: {n} differences");

@@ -309,12 +309,22 @@ impl Mapper<'_> {
         }
         ann.title = text("title");
         ann.format = text("format");
-        ann.default = o.get("default").cloned();
         ann.examples = o.get("examples").and_then(Value::as_array).cloned();
         let ty = self.base(o, ptr, &mut ann);
+        if let Some(d) = o.get("default") {
+            // A default the type refuses would make the written folder fail `check`: it is
+            // kept as written instead.
+            match crate::load::check::value_problem(
+                &ty,
+                &crate::load::yaml::Node::from_json(d, NO_SPAN),
+            ) {
+                None => ann.default = Some(d.clone()),
+                Some(_) => keep(&mut ann, "default", d),
+            }
+        }
         for (k, x) in o {
             if !crate::load::types::MODELLED.contains(&k.as_str()) {
-                ann.extra.push((k.clone(), x.clone()));
+                keep(&mut ann, k, x);
             }
         }
         if !ann.extra.is_empty() {
@@ -346,8 +356,7 @@ impl Mapper<'_> {
                 continue;
             };
             if has_type || (union == "oneOf" && o.contains_key("anyOf")) || branches.len() < 2 {
-                ann.extra
-                    .push((union.to_owned(), Value::Array(branches.clone())));
+                keep(ann, union, &o[union]);
                 continue;
             }
             let branches = branches
@@ -399,7 +408,7 @@ impl Mapper<'_> {
             }
             None if o.contains_key("enum") => {
                 // An enum without a type: its values, kept as written.
-                ann.extra.push(("enum".to_owned(), o["enum"].clone()));
+                keep(ann, "enum", &o["enum"]);
                 Type::Any
             }
             None => Type::Any,
@@ -461,7 +470,7 @@ impl Mapper<'_> {
                 }
                 other => {
                     if let Some(e) = other {
-                        ann.extra.push(("enum".to_owned(), e.clone()));
+                        keep(ann, "enum", e);
                     }
                     Type::String {
                         min_length: uint("minLength"),
@@ -542,7 +551,7 @@ impl Mapper<'_> {
     /// `enum` on a type without string enums: kept verbatim.
     fn enum_kept(&mut self, o: &Map<String, Value>, ann: &mut SchemaAnnotations) {
         if let Some(e) = o.get("enum") {
-            ann.extra.push(("enum".to_owned(), e.clone()));
+            keep(ann, "enum", e);
         }
     }
 
@@ -625,6 +634,14 @@ impl Mapper<'_> {
             }
         }
         out
+    }
+}
+
+/// `key` kept verbatim (`json_schema:`), once: a type list maps its keywords once per listed
+/// type, and each would keep it again.
+fn keep(ann: &mut SchemaAnnotations, key: &str, value: &Value) {
+    if !ann.extra.iter().any(|(k, _)| k == key) {
+        ann.extra.push((key.to_owned(), value.clone()));
     }
 }
 

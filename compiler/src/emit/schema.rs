@@ -174,7 +174,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
         None => None,
     };
     let root = object_schema_with(head, properties, required, additional, style);
-    Ok(annotated(root, &params.ann, None))
+    Ok(annotated(root, &params.ann, true))
 }
 
 /// A field required but not described under `properties` (`unlisted: true`).
@@ -182,14 +182,15 @@ fn unlisted(ty: &Type) -> bool {
     ty.peel().1.is_some_and(|a| a.unlisted)
 }
 
-/// `node` with the annotations appended (a `description` only where the node has none).
-fn annotated(mut node: Json, ann: &SchemaAnnotations, description: Option<&str>) -> Json {
+/// `node` with the annotations appended; `with_description`: the node has no description of
+/// its own (the parameters root), so the annotation's is published.
+fn annotated(mut node: Json, ann: &SchemaAnnotations, with_description: bool) -> Json {
     if ann.type_implied
         && let Json::Obj(entries) = &mut node
     {
         entries.retain(|(k, _)| k != "type");
     }
-    if description.is_none() {
+    if with_description {
         node = node.with_opt("description", ann.description.clone().map(Json::Str));
     }
     node = node
@@ -291,7 +292,7 @@ impl Node<'_, '_> {
             Type::Annotated { ty, ann } => {
                 let own = description.filter(|d| !d.is_empty());
                 let inner = self.schema(ty, own.or_else(|| ann.description.clone()), nullable)?;
-                return Ok(annotated(inner, ann, Some("")));
+                return Ok(annotated(inner, ann, false));
             }
             Type::Any | Type::Const { .. } | Type::Union { .. } => {
                 return self.typeless(ty, description, nullable);

@@ -75,6 +75,32 @@ impl Node {
     }
 }
 
+impl Node {
+    /// A JSON value as a node at `span` (the inverse of [`Node::to_json`]): so a value that did
+    /// not come from YAML (an imported `default`) is checked by the same rules.
+    pub fn from_json(v: &serde_json::Value, span: Span) -> Node {
+        let at = |value| Node { value, span };
+        at(match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Value::Int(i),
+                (None, Some(u)) => Value::UInt(u),
+                _ => Value::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(items) => {
+                Value::Seq(items.iter().map(|x| Node::from_json(x, span)).collect())
+            }
+            serde_json::Value::Object(m) => Value::Map(
+                m.iter()
+                    .map(|(k, x)| (at(Value::Str(k.clone())), Node::from_json(x, span)))
+                    .collect(),
+            ),
+        })
+    }
+}
+
 /// The text of a mapping key as written (non-string keys rendered plainly).
 pub fn key_text(key: &Node) -> String {
     match &key.value {
