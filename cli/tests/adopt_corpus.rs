@@ -231,7 +231,8 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
             "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Custom fields."},
             "limit": {"type": "integer", "exclusiveMinimum": 0, "description": "Limit."},
             "ratio": {"type": ["integer", "number"], "enum": [1, 2.5], "description": "Ratio."},
-            "mode": {"type": "string", "default": 3, "description": "Mode."}},
+            "mode": {"type": "string", "default": 3, "description": "Mode."},
+            "odd": {"type": "string", "title": 5, "examples": "x", "description": ["Odd."]}},
           "required": ["state"]}}]});
     let tmp = tempfile::tempdir().unwrap();
     for (what, doc, family) in [
@@ -251,6 +252,9 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
             let emitted = std::fs::read_to_string(tmp.path().join("mcp.emitted.json")).unwrap();
             assert_eq!(emitted.matches(r#""enum":[1,2.5]"#).count(), 1, "{emitted}");
             assert!(emitted.contains(r#""default":3"#), "{emitted}");
+            // Annotations of another JSON type than the language's are kept as written.
+            assert!(emitted.contains(r#""title":5"#), "{emitted}");
+            assert!(emitted.contains(r#""description":["Odd."]"#), "{emitted}");
         }
         // The Anthropic array holds a hosted `bash_20250124`: kept as a `hosted:` entry.
         let clean = matches!(what, "chat" | "responses" | "anthropic" | "gemini" | "mcp");

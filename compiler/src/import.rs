@@ -310,6 +310,25 @@ impl Mapper<'_> {
         ann.title = text("title");
         ann.format = text("format");
         ann.examples = o.get("examples").and_then(Value::as_array).cloned();
+        // An annotation whose value the language cannot hold (a title that is no string, …)
+        // is kept as written rather than lost.
+        let held = [
+            (
+                "description",
+                match field {
+                    true => o.get("description").is_some_and(Value::is_string),
+                    false => ann.description.is_some(),
+                },
+            ),
+            ("title", ann.title.is_some()),
+            ("format", ann.format.is_some()),
+            ("examples", ann.examples.is_some()),
+        ];
+        for (k, is_held) in held {
+            if let (Some(x), false) = (o.get(k), is_held) {
+                keep(&mut ann, k, x);
+            }
+        }
         let ty = self.base(o, ptr, &mut ann);
         if let Some(d) = o.get("default") {
             // A default the type refuses would make the written folder fail `check`: it is

@@ -48,8 +48,18 @@ pub(crate) const MODELLED: &[&str] = &[
 ];
 
 /// Modelled keywords `json_schema:` may hold where the language has no construct for the use
-/// (an enum of numbers, a union beside a `type`, a default the type does not accept).
-pub(crate) const ALSO_VERBATIM: &[&str] = &["enum", "anyOf", "oneOf", "default"];
+/// (an enum of numbers, a union beside a `type`, a default the type does not accept, a
+/// title, format, description or examples of another JSON type than the language's).
+pub(crate) const ALSO_VERBATIM: &[&str] = &[
+    "enum",
+    "anyOf",
+    "oneOf",
+    "default",
+    "title",
+    "format",
+    "description",
+    "examples",
+];
 
 /// The type names a type list may hold.
 pub(crate) const LISTABLE: &[&str] = &[
