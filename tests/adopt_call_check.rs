@@ -19,7 +19,7 @@ use toolsurface_compiler::plan::Plan;
 use toolsurface_compiler::plan::interp::CallChecker;
 
 #[allow(dead_code)] // DEVICE_RE is for tests/parse.rs
-mod parse_support;
+use crate::parse_support;
 use parse_support::{CASES, DECODER_BOUNDARY_CASES};
 
 static IR: LazyLock<Ir> = LazyLock::new(|| {

@@ -3,7 +3,7 @@
 //!
 //! - The standard surface's corpus is checked in under `tests/conformance/` (the TypeScript and
 //!   Python suites read it): it must equal what the compiler derives now
-//!   (`UPDATE_EXPECT=1 cargo test --test conformance` rewrites it).
+//!   (`UPDATE_EXPECT=1 cargo test --test suite conformance::` rewrites it).
 //! - Every case must get the same verdict, message and typed call from the generated
 //!   `Call::parse` as the interpreter recorded: on the standard surface (build.rs) and on a
 //!   fixture with nested objects, arrays of objects and of arrays, every bound and constraint

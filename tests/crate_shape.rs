@@ -96,6 +96,68 @@ fn the_compiler_is_only_a_build_dependency_without_token_counts() {
     assert_eq!(present(&with_build, CLI_ONLY), Vec::<&str>::new());
 }
 
+/// `cargo metadata --no-deps` of the workspace.
+fn metadata() -> serde_json::Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["metadata", "--locked", "--no-deps", "--format-version", "1"])
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// With `autotests = false` a file under `tests/` that is neither a `[[test]]` target nor a
+/// `mod` of the crate's `tests/suite.rs` would never be compiled, and its tests never run:
+/// every one must be one of the two.
+#[test]
+fn every_integration_test_file_is_compiled_into_a_test_target() {
+    let meta = metadata();
+    let mut orphans = Vec::new();
+    let mut seen = 0;
+    for package in meta["packages"].as_array().unwrap() {
+        let manifest = std::path::Path::new(package["manifest_path"].as_str().unwrap());
+        let tests = manifest.parent().unwrap().join("tests");
+        let Ok(entries) = std::fs::read_dir(&tests) else {
+            continue;
+        };
+        let targets: BTreeSet<std::path::PathBuf> = package["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "test"))
+            .map(|t| std::path::PathBuf::from(t["src_path"].as_str().unwrap()))
+            .collect();
+        let suite = std::fs::read_to_string(tests.join("suite.rs")).unwrap_or_default();
+        let mods: BTreeSet<&str> = suite
+            .lines()
+            .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .collect();
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            seen += 1;
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            if !targets.contains(&path) && !mods.contains(stem) {
+                orphans.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(seen > 50, "found only {seen} test files: wrong place?");
+    assert_eq!(
+        orphans,
+        Vec::<String>::new(),
+        "add a `mod` line to tests/suite.rs"
+    );
+}
+
 #[test]
 fn the_binary_is_its_own_crate_and_the_one_cargo_runs_at_the_root() {
     let cli = resolved("toolsurface-cli", &["-e", "normal"]);
@@ -109,18 +171,7 @@ fn the_binary_is_its_own_crate_and_the_one_cargo_runs_at_the_root() {
     assert!(cli.contains("toolsurface"), "{cli:?}");
     // `cargo run` / `cargo build` at the root act on the default members: the binaries among
     // them must be exactly `toolsurface`, owned by toolsurface-cli.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["metadata", "--locked", "--no-deps", "--format-version", "1"])
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = metadata();
     let defaults: Vec<&str> = meta["workspace_default_members"]
         .as_array()
         .unwrap()

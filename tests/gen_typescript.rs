@@ -1,6 +1,6 @@
 //! `toolsurface gen typescript` (`compiler/src/gen/typescript.rs`): the checked-in TypeScript
 //! host of the standard surface (`hosts/typescript/generated/`) must be what the generator
-//! writes now (`UPDATE_EXPECT=1 cargo test --test gen_typescript` rewrites it), so a
+//! writes now (`UPDATE_EXPECT=1 cargo test --test suite gen_typescript::` rewrites it), so a
 //! definitions change without a regeneration fails in the Rust suite too; the node:test suite
 //! in `hosts/typescript/test/` proves the generated code equal to Rust. And a plan the
 //! generator cannot express is refused with the fix named.
@@ -36,7 +36,7 @@ fn checked_in_typescript_is_what_the_generator_writes() {
         stale.is_empty(),
         "hosts/typescript/generated/{stale:?} differ from the generator's output: run \
          `toolsurface gen typescript tool-defs --out hosts/typescript/generated` \
-         (or UPDATE_EXPECT=1 cargo test --test gen_typescript)"
+         (or UPDATE_EXPECT=1 cargo test --test suite gen_typescript::)"
     );
     let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(

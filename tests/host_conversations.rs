@@ -3,7 +3,7 @@
 //! wake-ups and its own schedule; ids stay unique; ending one kills its processes only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use std::time::Duration;
 

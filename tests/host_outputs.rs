@@ -10,7 +10,7 @@
 //! there against the lock's output records (`runtime/tests/support/outputs.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use std::collections::BTreeSet;
 

@@ -6,7 +6,7 @@
 //! never skips, without it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use host_support::Fixture;
 use host_support::ok;

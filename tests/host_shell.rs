@@ -4,7 +4,7 @@
 //! hosts, interrupts, and wake-ups.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use std::sync::Arc;
 

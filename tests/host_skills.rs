@@ -6,7 +6,7 @@
 //! family's shape (`take_activation` → `Activation::reply`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use host_support::*;
 use toolsurface::runtime::ActivationReply;

@@ -4,7 +4,7 @@
 //! handle_batch like a model would send them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use host_support::Fixture;
 use host_support::ok;

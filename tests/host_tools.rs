@@ -3,7 +3,7 @@
 //! transcript, search_memory, grep_files, set_workdirs + introspect workdirs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use host_support::Fixture;
 use host_support::ok;

@@ -10,7 +10,7 @@
 //! error, so fixing one fails here until the list shrinks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use std::collections::BTreeMap;
 

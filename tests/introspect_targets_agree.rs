@@ -4,7 +4,7 @@
 //! alternative by alternative, so a target added on one side only fails here.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod host_support;
+use crate::host_support;
 
 use toolsurface_compiler::ir::Type;
 use toolsurface_runtime::core::IntrospectTarget;

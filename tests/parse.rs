@@ -7,7 +7,7 @@
 use toolsurface::standard::{Call, Family, Role, Scope, Skill, shell_session};
 use toolsurface::{CallErrorKind, runtime::CallInfo};
 
-mod parse_support;
+use crate::parse_support;
 use parse_support::{CASES, DECODER_BOUNDARY_CASES, DEVICE_RE};
 
 /// Parse `args` (JSON text) as a call to `name` for `role` × `family` and compare with

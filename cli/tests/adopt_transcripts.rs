@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 
 use cli_support::{code, repo, run, stderr, stdout};
 use serde_json::Value;

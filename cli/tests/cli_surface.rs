@@ -5,7 +5,7 @@
 //! `--family` mistakes get a did-you-mean from the one policy, in every command.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 
 use std::process::{Command, Output};
 

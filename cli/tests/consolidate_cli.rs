@@ -4,7 +4,7 @@
 //! binary on temporary copies of examples/consolidation/before.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 //! hand-written tool-defs (tests/data/ledger_side_chat.txt), and `check` is clean.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 use std::collections::BTreeSet;

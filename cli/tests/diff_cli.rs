@@ -3,7 +3,7 @@
 //! Refresh the pinned ledger with `UPDATE_EXPECT=1`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 /// Compare with a file under tests/data, or rewrite it with UPDATE_EXPECT=1.

@@ -3,7 +3,7 @@
 //! `compiler::load::examples::missing_examples`, and both commands call it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod cli_support;
+use crate::cli_support;
 
 use std::collections::BTreeSet;
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Output;
 
-mod cli_support;
+use crate::cli_support;
 use cli_support::*;
 
 fn check(dir: &Path) -> Output {

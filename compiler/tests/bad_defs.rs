@@ -4,7 +4,7 @@
 //! the case goes without — plus `expected.txt`, the exact diagnostics the compiler reports
 //! for the folder so formed: what build.rs, `surface!` and `toolsurface check` all refuse it
 //! with (examples are decoded by the compile itself; `check` adds only `no-example`
-//! warnings). `UPDATE_EXPECT=1 cargo test -p toolsurface-compiler --test bad_defs` rewrites
+//! warnings). `UPDATE_EXPECT=1 cargo test -p toolsurface-compiler --test suite bad_defs::` rewrites
 //! them. `compiler/tests/data/good/` must compile with no diagnostic at all.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

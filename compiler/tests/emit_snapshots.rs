@@ -1,6 +1,6 @@
 //! Snapshots of every standard surface (../tool-defs), each role × family in its own dialect
 //! and in `mcp`: the sha256 of the exact published bytes, then the bytes indented for review.
-//! Refresh with `INSTA_UPDATE=always cargo test -p toolsurface-compiler --test emit_snapshots`
+//! Refresh with `INSTA_UPDATE=always cargo test -p toolsurface-compiler --test suite emit_snapshots::`
 //! (or `cargo insta review`) after a deliberate change. Snapshots live in
 //! `tests/snapshots/emit/`; a snapshot no surface produces any more fails the test (delete it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -2,7 +2,7 @@
 //! dropped with an honest text; calls not yet started never start.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! introspect: every target answers from the config and the catalog; no secret ever shows.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Rehearsal turns run only read-only actions; no turn kind changes the published array.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use core_support::*;
 use toolsurface_runtime::call::CallContext;

@@ -2,7 +2,7 @@
 //! proven with two local hosts whose roots hold different files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! alone; parse failures, model errors and faults.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use std::sync::Arc;
 use std::sync::Mutex;

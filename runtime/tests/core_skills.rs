@@ -3,7 +3,7 @@
 //! resident ones, so the old array's bytes stay a prefix of the new one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use std::sync::Arc;
 

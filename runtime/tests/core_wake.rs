@@ -2,7 +2,7 @@
 //! host takes the single receiver once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod core_support;
+use crate::core_support;
 
 use core_support::*;
 use toolsurface_runtime::core::WakeKind;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -281,7 +281,13 @@ fn permission_failures_stage_the_content() {
     let out = Command::new(&exe)
         .args([
             "--exact",
-            "permission_failures_stage_the_content",
+            // the test's name as libtest lists it: its module path within the test binary
+            &format!(
+                "{}::permission_failures_stage_the_content",
+                module_path!()
+                    .split_once("::")
+                    .map_or(module_path!(), |(_, m)| m)
+            ),
             "--nocapture",
             "--test-threads=1",
         ])

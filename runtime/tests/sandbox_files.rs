@@ -5,10 +5,8 @@
 //! write_file loops, `set_workdirs /`, and sql_query's database path and ATTACH.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/names.rs"]
-mod names_support;
-#[path = "support/shell.rs"]
-mod shell_support;
+use crate::shell_support;
+use crate::support::names_support;
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

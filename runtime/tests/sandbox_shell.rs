@@ -4,10 +4,7 @@
 //! where the kernel cannot enforce.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/names.rs"]
-mod names_support;
-#[path = "support/shell.rs"]
-mod shell_support;
+use crate::shell_support;
 
 use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};

@@ -2,10 +2,7 @@
 //! kill, interrupts, list, monitors and output cuts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/names.rs"]
-mod names_support;
-#[path = "support/shell.rs"]
-mod shell_support;
+use crate::shell_support;
 
 use shell_support::{ctx, kill};
 use std::sync::Arc;

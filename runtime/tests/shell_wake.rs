@@ -3,10 +3,7 @@
 //! process still holds its output open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/names.rs"]
-mod names_support;
-#[path = "support/shell.rs"]
-mod shell_support;
+use crate::shell_support;
 
 use shell_support::{ctx, kill};
 use std::sync::Arc;

@@ -1,8 +1,7 @@
 //! `set_workdirs` against real folder trees and real git repositories (git on PATH).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/names.rs"]
-mod names_support;
+use crate::support::names_support;
 
 use std::fs;
 use std::path::Path;
