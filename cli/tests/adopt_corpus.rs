@@ -222,6 +222,7 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
       {"name": "update_issue", "title": "Update an issue", "description": "Update.",
         "inputSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema",
           "$defs": {"Label": {"type": "string", "minLength": 1}},
+          "title": 7,
           "type": "object", "properties": {
             "state": {"type": "string", "enum": ["open", "closed"], "default": "open", "description": "State."},
             "due": {"type": ["string", "null"], "format": "date", "description": "Due date."},
@@ -255,6 +256,8 @@ fn provider_arrays_in_every_shape_adopt_with_every_difference_named() {
             // Annotations of another JSON type than the language's are kept as written.
             assert!(emitted.contains(r#""title":5"#), "{emitted}");
             assert!(emitted.contains(r#""description":["Odd."]"#), "{emitted}");
+            // So is a root title that is no string (`parameters: json_schema:`).
+            assert!(emitted.contains(r#""title":7"#), "{emitted}");
         }
         // The Anthropic array holds a hosted `bash_20250124`: kept as a `hosted:` entry.
         let clean = matches!(what, "chat" | "responses" | "anthropic" | "gemini" | "mcp");

@@ -1011,11 +1011,20 @@ fn import_tool(
         })?;
     let mut local = Vec::new();
     let name = tool_name_renamed_when_invalid(raw_name, &body_ptr, &mut local);
-    let description = body
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+    let description = match body.get("description") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            local.push(Note {
+                tool: name.clone(),
+                pointer: format!("{body_ptr}/description"),
+                message: format!(
+                    "a description that is no string (`{other}`): dropped, the tool has none"
+                ),
+            });
+            String::new()
+        }
+    };
     let schema_key = rules.schema_key(&name, body, &body_ptr, &mut local);
     note_tool_keys_without_equivalent(rules, &name, body, &body_ptr, &mut local);
     notes.append(&mut local);
@@ -1163,16 +1172,11 @@ fn fields_of_a_plain_object_root(
         ..SchemaAnnotations::default()
     };
     for (k, v) in &root {
-        if ![
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "title",
-            "description",
-        ]
-        .contains(&k.as_str())
-        {
+        let modelled = ["type", "properties", "required", "additionalProperties"];
+        // A title or description that is no string has no place in the language's: kept
+        // verbatim like any other keyword, not lost.
+        let text_held = ["title", "description"].contains(&k.as_str()) && v.is_string();
+        if !modelled.contains(&k.as_str()) && !text_held {
             ann.extra.push((k.clone(), v.clone()));
         }
     }
@@ -1682,6 +1686,30 @@ mod tests {
         assert_eq!(template("a {{ b }}"), "\"{% raw %}a {{ b }}{% endraw %}\"");
         assert_eq!(key("on"), "\"on\"");
         assert_eq!(key("path"), "path");
+    }
+
+    #[test]
+    fn a_tool_description_that_is_no_string_is_dropped_with_a_note() {
+        let doc = json!({"tools": [{"name": "t", "description": ["Not", "text"],
+            "inputSchema": {"type": "object", "properties": {}}}]});
+        let imp = import(
+            &doc,
+            &Options {
+                role: "main".into(),
+                shape: None,
+                source: "t".into(),
+            },
+        )
+        .unwrap();
+        let note = imp
+            .notes
+            .iter()
+            .find(|n| n.pointer == "/tools/0/description")
+            .unwrap();
+        assert!(
+            note.message.contains(r#"(`["Not","text"]`): dropped"#),
+            "{note:?}"
+        );
     }
 
     #[test]
