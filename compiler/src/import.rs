@@ -1688,19 +1688,21 @@ mod tests {
         assert_eq!(key("path"), "path");
     }
 
+    /// `doc` imported for role `main`, its shape detected.
+    fn import_main(doc: &Value) -> Imported {
+        let options = Options {
+            role: "main".into(),
+            shape: None,
+            source: "t".into(),
+        };
+        import(doc, &options).unwrap()
+    }
+
     #[test]
     fn a_tool_description_that_is_no_string_is_dropped_with_a_note() {
         let doc = json!({"tools": [{"name": "t", "description": ["Not", "text"],
             "inputSchema": {"type": "object", "properties": {}}}]});
-        let imp = import(
-            &doc,
-            &Options {
-                role: "main".into(),
-                shape: None,
-                source: "t".into(),
-            },
-        )
-        .unwrap();
+        let imp = import_main(&doc);
         let note = imp
             .notes
             .iter()
@@ -1724,15 +1726,7 @@ mod tests {
             "required": ["a", "b", "c"],
             "additionalProperties": false
         }}}]);
-        let imp = import(
-            &doc,
-            &Options {
-                role: "main".into(),
-                shape: None,
-                source: "t".into(),
-            },
-        )
-        .unwrap();
+        let imp = import_main(&doc);
         assert!(imp.strict);
         assert!(imp.notes.is_empty(), "{:?}", imp.notes);
         let tool = imp.files.iter().find(|f| f.path == "tools/t.yaml").unwrap();
