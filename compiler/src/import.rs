@@ -157,16 +157,17 @@ fn wrapper(list: &[Value]) -> Option<(Shape, &'static str)> {
     })
 }
 
-/// A provider-hosted (server) tool: a `type` other than a function's, and no schema of its own
-/// (`local_shell`, `web_search`, Anthropic's versioned `bash_20250124`, `text_editor_…`).
+/// A provider-hosted (server) tool: a `type` that is no dialect's tool with a definition, and
+/// none of the keys any dialect holds a definition under (`local_shell`, `web_search`,
+/// Anthropic's versioned `bash_20250124`, `text_editor_…`). Each dialect says its own
+/// (`DialectRules::defined_types`, `definition_keys`).
 pub fn is_hosted(t: &Value) -> bool {
     let Some(ty) = t.get("type").and_then(Value::as_str) else {
         return false;
     };
-    !matches!(ty, "function" | "custom" | "tool_search")
-        && ["function", "inputSchema", "input_schema", "parameters"]
-            .iter()
-            .all(|k| t.get(*k).is_none())
+    Shape::ALL.into_iter().map(dialect::rules).all(|d| {
+        !d.defined_types().contains(&ty) && d.definition_keys().iter().all(|k| t.get(*k).is_none())
+    })
 }
 
 /// The shape, read from the first tool that is not provider-hosted (a hosted tool's shape is
@@ -1615,7 +1616,7 @@ fn write_field(s: &mut String, f: &DefProp) {
 
 // --- The round trip ------------------------------------------------------------------------------
 
-pub use roundtrip::{EQUIVALENCES, compare};
+pub use roundtrip::{EQUIVALENCES, compare, equivalences};
 
 #[cfg(test)]
 mod tests {

@@ -21,8 +21,9 @@ use quote::quote;
 
 use super::names::{ident, snake};
 use super::rt;
-use super::tool::RType;
+use super::tool::{Def, Lowered, RType, field_type};
 use crate::ir::{Ir, Tool};
+use crate::plan::{ActionPlan, ToolPlan, TypePlan};
 
 /// `a_crate::module::Type` as tokens (the loader checked it is an identifier path).
 fn path_tokens(path: &str) -> TokenStream {
@@ -52,30 +53,32 @@ pub(super) fn handler_type(tool: &Tool) -> TokenStream {
 
 /// A function value turning the generated value of `ty` into the runtime's, or `None` when it
 /// moves as is.
-fn converter(ty: &RType) -> Result<Option<TokenStream>, String> {
+fn converter(ty: &RType<'_>) -> Result<Option<TokenStream>, String> {
     let rt = rt();
-    Ok(match ty {
-        RType::Str { .. } | RType::Num { .. } | RType::Bool | RType::Json { .. } => None,
-        RType::Int { min: Some(m), .. } if *m >= 0 => {
-            Some(quote!(#rt::FromNonNegative::from_non_negative))
-        }
-        RType::Int { .. } => None,
-        RType::Enum { .. } => Some(quote!(::core::convert::Into::into)),
-        RType::Array { items, .. } => converter(items)?
+    Ok(match (ty.plan, &ty.def) {
+        (
+            TypePlan::Integer {
+                minimum: Some(m), ..
+            },
+            _,
+        ) if *m >= 0 => Some(quote!(#rt::FromNonNegative::from_non_negative)),
+        (_, Def::Enum { .. }) => Some(quote!(::core::convert::Into::into)),
+        (_, Def::Array(items)) => converter(items)?
             .map(|each| quote!(|__items| ::core::iter::IntoIterator::into_iter(__items).map(#each).collect())),
-        RType::Object { name, .. } => {
+        (_, Def::Object { name, .. }) => {
             return Err(format!(
                 "an object field ({name}) cannot be implemented by a runtime type yet"
             ));
         }
+        _ => None,
     })
 }
 
 /// The conversion of the generated value `v` of type `ty` into the runtime's.
-fn convert(ty: &RType, v: TokenStream) -> Result<TokenStream, String> {
-    Ok(match (ty, converter(ty)?) {
+fn convert(ty: &RType<'_>, v: TokenStream) -> Result<TokenStream, String> {
+    Ok(match (&ty.def, converter(ty)?) {
         (_, None) => v,
-        (RType::Array { items, .. }, Some(_)) => match converter(items)? {
+        (Def::Array(items), Some(_)) => match converter(items)? {
             Some(each) => quote!(#v.into_iter().map(#each).collect()),
             None => v,
         },
@@ -84,16 +87,15 @@ fn convert(ty: &RType, v: TokenStream) -> Result<TokenStream, String> {
 }
 
 /// `impl From<Enum> for <module>::Enum` for every enum type among `fields`, once each.
-fn enum_conversions(module: &TokenStream, fields: &[&RType]) -> Vec<TokenStream> {
+fn enum_conversions(module: &TokenStream, fields: &[&RType<'_>]) -> Vec<TokenStream> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
-    let mut stack: Vec<&RType> = fields.to_vec();
+    let mut stack: Vec<&RType<'_>> = fields.to_vec();
     while let Some(ty) = stack.pop() {
-        match ty {
-            RType::Array { items, .. } => stack.push(items),
-            RType::Enum { name, values, .. } if !seen.contains(&name.to_string()) => {
+        match &ty.def {
+            Def::Array(items) => stack.push(items),
+            Def::Enum { name, variants } if !seen.contains(&name.to_string()) => {
                 seen.push(name.to_string());
-                let variants = values.iter().map(|(_, v)| v);
                 out.push(quote! {
                     impl ::core::convert::From<#name> for #module::#name {
                         fn from(v: #name) -> Self {
@@ -110,7 +112,7 @@ fn enum_conversions(module: &TokenStream, fields: &[&RType]) -> Vec<TokenStream>
 }
 
 /// One field initializer `name: <converted c.name>`.
-fn init(field: &str, ty: &RType, required: bool) -> Result<TokenStream, String> {
+fn init(field: &str, ty: &RType<'_>, required: bool) -> Result<TokenStream, String> {
     let id = snake(field);
     let value = quote!(c.#id);
     let converted = if required {
@@ -124,35 +126,30 @@ fn init(field: &str, ty: &RType, required: bool) -> Result<TokenStream, String> 
     Ok(quote!(#id: #converted))
 }
 
-/// The field initializers of one action (declaration order, the action's fields only).
-fn inits(
-    tool: &Tool,
-    action: &crate::ir::Action,
-    lowered: &[(String, RType)],
-) -> Result<Vec<TokenStream>, String> {
-    tool.fields
+/// The field initializers of one action (the plan action's fields, declaration order).
+fn inits(action: &ActionPlan, lowered: &Lowered<'_>) -> Result<Vec<TokenStream>, String> {
+    action
+        .object
+        .fields
         .iter()
-        .filter(|f| action.uses(&f.name))
         .filter_map(|f| field_type(lowered, &f.name).map(|t| (f, t)))
-        .map(|(f, t)| init(&f.name, t, action.is_required(&f.name)))
+        .map(|(f, t)| init(&f.name, t, f.required))
         .collect()
 }
 
-fn field_type<'l>(lowered: &'l [(String, RType)], name: &str) -> Option<&'l RType> {
-    lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t)
-}
-
-/// The conversions for `tool` (empty without `implements:`). `action_idents` are the generated
-/// action struct names (empty for a plain tool); `lowered` the lowered type of each field.
+/// The conversions for `tool` (empty without `implements:`), planned as `tp`. `action_idents`
+/// are the generated action struct names (empty for a plain tool); `lowered` the generated
+/// type of each field.
 pub(super) fn conversions(
     tool: &Tool,
+    tp: &ToolPlan,
     action_idents: &[Ident],
-    lowered: &[(String, RType)],
+    lowered: &Lowered<'_>,
 ) -> TokenStream {
     let Some(path) = &tool.implements else {
         return TokenStream::new();
     };
-    match conversion_items(tool, path, action_idents, lowered) {
+    match conversion_items(tp, path, action_idents, lowered) {
         Ok(items) => items,
         Err(problem) => {
             let msg = format!("tool `{}` implements `{path}`: {problem}", tool.name);
@@ -162,31 +159,31 @@ pub(super) fn conversions(
 }
 
 fn conversion_items(
-    tool: &Tool,
+    tp: &ToolPlan,
     path: &str,
     action_idents: &[Ident],
-    lowered: &[(String, RType)],
+    lowered: &Lowered<'_>,
 ) -> Result<TokenStream, String> {
     let target = path_tokens(path);
     let module = module_tokens(path);
-    let used: Vec<&RType> = tool
-        .fields
+    let used: Vec<&RType<'_>> = lowered
         .iter()
-        .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
-        .filter_map(|f| field_type(lowered, &f.name))
+        .filter(|(name, _)| tp.takes(name))
+        .map(|(_, t)| t)
         .collect();
     let enums = enum_conversions(&module, &used);
-    let body = if tool.is_plain() {
-        let action = tool
+    let plain = tp.selector.is_none();
+    let body = if plain {
+        let action = tp
             .actions
             .first()
             .ok_or_else(|| "a plain tool without its action".to_owned())?;
-        let fields = inits(tool, action, lowered)?;
+        let fields = inits(action, lowered)?;
         quote!(#target { #(#fields,)* })
     } else {
         let mut arms = Vec::new();
-        for (action, id) in tool.actions.iter().zip(action_idents) {
-            let fields = inits(tool, action, lowered)?;
+        for (action, id) in tp.actions.iter().zip(action_idents) {
+            let fields = inits(action, lowered)?;
             let bound = if fields.is_empty() {
                 quote!(_)
             } else {
@@ -197,12 +194,12 @@ fn conversion_items(
         quote!(match c { #(#arms)* })
     };
     let doc = format!(" The typed call as `{path}` (the tool's `implements:`).");
-    let binding = if tool.is_plain() && used.is_empty() {
+    let binding = if plain && used.is_empty() {
         quote!(_c)
     } else {
         quote!(c)
     };
-    let body = if tool.is_plain() && used.is_empty() {
+    let body = if plain && used.is_empty() {
         quote!(#target {})
     } else {
         body

@@ -1,88 +1,104 @@
 //! One tool's module: a strict struct per action (real Rust types, enums for enum fields,
 //! nested structs for objects), the per-tool action enum, and the hand-written validating walk
-//! that turns a JSON object into them with model-facing error texts.
+//! that turns a JSON object into them with model-facing error texts. All of it is generated
+//! from the tool's plan (`plan::lower_tool`) and its fields' plan types (`plan::lower_type`):
+//! the IR's types are lowered by that one rule, and this module only names what it defines.
 
 use std::collections::BTreeSet;
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::names::{and_list, ident, pascal_str, snake, unique_pascal};
+use super::names::{ident, pascal_str, snake, unique_pascal};
 use super::rt;
-use crate::ir::{Action, Tool, Type};
+use crate::ir::Tool;
+use crate::plan::{self, ActionPlan, MemberPlan, ObjectPlan, Presence, ToolPlan, TypePlan};
 
-/// A field type lowered to what the generated code needs.
+/// A field type as the generated code holds it: the plan's type (its kind, bounds and
+/// `expected …` texts, lowered once by `plan::lower_type`) and the names of what the module
+/// defines for it.
 #[derive(Clone)]
-pub(super) enum RType {
-    Str {
-        min: Option<u64>,
-        max: Option<u64>,
-        /// The static holding the compiled pattern.
-        pattern: Option<Ident>,
-        expected: String,
-    },
-    Int {
-        min: Option<i64>,
-        max: Option<i64>,
-        expected: String,
-    },
-    Num {
-        min: Option<f64>,
-        max: Option<f64>,
-        expected: String,
-    },
-    Bool,
+pub(super) struct RType<'p> {
+    pub(super) plan: &'p TypePlan,
+    pub(super) def: Def<'p>,
+}
+
+/// What the tool's module defines for a type (nothing for integers, numbers, booleans,
+/// strings without a pattern and `any`).
+#[derive(Clone)]
+pub(super) enum Def<'p> {
+    Plain,
+    /// The static holding a string's compiled pattern.
+    Pattern(Ident),
+    /// The enum type (`ALL`, `as_str`) and its variants, in the plan's value order.
     Enum {
         name: Ident,
-        values: Vec<(String, Ident)>,
-        expected: String,
+        variants: Vec<Ident>,
     },
-    Array {
-        items: Box<RType>,
-        min: Option<u64>,
-        max: Option<u64>,
-        expected: String,
-    },
+    /// An array's item type.
+    Array(Box<RType<'p>>),
+    /// The struct and its walk (`parse_<name>`).
     Object {
         name: Ident,
         parse_fn: Ident,
     },
-    /// A kind whose typed value is JSON (`any`, `null`, `const`, a union): `check` is the
-    /// module's function converting a value to it (`None` for `any`, which takes every value).
-    Json {
-        check: Option<Ident>,
-    },
+    /// `null`, `const` or a union: the function converting a value to its JSON typed value.
+    Check(Ident),
 }
 
-impl RType {
+impl RType<'_> {
     fn rust(&self) -> TokenStream {
-        match self {
-            RType::Str { .. } => quote!(::std::string::String),
-            RType::Int { .. } => quote!(i64),
-            RType::Num { .. } => quote!(f64),
-            RType::Bool => quote!(bool),
-            RType::Enum { name, .. } | RType::Object { name, .. } => quote!(#name),
-            RType::Array { items, .. } => {
+        match &self.def {
+            Def::Enum { name, .. } | Def::Object { name, .. } => quote!(#name),
+            Def::Array(items) => {
                 let t = items.rust();
                 quote!(::std::vec::Vec<#t>)
             }
-            RType::Json { .. } => {
-                let rt = rt();
-                quote!(#rt::serde_json::Value)
+            Def::Plain | Def::Pattern(_) | Def::Check(_) => match self.plan {
+                TypePlan::String { .. } => quote!(::std::string::String),
+                TypePlan::Integer { .. } => quote!(i64),
+                TypePlan::Number { .. } => quote!(f64),
+                TypePlan::Boolean => quote!(bool),
+                _ if self.holds_json() => {
+                    let rt = rt();
+                    quote!(#rt::serde_json::Value)
+                }
+                _ => undefined(self),
+            },
+        }
+    }
+
+    /// Whether the typed value is JSON itself (`any`, `null`, `const`, a union).
+    fn holds_json(&self) -> bool {
+        match self.plan {
+            TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
+                true
             }
+            TypePlan::String { .. }
+            | TypePlan::Integer { .. }
+            | TypePlan::Number { .. }
+            | TypePlan::Boolean
+            | TypePlan::Enum { .. }
+            | TypePlan::Array { .. }
+            | TypePlan::Object { .. } => false,
         }
     }
 
     /// The typed value `e` of this type as JSON (what a union or an open object keeps).
     fn json_value(&self, e: TokenStream) -> TokenStream {
-        match self {
-            RType::Json { .. } => e,
-            _ => {
-                let rt = rt();
-                quote!(#rt::to_value(#e))
-            }
+        if self.holds_json() {
+            return e;
         }
+        let rt = rt();
+        quote!(#rt::to_value(#e))
     }
+}
+
+/// What generated code says where a type lacks the definition [`lower`] gives its kind: a
+/// generator bug, reported by rustc rather than hidden.
+fn undefined(ty: &RType<'_>) -> TokenStream {
+    let msg = format!("toolsurface codegen: {:?} was not lowered", ty.plan);
+    quote!(::core::compile_error!(#msg))
 }
 
 /// A piece of an error-message path: literal text or a runtime expression (`prefix`, an index).
@@ -139,7 +155,7 @@ impl Ctx {
 }
 
 /// Per-module naming and the definitions collected while lowering field types.
-struct ModCx {
+struct ModCx<'p> {
     used: BTreeSet<String>,
     defs: Vec<TokenStream>,
     patterns: usize,
@@ -148,10 +164,10 @@ struct ModCx {
     depth: usize,
     /// The tool's other keys (`parameters: additional_properties`): their type and the
     /// action structs' member holding them.
-    open_root: Option<(RType, Ident)>,
+    open_root: Option<(RType<'p>, Ident)>,
 }
 
-impl ModCx {
+impl ModCx<'_> {
     fn fresh(&mut self, base: &str) -> Ident {
         let mut name = base.to_owned();
         let mut n = 2;
@@ -161,70 +177,6 @@ impl ModCx {
         }
         self.used.insert(name.clone());
         ident(&name)
-    }
-}
-
-fn bounds_text<T: std::fmt::Display>(min: Option<T>, max: Option<T>, unit: &str) -> String {
-    match (min, max) {
-        (Some(a), Some(b)) => format!(" from {a} to {b}{unit}"),
-        (Some(a), None) => format!(" of at least {a}{unit}"),
-        (None, Some(b)) => format!(" of at most {b}{unit}"),
-        (None, None) => String::new(),
-    }
-}
-
-fn length_text(min: Option<u64>, max: Option<u64>, unit: &str) -> String {
-    match (min, max) {
-        (Some(a), Some(b)) => format!(" of {a} to {b} {unit}"),
-        (Some(a), None) => format!(" of at least {a} {unit}"),
-        (None, Some(b)) => format!(" of at most {b} {unit}"),
-        (None, None) => String::new(),
-    }
-}
-
-/// What the model is told a field expects (`a number from 0 to 300`).
-pub fn expected_text(ty: &Type) -> String {
-    match ty {
-        Type::String {
-            min_length,
-            max_length,
-            pattern,
-        } => {
-            let mut s = format!(
-                "a string{}",
-                length_text(*min_length, *max_length, "characters")
-            );
-            if let Some(p) = pattern {
-                s.push_str(" matching ");
-                s.push_str(p);
-            }
-            s
-        }
-        Type::Integer { minimum, maximum } => {
-            format!("an integer{}", bounds_text(*minimum, *maximum, ""))
-        }
-        Type::Number { minimum, maximum } => {
-            format!("a number{}", bounds_text(*minimum, *maximum, ""))
-        }
-        Type::Boolean => "true or false".to_owned(),
-        Type::Enum { values } => format!("one of {}", values.join(", ")),
-        Type::Array {
-            min_items,
-            max_items,
-            ..
-        } => format!("an array{}", length_text(*min_items, *max_items, "items")),
-        Type::Object { .. } => "an object".to_owned(),
-        Type::Any => "any value".to_owned(),
-        Type::Null => "null".to_owned(),
-        Type::Const { value, .. } => value.to_string(),
-        Type::Union { branches, .. } => {
-            let texts: Vec<String> = branches.iter().map(expected_text).collect();
-            match texts.split_last() {
-                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-                _ => texts.concat(),
-            }
-        }
-        Type::Annotated { ty, .. } => expected_text(ty),
     }
 }
 
@@ -244,66 +196,37 @@ fn derives(copy_eq: bool) -> TokenStream {
     }
 }
 
-/// Lower `ty`; `hint` is the PascalCase base for any type it needs to define.
-fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
+/// Define what the module needs for the plan's type `ty`; `hint` is the PascalCase base for
+/// any type it defines.
+fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> RType<'p> {
     let rt = rt();
-    let expected = expected_text(ty);
-    match ty {
-        Type::String {
-            min_length,
-            max_length,
-            pattern,
+    let def = match ty {
+        TypePlan::String {
+            pattern: Some(p), ..
         } => {
-            let pattern = pattern.as_ref().map(|p| {
-                cx.patterns += 1;
-                let name = format_ident!("PATTERN_{}", cx.patterns);
-                cx.defs.push(quote! {
-                    static #name: ::std::sync::LazyLock<::core::option::Option<#rt::regex::Regex>> =
-                        ::std::sync::LazyLock::new(|| #rt::regex::Regex::new(#p).ok());
-                });
-                name
+            cx.patterns += 1;
+            let name = format_ident!("PATTERN_{}", cx.patterns);
+            cx.defs.push(quote! {
+                static #name: ::std::sync::LazyLock<::core::option::Option<#rt::regex::Regex>> =
+                    ::std::sync::LazyLock::new(|| #rt::regex::Regex::new(#p).ok());
             });
-            RType::Str {
-                min: *min_length,
-                max: *max_length,
-                pattern,
-                expected,
-            }
+            Def::Pattern(name)
         }
-        Type::Integer { minimum, maximum } => RType::Int {
-            min: *minimum,
-            max: *maximum,
-            expected,
-        },
-        Type::Number { minimum, maximum } => RType::Num {
-            min: *minimum,
-            max: *maximum,
-            expected,
-        },
-        Type::Boolean => RType::Bool,
-        Type::Enum { values } => lower_enum(cx, values, hint, expected),
-        Type::Array {
-            items,
-            min_items,
-            max_items,
-        } => {
-            let item = lower(cx, items, &format!("{hint}Item"));
-            RType::Array {
-                items: Box::new(item),
-                min: *min_items,
-                max: *max_items,
-                expected,
-            }
+        TypePlan::Enum { values, .. } => lower_enum(cx, values, hint),
+        TypePlan::Array { items, .. } => {
+            Def::Array(Box::new(lower(cx, items, &format!("{hint}Item"))))
         }
-        Type::Object {
-            properties,
-            additional,
-            ..
-        } => lower_object(cx, properties, additional.as_deref(), hint),
-        Type::Annotated { ty, .. } => lower(cx, ty, hint),
-        Type::Any => RType::Json { check: None },
-        Type::Null | Type::Const { .. } | Type::Union { .. } => lower_json(cx, ty, hint),
-    }
+        TypePlan::Object { object } => lower_object(cx, object, hint),
+        TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
+            Def::Check(lower_json(cx, ty, hint))
+        }
+        TypePlan::String { pattern: None, .. }
+        | TypePlan::Integer { .. }
+        | TypePlan::Number { .. }
+        | TypePlan::Boolean
+        | TypePlan::Any => Def::Plain,
+    };
+    RType { plan: ty, def }
 }
 
 /// [`lower`] for `null`, `const` and unions: the module's function converting a value to its
@@ -311,20 +234,13 @@ fn lower(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
 /// `expected <the constant>`; a union: the first accepting branch's value, `expected <the
 /// branches>` when none accepts, and for `one_of` `expected exactly one of <…>` when a second
 /// accepts). The path is built only for a refusal.
-fn lower_json(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
+fn lower_json<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> Ident {
     let rt = rt();
     cx.values += 1;
     let check = format_ident!("value_{}", cx.values);
-    let refuse = |expected: &str| {
-        let fmt = format!(
-            "{{}}: expected {}",
-            expected.replace('{', "{{").replace('}', "}}")
-        );
-        quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#fmt, __path()), &__v)))
-    };
     let body = match ty {
-        Type::Null => {
-            let e = refuse("null");
+        TypePlan::Null => {
+            let e = refuse_json("null");
             quote! {
                 match __v {
                     #rt::Val::Null => ::core::result::Result::Ok(#rt::serde_json::Value::Null),
@@ -332,8 +248,8 @@ fn lower_json(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 }
             }
         }
-        Type::Const { value, .. } => {
-            let e = refuse(&expected_text(ty));
+        TypePlan::Const { value, expected } => {
+            let e = refuse_json(expected);
             let text = value.to_string();
             let stat = format_ident!("CONST_{}", cx.values);
             cx.defs.push(quote! {
@@ -348,7 +264,12 @@ fn lower_json(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
                 }
             }
         }
-        Type::Union { form, branches } => union_body(cx, ty, *form, branches, hint),
+        TypePlan::Union {
+            branches,
+            one,
+            expected,
+            ambiguous,
+        } => union_body(cx, branches, *one, (expected, ambiguous), hint),
         _ => quote!(::core::result::Result::Ok(#rt::to_json(__v))),
     };
     cx.defs.push(quote! {
@@ -360,24 +281,36 @@ fn lower_json(cx: &mut ModCx, ty: &Type, hint: &str) -> RType {
             #body
         }
     });
-    RType::Json { check: Some(check) }
+    check
+}
+
+/// The `format!` string of a JSON-valued kind's refusal: `<path>: expected <expected>`.
+fn refusal_format(expected: &str) -> String {
+    format!(
+        "{{}}: expected {}",
+        expected.replace('{', "{{").replace('}', "}}")
+    )
+}
+
+/// A JSON-valued kind's conversion function refusing `__v` at `__path()`.
+fn refuse_json(expected: &str) -> TokenStream {
+    let rt = rt();
+    let fmt = refusal_format(expected);
+    quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#fmt, __path()), &__v)))
 }
 
 /// The body of a union's conversion function: each branch tried in order on a copy of the
-/// value (its own refusal is dropped).
-fn union_body(
-    cx: &mut ModCx,
-    ty: &Type,
-    form: crate::ir::UnionForm,
-    branches: &[Type],
+/// value (its own refusal is dropped); `one` (`one_of`) refuses a second accepting branch.
+/// `texts` are the plan's `expected` and `ambiguous`.
+fn union_body<'p>(
+    cx: &mut ModCx<'p>,
+    branches: &'p [TypePlan],
+    one: bool,
+    (expected, ambiguous): (&str, &str),
     hint: &str,
 ) -> TokenStream {
     let rt = rt();
-    let expected = expected_text(ty);
-    let fmt = |e: &str| format!("{{}}: expected {}", e.replace('{', "{{").replace('}', "}}"));
-    let none = fmt(&expected);
-    let ambiguous = fmt(&format!("exactly one of {expected}"));
-    let one = form == crate::ir::UnionForm::OneOf;
+    let ambiguous = refusal_format(ambiguous);
     let b = format_ident!("__b");
     let inner = Ctx(vec![Part::Expr(quote!(__path()))]);
     let tries: Vec<TokenStream> = branches
@@ -385,9 +318,9 @@ fn union_body(
         .enumerate()
         .map(|(i, branch)| {
             let rty = lower(cx, branch, &format!("{hint}Branch{}", i + 1));
-            let tried = match &rty {
+            let tried = match &rty.def {
                 // A branch that is itself a JSON kind: its own conversion function.
-                RType::Json { check: Some(f) } => {
+                Def::Check(f) => {
                     quote!(#f(::core::clone::Clone::clone(&__v), __path))
                 }
                 _ => {
@@ -419,8 +352,7 @@ fn union_body(
             }
         })
         .collect();
-    let refuse =
-        quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#none, __path()), &__v)));
+    let refuse = refuse_json(expected);
     if one {
         quote! {
             let mut __accepted: ::core::option::Option<#rt::serde_json::Value> = ::core::option::Option::None;
@@ -439,7 +371,7 @@ fn union_body(
 }
 
 /// [`lower`] for an enum field: its enum type (`ALL`, `as_str`) defined in the module.
-fn lower_enum(cx: &mut ModCx, values: &[String], hint: &str, expected: String) -> RType {
+fn lower_enum(cx: &mut ModCx<'_>, values: &[String], hint: &str) -> Def<'static> {
     let name = cx.fresh(hint);
     let variants: Vec<Ident> = unique_pascal(values).iter().map(|v| ident(v)).collect();
     let strs = values.to_vec();
@@ -457,25 +389,17 @@ fn lower_enum(cx: &mut ModCx, values: &[String], hint: &str, expected: String) -
             }
         }
     });
-    RType::Enum {
-        name,
-        values: values.iter().cloned().zip(variants).collect(),
-        expected,
-    }
+    Def::Enum { name, variants }
 }
 
 /// [`lower`] for an object field: its struct and its own walk (`parse_<name>`) defined in
 /// the module.
-fn lower_object(
-    cx: &mut ModCx,
-    properties: &[crate::ir::Property],
-    additional: Option<&Type>,
-    hint: &str,
-) -> RType {
+fn lower_object<'p>(cx: &mut ModCx<'p>, object: &'p ObjectPlan, hint: &str) -> Def<'p> {
     let rt = rt();
     let name = cx.fresh(hint);
     let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
-    let props: Vec<WalkField> = properties
+    let props: Vec<WalkField> = object
+        .fields
         .iter()
         .map(|p| WalkField {
             name: p.name.clone(),
@@ -484,7 +408,7 @@ fn lower_object(
             required: p.required,
         })
         .collect();
-    let other = additional.map(|t| {
+    let other = object.additional.as_deref().map(|t| {
         let ty = lower(cx, t, &format!("{name}Other"));
         (ty, other_keys_ident(props.iter().map(|p| &p.ident)))
     });
@@ -497,18 +421,14 @@ fn lower_object(
         #d
         pub struct #name { #( #fields, )* }
     });
-    let accepted: Vec<&str> = props.iter().map(|p| p.name.as_str()).collect();
     let walk = walk(
         cx,
         &Walk {
             prefix: Ctx(vec![Part::Expr(quote!(__prefix))]),
             prefix_expr: quote!(__prefix),
             selector: None,
+            object,
             fields: &props,
-            accepted: &accepted,
-            belongs: &[],
-            exactly_one_of: &[],
-            forbidden_with: &[],
             additional: other.as_ref(),
             build: quote!(#name),
         },
@@ -518,7 +438,7 @@ fn lower_object(
             #walk
         }
     });
-    RType::Object { name, parse_fn }
+    Def::Object { name, parse_fn }
 }
 
 /// The member of a generated struct holding an open object's other keys: `additional_properties`
@@ -534,7 +454,7 @@ fn other_keys_ident<'i>(fields: impl Iterator<Item = &'i Ident>) -> Ident {
 
 /// The struct member of an open object's other keys: each as JSON, input order, serialized
 /// after the fields.
-fn other_keys_field((_, id): &(RType, Ident)) -> TokenStream {
+fn other_keys_field((_, id): &(RType<'_>, Ident)) -> TokenStream {
     let rt = rt();
     quote! {
         #[serde(flatten)]
@@ -542,7 +462,7 @@ fn other_keys_field((_, id): &(RType, Ident)) -> TokenStream {
     }
 }
 
-fn struct_field(f: &WalkField) -> TokenStream {
+fn struct_field(f: &WalkField<'_>) -> TokenStream {
     let id = &f.ident;
     let t = f.ty.rust();
     let rename = (*id != f.name).then(|| {
@@ -562,49 +482,50 @@ fn struct_field(f: &WalkField) -> TokenStream {
 
 /// Conversion of the owned value `v` to `ty`; `path` names it in errors. Evaluates to the
 /// typed value or returns the error from the enclosing function.
-fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
+fn convert(cx: &mut ModCx<'_>, ty: &RType<'_>, v: &Ident, path: &Ctx) -> TokenStream {
     let rt = rt();
     let err = |expected: &str| {
         let msg = path.plus_lit(&format!(": expected {expected}")).render();
         quote!(return ::core::result::Result::Err(#rt::invalid(#msg, &#v)))
     };
-    match ty {
-        RType::Int { min, max, expected } => {
+    match (ty.plan, &ty.def) {
+        (
+            TypePlan::Integer {
+                minimum,
+                maximum,
+                expected,
+            },
+            _,
+        ) => {
             let e = err(expected);
-            let guard = range_guard(min, max);
+            let guard = range_guard(minimum, maximum);
             quote! {
                 match #rt::as_int(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
             }
         }
-        RType::Num { min, max, expected } => {
+        (
+            TypePlan::Number {
+                minimum,
+                maximum,
+                expected,
+            },
+            _,
+        ) => {
             let e = err(expected);
-            let guard = range_guard(min, max);
+            let guard = range_guard(minimum, maximum);
             quote! {
                 match #rt::as_num(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
             }
         }
-        RType::Bool => {
+        (TypePlan::Boolean, _) => {
             let e = err("true or false");
             quote! {
                 match #rt::as_bool(&#v) { ::core::option::Option::Some(b) => b, _ => #e }
             }
         }
-        RType::Str {
-            min,
-            max,
-            pattern,
-            expected,
-        } => {
+        (TypePlan::String { expected, .. }, def) => {
             let e = err(expected);
-            let mut checks = Vec::new();
-            if min.is_some() || max.is_some() {
-                let a = min.unwrap_or(0);
-                let b = max.unwrap_or(u64::MAX);
-                checks.push(quote!(#rt::chars_within(s, #a, #b)));
-            }
-            if let Some(p) = pattern {
-                checks.push(quote!(#rt::matches(&#p, s)));
-            }
+            let checks = string_checks(ty.plan, def);
             if checks.is_empty() {
                 return quote! {
                     match #v {
@@ -620,26 +541,26 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
                 }
             }
         }
-        RType::Enum {
-            name,
-            values,
-            expected,
-        } => {
+        (TypePlan::Enum { values, expected }, Def::Enum { name, variants }) => {
             let e = err(expected);
             let arms = values
                 .iter()
+                .zip(variants)
                 .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
             quote! {
                 match #rt::as_str(&#v) { #(#arms)* _ => #e }
             }
         }
-        RType::Array {
-            items,
-            min,
-            max,
-            expected,
-        } => convert_array(cx, items, (min, max), v, path, err(expected)),
-        RType::Object { parse_fn, .. } => {
+        (
+            TypePlan::Array {
+                min_items,
+                max_items,
+                expected,
+                ..
+            },
+            Def::Array(items),
+        ) => convert_array(cx, items, (min_items, max_items), v, path, err(expected)),
+        (TypePlan::Object { .. }, Def::Object { parse_fn, .. }) => {
             let e = err("an object");
             let prefix = path.plus_lit(": ").render();
             quote! {
@@ -649,19 +570,42 @@ fn convert(cx: &mut ModCx, ty: &RType, v: &Ident, path: &Ctx) -> TokenStream {
                 }
             }
         }
-        RType::Json { check: None } => quote!(#rt::to_json(#v)),
-        RType::Json { check: Some(f) } => {
+        (TypePlan::Any, _) => quote!(#rt::to_json(#v)),
+        (_, Def::Check(f)) => {
             let p = path.render();
             quote!(#f(#v, &|| ::std::string::String::from(#p))?)
         }
+        _ => undefined(ty),
     }
+}
+
+/// A string's checks on `s` beyond its type (its length in characters, its pattern), as the
+/// walk and the decoder both test them.
+fn string_checks(plan: &TypePlan, def: &Def<'_>) -> Vec<TokenStream> {
+    let rt = rt();
+    let mut checks = Vec::new();
+    if let TypePlan::String {
+        min_length,
+        max_length,
+        ..
+    } = plan
+        && (min_length.is_some() || max_length.is_some())
+    {
+        let a = min_length.unwrap_or(0);
+        let b = max_length.unwrap_or(u64::MAX);
+        checks.push(quote!(#rt::chars_within(s, #a, #b)));
+    }
+    if let Def::Pattern(p) = def {
+        checks.push(quote!(#rt::matches(&#p, s)));
+    }
+    checks
 }
 
 /// [`convert`] for an array: each item converted (its path `name[i]`), then the length
 /// checked against `bounds`; `e` is the refusal.
 fn convert_array(
-    cx: &mut ModCx,
-    items: &RType,
+    cx: &mut ModCx<'_>,
+    items: &RType<'_>,
     bounds: (&Option<u64>, &Option<u64>),
     v: &Ident,
     path: &Ctx,
@@ -696,33 +640,32 @@ fn convert_array(
     }
 }
 
-struct WalkField {
+struct WalkField<'p> {
     name: String,
     ident: Ident,
-    ty: RType,
+    ty: RType<'p>,
     required: bool,
 }
 
-struct Walk<'a> {
+struct Walk<'a, 'p> {
     /// The message prefix (`action=wait: `, `read_file: `, or the nested `__prefix`).
     prefix: Ctx,
     /// `prefix` as a `&str` expression.
     prefix_expr: TokenStream,
     selector: Option<&'a str>,
-    fields: &'a [WalkField],
-    accepted: &'a [&'a str],
-    belongs: &'a [(String, String)],
-    exactly_one_of: &'a [Vec<String>],
-    forbidden_with: &'a [crate::ir::Forbidden],
+    /// The plan's object: its `belongs` lists and constraints.
+    object: &'a ObjectPlan,
+    /// Its fields with their generated types.
+    fields: &'a [WalkField<'p>],
     /// An open object's other keys: their type and the struct member holding them.
-    additional: Option<&'a (RType, Ident)>,
+    additional: Option<&'a (RType<'p>, Ident)>,
     /// The struct path to build.
     build: TokenStream,
 }
 
 /// The validating walk over one object: every key checked against the accepted fields, values
 /// converted, then required fields and constraints. Evaluates to `Result<Struct, CallError>`.
-fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
+fn walk(cx: &mut ModCx<'_>, w: &Walk<'_, '_>) -> TokenStream {
     let rt = rt();
     let prefix = &w.prefix_expr;
     let locals: Vec<Ident> = w
@@ -761,7 +704,7 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
         ),
         None => (quote!(), quote!()),
     };
-    let null_ok = if w.belongs.is_empty() {
+    let null_ok = if w.object.belongs.is_empty() {
         quote!()
     } else {
         quote! {
@@ -805,22 +748,26 @@ fn walk(cx: &mut ModCx, w: &Walk<'_>) -> TokenStream {
 /// walk's tables, its state for the other keys and the arm's body; pushes the struct member's
 /// initializer onto `inits`.
 fn other_keys(
-    cx: &mut ModCx,
-    w: &Walk<'_>,
+    cx: &mut ModCx<'_>,
+    w: &Walk<'_, '_>,
     v: &Ident,
     inits: &mut Vec<TokenStream>,
 ) -> (TokenStream, TokenStream, TokenStream) {
     let rt = rt();
     let prefix = &w.prefix_expr;
-    let accepted = w.accepted;
-    let belongs_pairs = w.belongs.iter().map(|(f, to)| quote!((#f, #to)));
+    let accepted = w.fields.iter().map(|f| f.name.as_str());
+    let belongs = &w.object.belongs;
+    let belongs_pairs = belongs.iter().map(|b| {
+        let (f, to) = (&b.field, &b.actions);
+        quote!((#f, #to))
+    });
     match w.additional {
         Some((ty, id)) => {
             inits.push(quote!(#id: __extra));
             let path = w.prefix.plus_expr(quote!(__k));
             let conv = convert(cx, ty, v, &path);
             let value = ty.json_value(quote!(#conv));
-            let belongs = (!w.belongs.is_empty())
+            let belongs = (!belongs.is_empty())
                 .then(|| quote!(const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];));
             (
                 quote!(#belongs),
@@ -848,7 +795,7 @@ fn other_keys(
 
 /// The end of [`walk`]: required fields present, then `exactly_one_of` and `forbidden_with`,
 /// each refusal worded with the walk's prefix. `locals` hold the fields' values.
-fn walk_finish(w: &Walk<'_>, locals: &[Ident]) -> Vec<TokenStream> {
+fn walk_finish(w: &Walk<'_, '_>, locals: &[Ident]) -> Vec<TokenStream> {
     let rt = rt();
     let prefix = &w.prefix_expr;
     let mut finish = Vec::new();
@@ -862,19 +809,9 @@ fn walk_finish(w: &Walk<'_>, locals: &[Ident]) -> Vec<TokenStream> {
             });
         }
     }
-    let present = |field: &str, bool_false_absent: bool| -> TokenStream {
-        match w.fields.iter().zip(locals).find(|(f, _)| f.name == field) {
-            Some((f, _)) if f.required => quote!(true),
-            Some((f, local)) if bool_false_absent && matches!(f.ty, RType::Bool) => {
-                quote!(::core::matches!(#local, ::core::option::Option::Some(true)))
-            }
-            Some((_, local)) => quote!(#local.is_some()),
-            None => quote!(false),
-        }
-    };
-    for group in w.exactly_one_of {
-        let names: Vec<&str> = group.iter().map(String::as_str).collect();
-        let flags: Vec<TokenStream> = names.iter().map(|n| present(n, false)).collect();
+    for group in &w.object.exactly_one_of {
+        let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
+        let flags = group.iter().map(given);
         let n = names.len();
         finish.push(quote! {
             {
@@ -892,10 +829,9 @@ fn walk_finish(w: &Walk<'_>, locals: &[Ident]) -> Vec<TokenStream> {
             }
         });
     }
-    for fw in w.forbidden_with {
-        // A boolean flag set to false asks for nothing, so it does not count as given.
-        let a = present(&fw.field, true);
-        let b = present(&fw.with, true);
+    for fw in &w.object.forbidden_with {
+        let a = given(&fw.field);
+        let b = given(&fw.with);
         let msg = &fw.message;
         finish.push(quote! {
             if #a && #b {
@@ -906,9 +842,40 @@ fn walk_finish(w: &Walk<'_>, locals: &[Ident]) -> Vec<TokenStream> {
     finish
 }
 
-/// The module `pub mod <tool> { … }` and what the parent needs to call it.
+/// Whether a constraint counts its member given, by the plan's presence rule, tested on the
+/// member's local (`f_<name>`, the walk's and the decoder's both; a required one is no
+/// longer an `Option` at that point, and is always given).
+fn given(m: &MemberPlan) -> TokenStream {
+    let local = format_ident!("f_{}", m.field);
+    match m.presence {
+        Presence::Always => quote!(true),
+        Presence::Never => quote!(false),
+        Presence::Given => quote!(#local.is_some()),
+        Presence::True => quote!(::core::matches!(#local, ::core::option::Option::Some(true))),
+    }
+}
+
+/// A tool's declared fields with their generated types, declaration order.
+pub(super) type Lowered<'p> = [(String, RType<'p>)];
+
+/// The generated type of the field `name`.
+pub(super) fn field_type<'l, 'p>(lowered: &'l Lowered<'p>, name: &str) -> Option<&'l RType<'p>> {
+    lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+}
+
+/// The module `pub mod <tool> { … }` and what the parent needs to call it: generated from the
+/// tool's plan (`plan::lower_tool`: its actions' objects, prefixes, `belongs` lists and
+/// constraints with their presence rules) and its fields' plan types (`plan::lower_type`).
 pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
     let module = snake(&tool.name);
+    let tp = plan::lower_tool(tool);
+    // Every declared field once (one definition, one type), in declaration order.
+    let types: Vec<(&str, TypePlan)> = tool
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), plan::lower_type(&f.ty)))
+        .collect();
+    let other = tool.parameters.additional.as_ref().map(plan::lower_type);
     let mut cx = ModCx {
         used: ["Call", "Action"].iter().map(|s| (*s).to_owned()).collect(),
         defs: Vec::new(),
@@ -918,40 +885,27 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         open_root: None,
     };
     // Action struct names first, so field types yield to them.
-    let action_idents = action_idents(&mut cx, tool);
-    // Lower every declared field once (one definition, one type), in declaration order.
-    let lowered: Vec<(String, RType)> = tool
-        .fields
+    let action_idents = action_idents(&mut cx, &tp);
+    let lowered: Vec<(String, RType<'_>)> = types
         .iter()
-        .map(|f| {
-            let hint = pascal_str(&f.name);
-            (f.name.clone(), lower(&mut cx, &f.ty, &hint))
-        })
+        .map(|(name, ty)| ((*name).to_owned(), lower(&mut cx, ty, &pascal_str(name))))
         .collect();
-    cx.open_root = tool.parameters.additional.as_ref().map(|t| {
+    cx.open_root = other.as_ref().map(|t| {
         let ty = lower(&mut cx, t, "OtherKey");
-        (
-            ty,
-            other_keys_ident(
-                tool.fields
-                    .iter()
-                    .map(|f| snake(&f.name))
-                    .collect::<Vec<_>>()
-                    .iter(),
-            ),
-        )
+        let idents: Vec<Ident> = lowered.iter().map(|(n, _)| snake(n)).collect();
+        (ty, other_keys_ident(idents.iter()))
     });
-    let field_ty = |name: &str| lowered.iter().find(|(n, _)| n == name).map(|(_, t)| t);
-    let mut items = if tool.is_plain() {
-        let Some(action) = tool.actions.first() else {
+    let mut items = if tp.selector.is_none() {
+        let Some(action) = tp.actions.first() else {
             return quote!();
         };
-        plain_items(&mut cx, tool, action, outer, &field_ty)
+        plain_items(&mut cx, &tp, action, outer, &lowered)
     } else {
-        selector_items(&mut cx, tool, &action_idents, outer, &field_ty)
+        selector_items(&mut cx, &tp, &action_idents, outer, &lowered)
     };
     items.push(super::implements::conversions(
         tool,
+        &tp,
         &action_idents,
         &lowered,
     ));
@@ -968,11 +922,11 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
 
 /// The action struct names of a tool with a selector (PascalCase, unique; `Call` and
 /// `Action` get `Args`), reserved in `cx`. Empty for a plain tool, whose struct is `Call`.
-fn action_idents(cx: &mut ModCx, tool: &Tool) -> Vec<Ident> {
-    if tool.is_plain() {
+fn action_idents(cx: &mut ModCx<'_>, tp: &ToolPlan) -> Vec<Ident> {
+    if tp.selector.is_none() {
         return Vec::new();
     }
-    let action_names: Vec<String> = tool.actions.iter().filter_map(|a| a.name.clone()).collect();
+    let action_names: Vec<String> = tp.actions.iter().filter_map(|a| a.name.clone()).collect();
     unique_pascal(&action_names)
         .into_iter()
         .map(|n| {
@@ -1003,23 +957,21 @@ fn parse_entry(outer: &Ident) -> TokenStream {
 }
 
 /// A plain tool's items: the `Call` struct, `parse`, the walk and the decoder.
-fn plain_items<'t>(
-    cx: &mut ModCx,
-    tool: &Tool,
-    action: &Action,
+fn plain_items(
+    cx: &mut ModCx<'_>,
+    tp: &ToolPlan,
+    action: &ActionPlan,
     outer: &Ident,
-    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+    lowered: &Lowered<'_>,
 ) -> Vec<TokenStream> {
     let rt = rt();
     let d = derives(false);
-    let prefix = format!("{}: ", tool.name);
-    let (st, walk_fn) = action_items(cx, tool, action, &ident("Call"), &prefix, None, field_ty);
+    let (st, walk_fn) = action_items(cx, action, &ident("Call"), None, lowered);
     let decode = decoder(
         cx,
-        tool,
+        tp,
         outer,
-        field_ty,
-        None,
+        lowered,
         &[Target {
             action,
             strukt: ident("Call"),
@@ -1053,27 +1005,22 @@ struct Variant {
 
 /// A selector tool's items: a struct per action, the `Call` and `Action` enums, `parse`, the
 /// walk (selector first, then the action's walk) and the decoder.
-fn selector_items<'t>(
-    cx: &mut ModCx,
-    tool: &Tool,
+fn selector_items(
+    cx: &mut ModCx<'_>,
+    tp: &ToolPlan,
     action_idents: &[Ident],
     outer: &Ident,
-    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+    lowered: &Lowered<'_>,
 ) -> Vec<TokenStream> {
     let rt = rt();
     let d = derives(false);
-    let selector = tool
-        .selector
-        .as_ref()
-        .map(|s| s.name.as_str())
-        .unwrap_or("action");
+    let selector = tp.selector.as_deref().unwrap_or("action");
     let mut items = Vec::new();
     let mut variants = Vec::new();
     let mut parse_fns = Vec::new();
-    for (action, id) in tool.actions.iter().zip(action_idents) {
+    for (action, id) in tp.actions.iter().zip(action_idents) {
         let aname = action.name.clone().unwrap_or_default();
-        let prefix = format!("{selector}={aname}: ");
-        let (st, walk_fn) = action_items(cx, tool, action, id, &prefix, Some(selector), field_ty);
+        let (st, walk_fn) = action_items(cx, action, id, Some(selector), lowered);
         let doc = format!(" `{selector}: {aname}`");
         items.push(quote! { #[doc = #doc] #d #st });
         let f = format_ident!(
@@ -1091,7 +1038,7 @@ fn selector_items<'t>(
             walk_fn: f,
         });
     }
-    let targets: Vec<Target> = tool
+    let targets: Vec<Target<'_>> = tp
         .actions
         .iter()
         .zip(action_idents)
@@ -1101,17 +1048,24 @@ fn selector_items<'t>(
             variant: Some(id.clone()),
         })
         .collect();
-    let decode = decoder(cx, tool, outer, field_ty, Some(selector), &targets);
+    let decode = decoder(cx, tp, outer, lowered, &targets);
     items.push(selector_call(
-        selector, &variants, outer, &parse_fns, &decode,
+        selector,
+        &tp.expected_actions,
+        &variants,
+        outer,
+        &parse_fns,
+        &decode,
     ));
     items
 }
 
 /// The `Call` and `Action` enums of a selector tool, `parse`, and the walk that reads the
-/// selector and hands the rest to the action's walk.
+/// selector and hands the rest to the action's walk. `expected` is the plan's
+/// `expected_actions`.
 fn selector_call(
     selector: &str,
+    expected: &str,
     variants: &[Variant],
     outer: &Ident,
     parse_fns: &[TokenStream],
@@ -1123,7 +1077,6 @@ fn selector_call(
     let ids: Vec<&Ident> = variants.iter().map(|v| &v.strukt).collect();
     let fns: Vec<&Ident> = variants.iter().map(|v| &v.walk_fn).collect();
     let n = strs.len();
-    let expected = strs.join(", ");
     let missing_msg = format!("missing {selector}: expected one of {expected}");
     let bad_type = format!("{selector}: expected one of {expected}");
     let parse = parse_entry(outer);
@@ -1183,27 +1136,25 @@ fn selector_call(
     }
 }
 
-/// The struct for one action and the body of its walk.
-fn action_items<'t>(
-    cx: &mut ModCx,
-    tool: &Tool,
-    action: &Action,
+/// The struct for one action and the body of its walk: the plan action's fields (declaration
+/// order) with their generated types, its prefix, `belongs` lists and constraints.
+fn action_items(
+    cx: &mut ModCx<'_>,
+    action: &ActionPlan,
     name: &Ident,
-    prefix: &str,
     selector: Option<&str>,
-    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
+    lowered: &Lowered<'_>,
 ) -> (TokenStream, TokenStream) {
-    // Declaration order of the tool's fields, filtered to this action.
-    let fields: Vec<WalkField> = tool
+    let fields: Vec<WalkField<'_>> = action
+        .object
         .fields
         .iter()
-        .filter(|f| action.uses(&f.name))
         .filter_map(|f| {
-            field_ty(&f.name).map(|t| WalkField {
+            field_type(lowered, &f.name).map(|t| WalkField {
                 name: f.name.clone(),
                 ident: snake(&f.name),
                 ty: t.clone(),
-                required: action.is_required(&f.name),
+                required: f.required,
             })
         })
         .collect();
@@ -1215,25 +1166,15 @@ fn action_items<'t>(
     let st = quote! {
         pub struct #name { #(#struct_fields,)* }
     };
-    let accepted: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-    let belongs: Vec<(String, String)> = tool
-        .fields
-        .iter()
-        .filter(|f| !action.uses(&f.name))
-        .map(|f| (f.name.clone(), and_list(&tool.actions_using(&f.name))))
-        .filter(|(_, to)| !to.is_empty())
-        .collect();
+    let prefix = &action.prefix;
     let walk_body = walk(
         cx,
         &Walk {
             prefix: Ctx::lit(prefix),
             prefix_expr: quote!(#prefix),
             selector,
+            object: &action.object,
             fields: &fields,
-            accepted: &accepted,
-            belongs: &belongs,
-            exactly_one_of: &action.exactly_one_of,
-            forbidden_with: &action.forbidden_with,
             additional: open.as_ref(),
             build: quote!(#name),
         },
@@ -1242,7 +1183,7 @@ fn action_items<'t>(
 }
 
 /// A field the decoder reads: its name, the typed local it goes into, its type.
-type DecodedField<'t> = (&'t str, Ident, &'t RType);
+type DecodedField<'t, 'p> = (&'t str, Ident, &'t RType<'p>);
 
 /// An array's allowed lengths as the tokens `(min..=max)` (no lower bound: 0; no upper:
 /// `usize::MAX`), or `None` when the array declares neither: the walk and the decoder check
@@ -1259,7 +1200,7 @@ fn array_length_range(min: Option<u64>, max: Option<u64>) -> Option<TokenStream>
 /// An action the decoder can produce: its struct, and its `Call`/`Action` variant (`None` for a
 /// plain tool, whose struct is `Call` itself).
 struct Target<'a> {
-    action: &'a Action,
+    action: &'a ActionPlan,
     strukt: Ident,
     variant: Option<Ident>,
 }
@@ -1272,26 +1213,23 @@ struct Target<'a> {
 /// on): `parse` then runs the walk, which decides, error text included. Values are converted as
 /// the walk converts them (the same `as_int`/`as_num` of the same scanned number); a `null`
 /// member counts as absent, as in the walk.
-fn decoder<'t>(
-    cx: &mut ModCx,
-    tool: &Tool,
+fn decoder(
+    cx: &mut ModCx<'_>,
+    tp: &ToolPlan,
     outer: &Ident,
-    field_ty: &dyn Fn(&str) -> Option<&'t RType>,
-    selector: Option<&str>,
+    lowered: &Lowered<'_>,
     targets: &[Target<'_>],
 ) -> TokenStream {
     let rt = rt();
+    let selector = tp.selector.as_deref();
     // The decoder gives up on any key that is no field, so other keys are never there.
     let open = cx.open_root.as_ref().map(|(_, id)| id.clone());
     let open = open.as_ref();
     // A field no action takes is refused even when null: leave it to the walk.
-    let fields: Vec<DecodedField<'_>> = tool
-        .fields
+    let fields: Vec<DecodedField<'_, '_>> = lowered
         .iter()
-        .filter(|f| tool.actions.iter().any(|a| a.uses(&f.name)))
-        .filter_map(|f| {
-            field_ty(&f.name).map(|t| (f.name.as_str(), format_ident!("f_{}", f.name), t))
-        })
+        .filter(|(name, _)| tp.takes(name))
+        .map(|(name, t)| (name.as_str(), format_ident!("f_{}", name), t))
         .collect();
     let c = format_ident!("__c");
     let (sel_state, members) = member_loop(cx, &c, selector, targets, &fields);
@@ -1332,11 +1270,11 @@ fn decoder<'t>(
 /// first), its value read into the typed local of its field. Returns the selector's local (empty
 /// for a plain tool) and the loop.
 fn member_loop(
-    cx: &mut ModCx,
+    cx: &mut ModCx<'_>,
     c: &Ident,
     selector: Option<&str>,
     targets: &[Target<'_>],
-    fields: &[DecodedField<'_>],
+    fields: &[DecodedField<'_, '_>],
 ) -> (TokenStream, TokenStream) {
     let none = quote!(return ::core::option::Option::None);
     // (key, what reading its value does), the selector first.
@@ -1403,17 +1341,16 @@ fn member_loop(
 /// The decoder's end for one action `t`: refuse the fields it does not take, unwrap the
 /// required ones, run its `exactly_one_of` / `forbidden_with` checks, build the call.
 fn decoded_action(
-    fields: &[DecodedField<'_>],
+    fields: &[DecodedField<'_, '_>],
     t: &Target<'_>,
     outer: &Ident,
     open: Option<&Ident>,
 ) -> TokenStream {
     let none = quote!(return ::core::option::Option::None);
-    let a = t.action;
-    let taken = |name: &str| a.uses(name);
+    let object = &t.action.object;
     let others: Vec<&Ident> = fields
         .iter()
-        .filter(|(n, _, _)| !taken(n))
+        .filter(|(n, _, _)| object.field(n).is_none())
         .map(|(_, l, _)| l)
         .collect();
     let refuse_others = if others.is_empty() {
@@ -1425,30 +1362,18 @@ fn decoded_action(
     };
     let required = fields
         .iter()
-        .filter(|(n, _, _)| taken(n) && a.is_required(n))
+        .filter(|(n, _, _)| object.field(n).is_some_and(|f| f.required))
         .map(|(_, l, _)| quote!(let #l = #l?;));
-    // As the walk counts a field given (a required one always is; for forbidden_with a
-    // boolean set to false asks for nothing).
-    let present = |field: &str, bool_false_absent: bool| -> TokenStream {
-        match fields.iter().find(|(n, _, _)| *n == field && taken(n)) {
-            Some((n, _, _)) if a.is_required(n) => quote!(true),
-            Some((_, l, ty)) if bool_false_absent && matches!(ty, RType::Bool) => {
-                quote!(::core::matches!(#l, ::core::option::Option::Some(true)))
-            }
-            Some((_, l, _)) => quote!(#l.is_some()),
-            None => quote!(false),
-        }
-    };
     let mut checks = Vec::new();
-    for group in &a.exactly_one_of {
-        let flags = group.iter().map(|n| present(n, false));
+    for group in &object.exactly_one_of {
+        let flags = group.iter().map(given);
         checks.push(quote! {
             if [#(#flags),*].iter().filter(|g| **g).count() != 1 { #none; }
         });
     }
-    for fw in &a.forbidden_with {
-        let x = present(&fw.field, true);
-        let y = present(&fw.with, true);
+    for fw in &object.forbidden_with {
+        let x = given(&fw.field);
+        let y = given(&fw.with);
         checks.push(quote! {
             if #x && #y { #none; }
         });
@@ -1457,7 +1382,7 @@ fn decoded_action(
     let rt = rt();
     let inits = fields
         .iter()
-        .filter(|(n, _, _)| taken(n))
+        .filter(|(n, _, _)| object.field(n).is_some())
         .map(|(n, l, _)| {
             let id = snake(n);
             quote!(#id: #l)
@@ -1477,37 +1402,37 @@ fn decoded_action(
 
 /// Reading a value of `ty` at the cursor, `depth` containers deep: evaluates to the typed value
 /// or returns `None` from the decoder.
-fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream {
+fn read_fast(cx: &mut ModCx<'_>, ty: &RType<'_>, c: &Ident, depth: usize) -> TokenStream {
     let rt = rt();
     let none = quote!(return ::core::option::Option::None);
-    match ty {
-        RType::Int { min, max, .. } => {
-            if min.is_none() && max.is_none() {
+    match (ty.plan, &ty.def) {
+        (
+            TypePlan::Integer {
+                minimum, maximum, ..
+            },
+            _,
+        ) => {
+            if minimum.is_none() && maximum.is_none() {
                 return quote!(#c.int()?);
             }
-            let guard = range_guard(min, max);
+            let guard = range_guard(minimum, maximum);
             quote!(match #c.int() { ::core::option::Option::Some(n) #guard => n, _ => #none })
         }
-        RType::Num { min, max, .. } => {
-            if min.is_none() && max.is_none() {
+        (
+            TypePlan::Number {
+                minimum, maximum, ..
+            },
+            _,
+        ) => {
+            if minimum.is_none() && maximum.is_none() {
                 return quote!(#c.num()?);
             }
-            let guard = range_guard(min, max);
+            let guard = range_guard(minimum, maximum);
             quote!(match #c.num() { ::core::option::Option::Some(n) #guard => n, _ => #none })
         }
-        RType::Bool => quote!(#c.bool()?),
-        RType::Str {
-            min, max, pattern, ..
-        } => {
-            let mut checks = Vec::new();
-            if min.is_some() || max.is_some() {
-                let a = min.unwrap_or(0);
-                let b = max.unwrap_or(u64::MAX);
-                checks.push(quote!(#rt::chars_within(s, #a, #b)));
-            }
-            if let Some(p) = pattern {
-                checks.push(quote!(#rt::matches(&#p, s)));
-            }
+        (TypePlan::Boolean, _) => quote!(#c.bool()?),
+        (TypePlan::String { .. }, def) => {
+            let checks = string_checks(ty.plan, def);
             if checks.is_empty() {
                 return quote!(#rt::owned(#c.str()?));
             }
@@ -1518,21 +1443,27 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
                 }
             }
         }
-        RType::Enum { name, values, .. } => {
+        (TypePlan::Enum { values, .. }, Def::Enum { name, variants }) => {
             let arms = values
                 .iter()
+                .zip(variants)
                 .map(|(s, var)| (s.clone(), quote!(#name::#var)))
                 .collect();
             literal_switch(c, arms, &none)
         }
-        RType::Array {
-            items, min, max, ..
-        } => {
+        (
+            TypePlan::Array {
+                min_items,
+                max_items,
+                ..
+            },
+            Def::Array(items),
+        ) => {
             cx.depth += 1;
             let out = format_ident!("__out{}", cx.depth);
             let item = read_fast(cx, items, c, depth + 1);
             cx.depth -= 1;
-            let guard = array_length_range(*min, *max)
+            let guard = array_length_range(*min_items, *max_items)
                 .map(|range| quote!(if !#range.contains(&#out.len()) { #none; }))
                 .unwrap_or_default();
             quote! {
@@ -1549,7 +1480,7 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
                 }
             }
         }
-        RType::Object { parse_fn, .. } => {
+        (TypePlan::Object { .. }, Def::Object { parse_fn, .. }) => {
             quote! {
                 match #c.value_at(#depth)? {
                     #rt::Val::Obj(o) => #parse_fn(o, "").ok()?,
@@ -1557,10 +1488,11 @@ fn read_fast(cx: &mut ModCx, ty: &RType, c: &Ident, depth: usize) -> TokenStream
                 }
             }
         }
-        RType::Json { check: None } => quote!(#rt::to_json(#c.value_at(#depth)?)),
-        RType::Json { check: Some(f) } => {
+        (TypePlan::Any, _) => quote!(#rt::to_json(#c.value_at(#depth)?)),
+        (_, Def::Check(f)) => {
             quote!(#f(#c.value_at(#depth)?, &::std::string::String::new).ok()?)
         }
+        _ => undefined(ty),
     }
 }
 

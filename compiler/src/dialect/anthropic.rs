@@ -118,4 +118,12 @@ impl DialectRules for Anthropic {
         ty.rsplit_once('_')
             .is_some_and(|(_, date)| date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()))
     }
+
+    fn defined_types(&self) -> &'static [&'static str] {
+        &["custom"]
+    }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["input_schema"]
+    }
 }

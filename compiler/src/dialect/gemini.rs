@@ -158,4 +158,17 @@ impl DialectRules for Gemini {
     fn uses_json_schema_key(&self, t: &Value) -> bool {
         t.get(JSON_SCHEMA_KEY).is_some()
     }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["parameters"]
+    }
+
+    fn equivalences(&self) -> &'static [&'static str] {
+        &["the letter case of a Gemini `type` name (`object` / `OBJECT`: one enum value)"]
+    }
+
+    fn same_value(&self, key: &str, a: &Value, b: &Value) -> bool {
+        key == "type"
+            && matches!((a, b), (Value::String(x), Value::String(y)) if x.eq_ignore_ascii_case(y))
+    }
 }

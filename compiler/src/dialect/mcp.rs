@@ -111,6 +111,42 @@ impl DialectRules for Mcp {
         };
         (traits_from_annotations(t), title, at)
     }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["inputSchema"]
+    }
+
+    fn equivalences(&self) -> &'static [&'static str] {
+        &[
+            "an MCP annotation hint published with MCP's default where the input has none",
+            "MCP `destructiveHint` / `idempotentHint` published for a tool the input marks \
+             `readOnlyHint: true` (MCP: meaningful only when not read-only)",
+            "toolsurface's own MCP `_meta` keys (`io.toolsurface/…`) on either side: `import` \
+             drops them, `emit` derives them again for the imported surface",
+            "an MCP tool `title` published equal to the input's `annotations.title` (MCP's \
+             display name reads `title`, then `annotations.title`: the same display)",
+        ]
+    }
+
+    fn same_as_absent(&self, input: &Value, parent: &str, key: &str, value: &Value) -> bool {
+        match (key, value) {
+            ("_meta", Value::Object(m)) => m.keys().all(|k| self.own_key(key, k)),
+            ("title", v) if parent == super::TOOL_OBJECT => {
+                input.pointer("/annotations/title") == Some(v)
+            }
+            (hint, Value::Bool(x)) if parent == "annotations" => {
+                let read_only =
+                    input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+                (read_only && matches!(hint, "destructiveHint" | "idempotentHint"))
+                    || HINT_DEFAULTS.contains(&(hint, *x))
+            }
+            _ => false,
+        }
+    }
+
+    fn own_key(&self, parent: &str, key: &str) -> bool {
+        parent == "_meta" && key.starts_with(META_PREFIX)
+    }
 }
 
 /// MCP: a skill tool's `_meta` names its skill (`io.toolsurface/skill`), so a client that
@@ -164,7 +200,7 @@ fn traits_from_annotations(t: &Value) -> Vec<(&'static str, bool)> {
 }
 
 /// MCP's defaults for the annotation hints a tool leaves out.
-pub(crate) const HINT_DEFAULTS: [(&str, bool); 4] = [
+const HINT_DEFAULTS: [(&str, bool); 4] = [
     ("readOnlyHint", false),
     ("destructiveHint", true),
     ("idempotentHint", false),

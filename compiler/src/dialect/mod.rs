@@ -27,7 +27,6 @@ mod openai_responses;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use mcp::HINT_DEFAULTS as MCP_HINT_DEFAULTS;
 pub use mcp::{Annotations, annotations, title};
 
 /// The rules of `dialect`: the one dispatch on the closed vocabulary.
@@ -312,6 +311,57 @@ pub(crate) trait DialectRules: Sync {
     fn read_traits_and_title(&self, _t: &Value, _name: &str) -> ImportedTitle {
         (Vec::new(), None, (true, true))
     }
+
+    /// The `type` values of this dialect's tools that are not provider-hosted: the tools with
+    /// a definition (and the Responses client `tool_search`). With
+    /// [`DialectRules::definition_keys`], what [`crate::import::is_hosted`] asks every
+    /// dialect.
+    fn defined_types(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The keys a tool of this dialect holds its definition under (`function`,
+    /// `inputSchema`, …): a tool with one of them is not provider-hosted.
+    fn definition_keys(&self) -> &'static [&'static str];
+
+    // ---- the round trip (`import/roundtrip.rs`) ----
+
+    /// The equivalences this dialect documents: what the round trip's comparison takes as the
+    /// same without being the same text, one sentence each for
+    /// [`crate::import::equivalences`]; each is an arm of the three methods below.
+    fn equivalences(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether `key: value`, published under `parent` ([`TOOL_OBJECT`] for the tool object)
+    /// where the input tool `input` has no such key, means what its absence means.
+    fn same_as_absent(&self, _input: &Value, _parent: &str, _key: &str, _value: &Value) -> bool {
+        false
+    }
+
+    /// Whether `a` and `b` under `key`, not equal as JSON, say the same.
+    fn same_value(&self, _key: &str, _a: &Value, _b: &Value) -> bool {
+        false
+    }
+
+    /// Whether the member `key` of an object under `parent` is toolsurface's own (emit
+    /// derives it, import drops it): the comparison leaves it out on both sides.
+    fn own_key(&self, _parent: &str, _key: &str) -> bool {
+        false
+    }
+}
+
+/// The name the round trip's comparison gives the tool object itself as a parent (no JSON
+/// key is spelled so).
+pub(crate) const TOOL_OBJECT: &str = "<tool>";
+
+/// The OpenAI dialects' round-trip equivalence: `strict: false` is their default.
+const OPENAI_STRICT_DEFAULT: &str =
+    "`strict: false` published where the input has no `strict` (OpenAI's default)";
+
+/// [`DialectRules::same_as_absent`] of the OpenAI dialects: `strict: false`.
+fn openai_strict_default(key: &str, value: &Value) -> bool {
+    key == "strict" && *value == Value::Bool(false)
 }
 
 /// What [`DialectRules::read_traits_and_title`] reads: the traits, the title (`None`:

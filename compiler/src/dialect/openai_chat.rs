@@ -110,4 +110,20 @@ impl DialectRules for OpenaiChat {
             .iter()
             .any(|(_, t)| t.pointer("/function/strict") == Some(&Value::Bool(true)))
     }
+
+    fn defined_types(&self) -> &'static [&'static str] {
+        &["function"]
+    }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["function"]
+    }
+
+    fn equivalences(&self) -> &'static [&'static str] {
+        &[super::OPENAI_STRICT_DEFAULT]
+    }
+
+    fn same_as_absent(&self, _input: &Value, _parent: &str, key: &str, value: &Value) -> bool {
+        super::openai_strict_default(key, value)
+    }
 }

@@ -181,6 +181,22 @@ impl DialectRules for OpenaiResponses {
     fn is_freeform(&self, t: &Value) -> bool {
         t.get("type").and_then(Value::as_str) == Some("custom")
     }
+
+    fn defined_types(&self) -> &'static [&'static str] {
+        &["function", "custom", "tool_search"]
+    }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["parameters"]
+    }
+
+    fn equivalences(&self) -> &'static [&'static str] {
+        &[super::OPENAI_STRICT_DEFAULT]
+    }
+
+    fn same_as_absent(&self, _input: &Value, _parent: &str, key: &str, value: &Value) -> bool {
+        super::openai_strict_default(key, value)
+    }
 }
 
 /// The freeform declaration, when `tool` is published as a grammar tool in `family`

@@ -79,6 +79,10 @@ impl DialectRules for Acme {
     fn tool_keys(&self) -> &'static [&'static str] {
         &["kind", "name", "description", "args"]
     }
+
+    fn definition_keys(&self) -> &'static [&'static str] {
+        &["args"]
+    }
 }
 
 /// `ROLE` × `FAMILY` in the test dialect, tagged with the family's own (the enum has no

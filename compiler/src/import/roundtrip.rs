@@ -1,34 +1,31 @@
 //! The round trip's comparison: every difference between an input tool and `emit` of its
 //! import, found by walking both JSON documents keyword by keyword (names, descriptions,
 //! every schema keyword, annotations, the keys beside the schema), so that nothing the
-//! emitted tool says differently can pass unreported. Only what a dialect documents as the
-//! same meaning is equal without being the same text: [`EQUIVALENCES`] lists each.
+//! emitted tool says differently can pass unreported. Only what JSON Schema ([`EQUIVALENCES`])
+//! or the input's dialect (`DialectRules::equivalences`) documents as the same meaning is
+//! equal without being the same text: [`equivalences`] lists each.
 
 use serde_json::{Map, Value};
 
 use super::{Note, Shape, escape, short};
-use crate::dialect::{self, MCP_HINT_DEFAULTS};
+use crate::dialect::{self, DialectRules, TOOL_OBJECT};
 
-/// What is the same by definition, not a difference (each rule is one arm of [`same_by_rule`]
-/// or of the walk below, named here so the list is read as one):
+/// What is the same by definition in every dialect, not a difference (each rule is an arm of
+/// [`Walk::same_by_rule`] or of the walk below, named here so the list is read as one); the
+/// dialects' own are their `DialectRules::equivalences`.
 pub const EQUIVALENCES: &[&str] = &[
     "the order of the keys inside an object (the order of `properties` is compared)",
     "the order of the names in `required`",
-    "`strict: false` published where the input has no `strict` (OpenAI's default)",
-    "an MCP annotation hint published with MCP's default where the input has none",
-    "MCP `destructiveHint` / `idempotentHint` published for a tool the input marks \
-     `readOnlyHint: true` (MCP: meaningful only when not read-only)",
-    "toolsurface's own MCP `_meta` keys (`io.toolsurface/…`) on either side: `import` drops \
-     them, `emit` derives them again for the imported surface",
-    "the letter case of a Gemini `type` name (`object` / `OBJECT`: one enum value)",
     "an empty `required` list or `properties` object on one side and none on the other (JSON \
      Schema: the same constraint)",
-    "an MCP tool `title` published equal to the input's `annotations.title` (MCP's display \
-     name reads `title`, then `annotations.title`: the same display)",
 ];
 
-/// The key the walk gives the tool object itself (no JSON key is spelled so).
-const TOOL: &str = "<tool>";
+/// Every equivalence the comparison of an input of `shape` applies: JSON Schema's, then the
+/// dialect's.
+pub fn equivalences(shape: Shape) -> Vec<&'static str> {
+    let own = dialect::rules(shape).equivalences();
+    EQUIVALENCES.iter().chain(own).copied().collect()
+}
 
 /// `required: []` or `properties: {}`: the same as leaving the key out.
 fn empty_constraint(k: &str, v: &Value) -> bool {
@@ -42,7 +39,8 @@ fn empty_constraint(k: &str, v: &Value) -> bool {
 /// Every difference between the input tool `input` (at `ptr`) and the emitted `emitted`, each
 /// at its pointer in the input document.
 pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<Note> {
-    let tool = dialect::rules(shape)
+    let rules = dialect::rules(shape);
+    let tool = rules
         .tool_body("", emitted)
         .ok()
         .and_then(|(body, _)| body.get("name"))
@@ -50,12 +48,11 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
         .unwrap_or("")
         .to_owned();
     let mut w = Walk {
-        shape,
-        read_only: input.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true)),
-        annotations_title: input.pointer("/annotations/title").cloned(),
+        rules,
+        input,
         out: Vec::new(),
     };
-    w.value(ptr, input, emitted, TOOL);
+    w.value(ptr, input, emitted, TOOL_OBJECT);
     w.out
         .into_iter()
         .map(|(pointer, message)| Note {
@@ -66,14 +63,14 @@ pub fn compare(shape: Shape, ptr: &str, input: &Value, emitted: &Value) -> Vec<N
         .collect()
 }
 
-struct Walk {
-    shape: Shape,
-    read_only: bool,
-    annotations_title: Option<Value>,
+struct Walk<'a> {
+    rules: &'a dyn DialectRules,
+    /// The input tool: what the dialect's rules read (MCP: its annotations).
+    input: &'a Value,
     out: Vec<(String, String)>,
 }
 
-impl Walk {
+impl Walk<'_> {
     /// One node of both documents; `key` is the key it stands under in its parent.
     fn value(&mut self, ptr: &str, a: &Value, b: &Value, key: &str) {
         match (a, b) {
@@ -105,7 +102,7 @@ impl Walk {
                     self.value(&format!("{ptr}/{i}"), x, y, "");
                 }
             }
-            _ if a == b || self.same_gemini_type(a, b, key) => {}
+            _ if a == b || self.rules.same_value(key, a, b) => {}
             (Value::String(x), Value::String(y)) if x.len().max(y.len()) > 40 => {
                 self.text(ptr, key, x, y);
             }
@@ -114,14 +111,15 @@ impl Walk {
     }
 
     fn object(&mut self, ptr: &str, a: &Map<String, Value>, b: &Map<String, Value>, key: &str) {
-        if key == "_meta" && self.shape == Shape::Mcp {
-            let own = |m: &Map<String, Value>| -> Map<String, Value> {
+        let own = |k: &String| self.rules.own_key(key, k);
+        if a.keys().chain(b.keys()).any(own) {
+            let others = |m: &Map<String, Value>| -> Map<String, Value> {
                 m.iter()
-                    .filter(|(k, _)| !k.starts_with(crate::emit::META_PREFIX))
+                    .filter(|(k, _)| !own(k))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             };
-            let (a, b) = (own(a), own(b));
+            let (a, b) = (others(a), others(b));
             return self.object(ptr, &a, &b, "");
         }
         for (k, va) in a {
@@ -140,8 +138,8 @@ impl Walk {
             if k == "annotations"
                 && let Value::Object(hints) = vb
             {
-                // Annotations the input leaves out: only the hints that differ from MCP's
-                // defaults (and the title) are additions.
+                // Annotations the input leaves out: only the hints that do not mean what their
+                // absence means (MCP: its defaults) are additions.
                 for (h, v) in hints {
                     if !self.same_by_rule(h, v, "annotations") {
                         self.push(
@@ -168,32 +166,8 @@ impl Walk {
 
     /// A key published where the input has none that means what its absence means.
     fn same_by_rule(&self, k: &str, v: &Value, parent: &str) -> bool {
-        if parent != "properties" && empty_constraint(k, v) {
-            return true;
-        }
-        match (k, v) {
-            ("strict", Value::Bool(false)) => {
-                matches!(self.shape, Shape::OpenaiChat | Shape::OpenaiResponses)
-            }
-            ("_meta", Value::Object(m)) => {
-                self.shape == Shape::Mcp
-                    && m.keys().all(|x| x.starts_with(crate::emit::META_PREFIX))
-            }
-            ("title", v) if parent == TOOL && self.shape == Shape::Mcp => {
-                self.annotations_title.as_ref() == Some(v)
-            }
-            (h, Value::Bool(x)) if parent == "annotations" && self.shape == Shape::Mcp => {
-                (self.read_only && matches!(h, "destructiveHint" | "idempotentHint"))
-                    || MCP_HINT_DEFAULTS.contains(&(h, *x))
-            }
-            _ => false,
-        }
-    }
-
-    fn same_gemini_type(&self, a: &Value, b: &Value, key: &str) -> bool {
-        self.shape == Shape::Gemini
-            && key == "type"
-            && matches!((a, b), (Value::String(x), Value::String(y)) if x.eq_ignore_ascii_case(y))
+        (parent != "properties" && empty_constraint(k, v))
+            || self.rules.same_as_absent(self.input, parent, k, v)
     }
 
     /// Two texts: where they start to differ, so a change past the first 40 characters (a
@@ -252,6 +226,23 @@ mod tests {
                 "/0/parameters/properties the order of the properties differs",
             ]
         );
+    }
+
+    #[test]
+    fn each_dialect_lists_its_own_equivalences_after_json_schemas() {
+        for shape in Shape::ALL {
+            let listed = equivalences(shape);
+            assert_eq!(&listed[..EQUIVALENCES.len()], EQUIVALENCES, "{shape:?}");
+        }
+        let openai = |shape| {
+            equivalences(shape)
+                .iter()
+                .any(|e| e.contains("strict: false"))
+        };
+        assert!(openai(Shape::OpenaiChat) && openai(Shape::OpenaiResponses));
+        assert!(!openai(Shape::Mcp));
+        assert_eq!(equivalences(Shape::Mcp).len(), EQUIVALENCES.len() + 4);
+        assert_eq!(equivalences(Shape::Anthropic), EQUIVALENCES);
     }
 
     #[test]

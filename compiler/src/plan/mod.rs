@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::codegen::{and_list, expected_text};
+use crate::codegen::and_list;
 use crate::emit::{self, EmitError, Emitted, EmittedTool};
 use crate::ir::{self, Ir, Type};
 
@@ -159,6 +159,20 @@ pub struct ObjectPlan {
     /// in input order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional: Option<Box<TypePlan>>,
+}
+
+impl ObjectPlan {
+    /// The field `name` this object takes.
+    pub fn field(&self, name: &str) -> Option<&FieldPlan> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+impl ToolPlan {
+    /// Whether some action takes the field `name`.
+    pub fn takes(&self, name: &str) -> bool {
+        self.actions.iter().any(|a| a.object.field(name).is_some())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -493,7 +507,9 @@ fn lower_alias(a: &ir::Alias) -> AliasPlan {
     }
 }
 
-fn lower_tool(tool: &ir::Tool) -> ToolPlan {
+/// One tool, lowered: what `Plan::tools` holds and what Rust codegen generates the tool's
+/// module from.
+pub(crate) fn lower_tool(tool: &ir::Tool) -> ToolPlan {
     let selector = tool.selector.as_ref().map(|s| s.name.clone());
     let actions = tool
         .actions
@@ -600,7 +616,9 @@ fn presence(fields: &[FieldPlan], name: &str, forbidden: bool) -> Presence {
     }
 }
 
-fn lower_type(ty: &Type) -> TypePlan {
+/// A field type, lowered: the one rule every backend reads a type by (Rust codegen derives
+/// its generated types from the result).
+pub(crate) fn lower_type(ty: &Type) -> TypePlan {
     let expected = expected_text(ty);
     match ty {
         Type::String {
@@ -675,6 +693,70 @@ fn lower_type(ty: &Type) -> TypePlan {
         },
         // Annotations change no verdict: the walk sees the type beneath.
         Type::Annotated { ty, .. } => lower_type(ty),
+    }
+}
+
+fn bounds_text<T: std::fmt::Display>(min: Option<T>, max: Option<T>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(" from {a} to {b}{unit}"),
+        (Some(a), None) => format!(" of at least {a}{unit}"),
+        (None, Some(b)) => format!(" of at most {b}{unit}"),
+        (None, None) => String::new(),
+    }
+}
+
+fn length_text(min: Option<u64>, max: Option<u64>, unit: &str) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!(" of {a} to {b} {unit}"),
+        (Some(a), None) => format!(" of at least {a} {unit}"),
+        (None, Some(b)) => format!(" of at most {b} {unit}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// What the model is told a field expects (`a number from 0 to 300`).
+fn expected_text(ty: &Type) -> String {
+    match ty {
+        Type::String {
+            min_length,
+            max_length,
+            pattern,
+        } => {
+            let mut s = format!(
+                "a string{}",
+                length_text(*min_length, *max_length, "characters")
+            );
+            if let Some(p) = pattern {
+                s.push_str(" matching ");
+                s.push_str(p);
+            }
+            s
+        }
+        Type::Integer { minimum, maximum } => {
+            format!("an integer{}", bounds_text(*minimum, *maximum, ""))
+        }
+        Type::Number { minimum, maximum } => {
+            format!("a number{}", bounds_text(*minimum, *maximum, ""))
+        }
+        Type::Boolean => "true or false".to_owned(),
+        Type::Enum { values } => format!("one of {}", values.join(", ")),
+        Type::Array {
+            min_items,
+            max_items,
+            ..
+        } => format!("an array{}", length_text(*min_items, *max_items, "items")),
+        Type::Object { .. } => "an object".to_owned(),
+        Type::Any => "any value".to_owned(),
+        Type::Null => "null".to_owned(),
+        Type::Const { value, .. } => value.to_string(),
+        Type::Union { branches, .. } => {
+            let texts: Vec<String> = branches.iter().map(expected_text).collect();
+            match texts.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => texts.concat(),
+            }
+        }
+        Type::Annotated { ty, .. } => expected_text(ty),
     }
 }
 
