@@ -14,10 +14,12 @@
 //! - an integer field with `minimum` ≥ 0: any type implementing `FromNonNegative` (i64, u64,
 //!   usize), because `Call::parse` already refused a negative one; other integers are `i64`,
 //!   numbers `f64`, strings `String`, booleans `bool`, arrays `Vec<_>` of the item's type, and
-//!   optional fields `Option<_>`.
+//!   optional fields `Option<_>`;
+//! - an optional field with a `default:` holds the plain type: the conversion fills the
+//!   default, so the runtime receives a concrete value and keeps no default of its own.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::names::{ident, snake};
 use super::rt;
@@ -109,17 +111,71 @@ fn enum_conversions(module: &TokenStream, fields: &[&RType]) -> Vec<TokenStream>
     out
 }
 
-/// One field initializer `name: <converted c.name>`.
-fn init(field: &str, ty: &RType, required: bool) -> Result<TokenStream, String> {
+/// The generated value of type `ty` that the JSON value `v` (a `default:`, which `check`
+/// held to the field's type) stands for, as an expression; `None` when it is cheap to build
+/// (a scalar or an enum value: `unwrap_or`), else in `Some` (`unwrap_or_else`).
+fn default_value(ty: &RType, v: &serde_json::Value) -> Result<(TokenStream, bool), String> {
+    use proc_macro2::Literal;
+    use serde_json::Value as J;
+    let refused = || format!("the default {v} does not fit the field's type");
+    Ok(match (ty, v) {
+        (RType::Str { .. }, J::String(s)) => (quote!(::std::string::String::from(#s)), false),
+        (RType::Int { .. }, J::Number(n)) => {
+            let n = n.as_i64().ok_or_else(refused)?;
+            (Literal::i64_suffixed(n).into_token_stream(), true)
+        }
+        (RType::Num { .. }, J::Number(n)) => {
+            let n = n.as_f64().ok_or_else(refused)?;
+            (Literal::f64_suffixed(n).into_token_stream(), true)
+        }
+        (RType::Bool, J::Bool(b)) => (quote!(#b), true),
+        (RType::Enum { name, values, .. }, J::String(s)) => {
+            let (_, variant) = values.iter().find(|(v, _)| v == s).ok_or_else(refused)?;
+            (quote!(#name::#variant), true)
+        }
+        (RType::Array { items, .. }, J::Array(vs)) => {
+            let each = vs
+                .iter()
+                .map(|v| default_value(items, v).map(|(e, _)| e))
+                .collect::<Result<Vec<_>, _>>()?;
+            (quote!(::std::vec![#(#each),*]), false)
+        }
+        (RType::Object { .. } | RType::Json { .. }, _) => {
+            return Err(format!(
+                "the default {v} of an object or JSON-valued field cannot be applied by the \
+                 conversion yet"
+            ));
+        }
+        _ => return Err(refused()),
+    })
+}
+
+/// One field initializer `name: <converted c.name>`. An optional field with a `default:` is
+/// filled with it, so the runtime type holds the plain value (not an `Option`): a default its
+/// field cannot hold is a compile error of this code, like any other disagreement.
+fn init(
+    field: &str,
+    ty: &RType,
+    required: bool,
+    default: Option<&serde_json::Value>,
+) -> Result<TokenStream, String> {
     let id = snake(field);
     let value = quote!(c.#id);
-    let converted = if required {
-        convert(ty, value)?
-    } else {
-        match converter(ty)? {
+    let converted = match (required, default) {
+        (true, _) => convert(ty, value)?,
+        (false, Some(d)) => {
+            let (d, copy) = default_value(ty, d)?;
+            let filled = if copy {
+                quote!(#value.unwrap_or(#d))
+            } else {
+                quote!(#value.unwrap_or_else(|| #d))
+            };
+            convert(ty, filled)?
+        }
+        (false, None) => match converter(ty)? {
             Some(f) => quote!(#value.map(#f)),
             None => value,
-        }
+        },
     };
     Ok(quote!(#id: #converted))
 }
@@ -134,7 +190,10 @@ fn inits(
         .iter()
         .filter(|f| action.uses(&f.name))
         .filter_map(|f| field_type(lowered, &f.name).map(|t| (f, t)))
-        .map(|(f, t)| init(&f.name, t, action.is_required(&f.name)))
+        .map(|(f, t)| {
+            let default = f.ty.peel().1.and_then(|a| a.default.as_ref());
+            init(&f.name, t, action.is_required(&f.name), default)
+        })
         .collect()
 }
 
