@@ -418,7 +418,7 @@ fn an_absent_field_reaches_the_runtime_as_its_default() {
                 let mut given = absent.clone();
                 given.insert(field.clone(), default.clone());
                 let request = |arguments: Map<String, Value>| {
-                    let call = Call::parse_in(&scope, &tool.name, &Value::Object(arguments))
+                    let call = Call::parse_in(&scope, &tool.name, Value::Object(arguments))
                         .unwrap_or_else(|e| panic!("{}.{field}: {e}", tool.name));
                     runtime_request(call)
                 };

@@ -68,7 +68,7 @@ async fn run(host: &ShellHost, command: &str, tty: bool) -> (i64, String) {
             &ctx(),
             ShellRequest {
                 command: command.into(),
-                tty: tty,
+                tty,
                 yield_ms: 20_000,
                 ..shell_support::shell("")
             },

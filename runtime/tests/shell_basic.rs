@@ -75,7 +75,7 @@ async fn wait(host: &ShellHost, id: i64, until: Option<&str>, timeout_s: f64) ->
         ShellSession::Wait(Wait {
             session_id: id,
             host_id: None,
-            timeout_s: timeout_s,
+            timeout_s,
             until_output: until.map(Into::into),
         }),
     )

@@ -34,7 +34,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
                 &ctx(),
                 ShellRequest {
                     command: format!("yes abcdefghijklmnopqrstuvwxyz | head -c {SIXTY_FOUR_MIB}"),
-                    tty: tty,
+                    tty,
                     yield_ms: 250,
                     ..shell_support::shell("")
                 },

@@ -77,7 +77,8 @@ fn the_conversion_fills_a_fields_default() {
             "limit:::toolsurface::__private::FromNonNegative::from_non_negative(c.limit.unwrap_or({n}i64))"
         )
     };
-    let unfilled = "limit:c.limit.map(::toolsurface::__private::FromNonNegative::from_non_negative)";
+    let unfilled =
+        "limit:c.limit.map(::toolsurface::__private::FromNonNegative::from_non_negative)";
     let before = text(&ir);
     assert!(before.contains(&filled("100")), "sql_query's limit");
     let optional = before.matches(unfilled).count();
