@@ -112,8 +112,8 @@ fn enum_conversions(module: &TokenStream, fields: &[&RType]) -> Vec<TokenStream>
 }
 
 /// The generated value of type `ty` that the JSON value `v` (a `default:`, which `check`
-/// held to the field's type) stands for, as an expression; `None` when it is cheap to build
-/// (a scalar or an enum value: `unwrap_or`), else in `Some` (`unwrap_or_else`).
+/// held to the field's type) stands for, as an expression, and whether it is a constant
+/// (a scalar or an enum value: `unwrap_or`) rather than an allocation (`unwrap_or_else`).
 fn default_value(ty: &RType, v: &serde_json::Value) -> Result<(TokenStream, bool), String> {
     use proc_macro2::Literal;
     use serde_json::Value as J;
