@@ -76,10 +76,10 @@ async fn drain_session(host: &ShellHost, tty: bool) {
             &ctx(),
             ShellRequest {
                 command: command(),
-                tty: Some(tty),
-                yield_ms: Some(30_000),
-                max_output_tokens: Some(64),
-                ..Default::default()
+                workdir: None,
+                tty,
+                yield_ms: 30_000,
+                max_output_tokens: 64,
             },
         )
         .await
@@ -93,7 +93,7 @@ async fn drain_session(host: &ShellHost, tty: bool) {
                 ShellSession::Wait(Wait {
                     session_id: id,
                     host_id: None,
-                    timeout_s: Some(60.0),
+                    timeout_s: 60.0,
                     until_output: None,
                 }),
             )
@@ -221,7 +221,7 @@ fn wait_latency_round(rt: &tokio::runtime::Runtime, host: &ShellHost, id: i64, n
                 ShellSession::Wait(Wait {
                     session_id: id,
                     host_id: None,
-                    timeout_s: Some(60.0),
+                    timeout_s: 60.0,
                     until_output: Some(format!("^got {n}$")),
                 }),
             ))
@@ -253,9 +253,10 @@ fn main() {
             &ctx(),
             ShellRequest {
                 command: r#"while read l; do echo "got $l"; done"#.into(),
-                tty: Some(true),
-                yield_ms: Some(250),
-                ..Default::default()
+                workdir: None,
+                tty: true,
+                yield_ms: 250,
+                max_output_tokens: 10_000,
             },
         ))
         .unwrap();

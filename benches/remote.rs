@@ -47,8 +47,9 @@ fn remote(c: &mut Criterion) {
         .unwrap();
     let req = || ReadFile {
         path: path.to_string_lossy().into_owned(),
+        offset: 1,
+        limit: 2000,
         device: Some(sshd::ALIAS.into()),
-        ..ReadFile::default()
     };
     // establish the master connection
     let first = rt.block_on(host.read_file("bench", &ctx(), req())).unwrap();

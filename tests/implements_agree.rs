@@ -320,7 +320,7 @@ fn parsed_calls_become_the_runtime_types() {
         messages::MessageRead::Payload(messages::Payload {
             message_id: "m-3".into(),
             field: messages::Field::ToolCalls,
-            offset: Some(7),
+            offset: 7,
             limit: None,
         })
     );
@@ -363,9 +363,116 @@ fn parsed_calls_become_the_runtime_types() {
         workdirs::SetWorkdirsRequest::from(call),
         workdirs::SetWorkdirsRequest {
             dirs: vec!["/a".into()],
-            mode: Some(workdirs::Mode::Remove),
+            mode: workdirs::Mode::Remove,
         }
     );
+}
+
+/// The runtime request a parsed call becomes, as text (`None` for a tool without one).
+fn runtime_request(call: Call) -> Option<String> {
+    use toolsurface_runtime::{call, data, files, grep, memory, messages, shell, workdirs};
+    Some(match call {
+        Call::ApplyPatch(c) => format!("{:?}", files::ApplyPatch::from(c)),
+        Call::ExecCommand(c) => format!("{:?}", shell::ExecCommandRequest::from(c)),
+        Call::FileEdit(c) => format!("{:?}", files::FileEdit::from(c)),
+        Call::GrepFiles(c) => format!("{:?}", grep::GrepFilesRequest::from(c)),
+        Call::Introspect(c) => format!("{:?}", call::Introspect::from(c)),
+        Call::MessageRead(c) => format!("{:?}", messages::MessageRead::from(c)),
+        Call::MonitorStart(c) => format!("{:?}", shell::MonitorStartRequest::from(c)),
+        Call::ReadFile(c) => format!("{:?}", files::ReadFile::from(c)),
+        Call::SearchMemory(c) => format!("{:?}", memory::SearchMemoryRequest::from(c)),
+        Call::SetWorkdirs(c) => format!("{:?}", workdirs::SetWorkdirsRequest::from(c)),
+        Call::Shell(c) => format!("{:?}", shell::ShellRequest::from(c)),
+        Call::ShellSession(c) => format!("{:?}", shell::ShellSession::from(c)),
+        Call::SqlQuery(c) => format!("{:?}", data::SqlQueryRequest::from(c)),
+        Call::WriteFile(c) => format!("{:?}", files::WriteFile::from(c)),
+        Call::WriteStdin(c) => format!("{:?}", shell::WriteStdinRequest::from(c)),
+        Call::ActivateSkill(_) => return None,
+    })
+}
+
+/// A field's `default:` is applied by the generated `From`: for every optional field that
+/// declares one, the call without it becomes the same runtime request as the call giving
+/// the default, so the handler receives the definition's value (the runtime holds no
+/// default of its own). Were the default not filled in, the runtime field would be an
+/// `Option` and the two requests would differ (`None` against `Some(default)`).
+#[test]
+fn an_absent_field_reaches_the_runtime_as_its_default() {
+    let ir = standard_ir();
+    let mut checked = Vec::new();
+    for tool in &ir.tools {
+        let t: Tool = tool.name.parse().unwrap();
+        let scope = scope_offering(t);
+        for action in &tool.actions {
+            for field in &action.optional {
+                let Some(default) = tool
+                    .field(field)
+                    .and_then(|f| f.ty.peel().1)
+                    .and_then(|a| a.default.clone())
+                else {
+                    continue;
+                };
+                let example = &action.examples.first().expect("an example").arguments;
+                let mut absent = example.as_object().cloned().unwrap_or_default();
+                absent.remove(field);
+                let mut given = absent.clone();
+                given.insert(field.clone(), default.clone());
+                let request = |arguments: Map<String, Value>| {
+                    let call = Call::parse_in(&scope, &tool.name, Value::Object(arguments))
+                        .unwrap_or_else(|e| panic!("{}.{field}: {e}", tool.name));
+                    runtime_request(call)
+                };
+                let (absent, given) = (request(absent), request(given));
+                assert!(absent.is_some(), "{} has a runtime request", tool.name);
+                assert_eq!(
+                    absent, given,
+                    "{}.{field}: absent is not the default {default}",
+                    tool.name
+                );
+                checked.push(format!("{}.{field}", tool.name));
+            }
+        }
+    }
+    // shell 3, exec_command 3, write_stdin 2, shell_session 2, grep_files 2, read_file 2,
+    // file_edit 1, message_read 4, search_memory 1, sql_query 1, set_workdirs 1.
+    assert!(checked.len() >= 22, "{checked:?}");
+}
+
+/// The defaults arrive as the definitions' values (read from the IR, not restated here).
+#[test]
+fn defaults_arrive_as_the_definitions_values() {
+    use toolsurface_runtime::{messages, shell};
+    let ir = standard_ir();
+    let default = |tool: &str, field: &str| -> Value {
+        let t = ir.tools.iter().find(|t| t.name == tool).unwrap();
+        let f = t.field(field).unwrap();
+        f.ty.peel().1.and_then(|a| a.default.clone()).unwrap()
+    };
+    let Call::Shell(call) =
+        Call::parse_in(&scope_offering(Tool::Shell), "shell", r#"{"command":"ls"}"#).unwrap()
+    else {
+        panic!("shell");
+    };
+    let req = shell::ShellRequest::from(call);
+    assert_eq!(json!(req.yield_ms), default("shell", "yield_ms"));
+    assert_eq!(
+        json!(req.max_output_tokens),
+        default("shell", "max_output_tokens")
+    );
+    assert_eq!(json!(req.tty), default("shell", "tty"));
+    let Call::MessageRead(call) = Call::parse_in(
+        &scope_offering(Tool::MessageRead),
+        "message_read",
+        r#"{"mode":"context","message_id":"m-1"}"#,
+    )
+    .unwrap() else {
+        panic!("message_read");
+    };
+    let messages::MessageRead::Context(c) = messages::MessageRead::from(call) else {
+        panic!("context");
+    };
+    assert_eq!(json!(c.before), default("message_read", "before"));
+    assert_eq!(json!(c.after), default("message_read", "after"));
 }
 
 /// The runtime's texts get tool names from the generated `TOOL_NAMES` (each tool's name and

@@ -59,8 +59,10 @@ async fn spawn_true(host: &ShellHost) -> f64 {
             &ctx(),
             ShellRequest {
                 command: "true".into(),
-                yield_ms: Some(30_000),
-                ..Default::default()
+                workdir: None,
+                yield_ms: 30_000,
+                max_output_tokens: 10_000,
+                tty: false,
             },
         )
         .await

@@ -25,11 +25,15 @@ lines', NULL);
     path
 }
 
+/// sql_query.yaml's `default:` for `limit`, which a parsed call gets from the generated
+/// conversion.
+const DEFAULT_LIMIT: u64 = 100;
+
 fn q(sql: &str, limit: Option<u64>) -> SqlQueryRequest {
     SqlQueryRequest {
         database: "shop.sqlite3".into(),
         sql: sql.into(),
-        limit,
+        limit: limit.unwrap_or(DEFAULT_LIMIT),
     }
 }
 
@@ -190,7 +194,7 @@ fn a_missing_database_is_not_created() {
         &SqlQueryRequest {
             database: "missing.db".into(),
             sql: "SELECT 1".into(),
-            limit: None,
+            limit: DEFAULT_LIMIT,
         },
     );
     assert!(e.starts_with("no database file at missing.db"), "{e}");
@@ -206,7 +210,7 @@ fn read_only_pragmas_and_absolute_paths_work() {
         &SqlQueryRequest {
             database: db.display().to_string(),
             sql: "SELECT name, type FROM pragma_table_info('orders') ORDER BY cid".into(),
-            limit: Some(2),
+            limit: 2,
         },
     )
     .unwrap();

@@ -200,7 +200,9 @@ fn permission_child(root: &str) {
                 &contract::ctx(),
                 toolsurface_runtime::files::ReadFile {
                     path: "locked/owned-by-root.txt".into(),
-                    ..Default::default()
+                    offset: 1,
+                    limit: 2000,
+                    device: None,
                 },
             )
             .await;
@@ -234,7 +236,9 @@ fn permission_child(root: &str) {
                     path: "locked/owned-by-root.txt".into(),
                     old_text: "root".into(),
                     new_text: "nobody".into(),
-                    ..Default::default()
+                    replace_all: false,
+                    expected_sha256: None,
+                    device: None,
                 },
             )
             .await;

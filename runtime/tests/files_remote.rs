@@ -237,7 +237,8 @@ async fn hostile_devices_are_refused_before_anything_starts() {
                 ReadFile {
                     path: "/etc/hostname".into(),
                     device: dev.clone(),
-                    ..ReadFile::default()
+                    offset: 1,
+                    limit: 2000,
                 },
             )
             .await,
@@ -260,7 +261,8 @@ async fn hostile_devices_are_refused_before_anything_starts() {
                     old_text: "a".into(),
                     new_text: "b".into(),
                     device: dev.clone(),
-                    ..FileEdit::default()
+                    replace_all: false,
+                    expected_sha256: None,
                 },
             )
             .await,
@@ -309,7 +311,8 @@ async fn user_at_host_reaches_the_same_machine() {
         .read_req(ReadFile {
             path: s.path("u.txt"),
             device: Some("root@127.0.0.1".into()),
-            ..ReadFile::default()
+            offset: 1,
+            limit: 2000,
         })
         .await);
     assert_eq!(field_str(&out, "content"), "via user@host\n");
@@ -390,7 +393,8 @@ async fn an_unreachable_device_is_a_clear_error() {
         s.read_req(ReadFile {
             path: "/etc/hostname".into(),
             device: Some(DEAD_ALIAS.into()),
-            ..ReadFile::default()
+            offset: 1,
+            limit: 2000,
         })
         .await,
     );
@@ -644,7 +648,8 @@ async fn a_cancelled_call_stops_the_remote_operation() {
                 ReadFile {
                     path: s.path("c.txt"),
                     device: s.device.clone(),
-                    ..ReadFile::default()
+                    offset: 1,
+                    limit: 2000,
                 },
             )
             .await,

@@ -42,10 +42,15 @@ fn run(root: &Path, req: GrepFilesRequest) -> GrepResult {
     search(root, &req, &GrepOptions::default()).unwrap()
 }
 
+/// A search for `p` with grep_files.yaml's defaults (a parsed call gets them from the
+/// generated conversion).
 fn pat(p: &str) -> GrepFilesRequest {
     GrepFilesRequest {
         pattern: p.into(),
-        ..Default::default()
+        path: None,
+        glob: None,
+        case_insensitive: false,
+        max_results: 200,
     }
 }
 
@@ -102,7 +107,7 @@ fn case_insensitive_glob_and_path() {
     let r = run(
         d.path(),
         GrepFilesRequest {
-            case_insensitive: Some(true),
+            case_insensitive: true,
             ..pat("todo")
         },
     );
@@ -127,7 +132,7 @@ fn case_insensitive_glob_and_path() {
         d.path(),
         GrepFilesRequest {
             path: Some("src".into()),
-            case_insensitive: Some(true),
+            case_insensitive: true,
             glob: Some("!mod.rs".into()),
             ..pat("todo")
         },
@@ -191,7 +196,7 @@ fn max_results_truncates_deterministically() {
     let r = run(
         d.path(),
         GrepFilesRequest {
-            max_results: Some(4),
+            max_results: 4,
             ..pat("m")
         },
     );
@@ -200,7 +205,7 @@ fn max_results_truncates_deterministically() {
     let r = run(
         d.path(),
         GrepFilesRequest {
-            max_results: Some(9),
+            max_results: 9,
             ..pat("m")
         },
     );

@@ -36,12 +36,16 @@ fn seeded(dir: &tempfile::TempDir) -> SqliteFactStore {
     s
 }
 
-fn search(s: &SqliteFactStore, q: &str, limit: Option<u64>) -> (String, Vec<Value>) {
+/// search_memory.yaml's `default:` for `limit`, which a parsed call gets from the generated
+/// conversion.
+const DEFAULT_LIMIT: usize = 10;
+
+fn search(s: &SqliteFactStore, q: &str, limit: Option<usize>) -> (String, Vec<Value>) {
     let out = search_memory(
         s,
         &SearchMemoryRequest {
             query: q.into(),
-            limit,
+            limit: limit.unwrap_or(DEFAULT_LIMIT),
         },
     )
     .unwrap();
@@ -108,7 +112,7 @@ fn limit_and_no_match() {
         &s,
         &SearchMemoryRequest {
             query: "  ?! ".into(),
-            limit: None,
+            limit: DEFAULT_LIMIT,
         },
     ) {
         Err(ToolError::Model(m)) => assert!(m.contains("no words"), "{m}"),

@@ -31,10 +31,21 @@ fn model_err(store: &SqliteMessageStore, req: impl Into<MessageRead>) -> String 
     }
 }
 
+/// A history request naming neither a session nor a channel, with message_read.yaml's
+/// default view (a parsed call gets it from the generated conversion).
+fn unscoped() -> History {
+    History {
+        session_id: None,
+        channel: None,
+        view: View::Transcript,
+        limit: None,
+    }
+}
+
 fn history(session: &str) -> History {
     History {
         session_id: Some(session.into()),
-        ..Default::default()
+        ..unscoped()
     }
 }
 
@@ -121,7 +132,7 @@ fn channel_history_spans_sessions_and_marks_them() {
         History {
             channel: Some("infra".into()),
             limit: Some(500),
-            ..Default::default()
+            ..unscoped()
         },
     );
     let ids = ids(&v);
@@ -141,7 +152,7 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     let (text, v) = ok(
         &s,
         History {
-            view: Some(View::Turns),
+            view: View::Turns,
             ..history("sess-build")
         },
     );
@@ -163,7 +174,7 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     let (_, v) = ok(
         &s,
         History {
-            view: Some(View::Turns),
+            view: View::Turns,
             ..history("sess-review")
         },
     );
@@ -179,7 +190,7 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     let (text, v) = ok(
         &s,
         History {
-            view: Some(View::Turns),
+            view: View::Turns,
             limit: Some(1),
             ..history("sess-review")
         },
@@ -199,7 +210,7 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
     let (text, _) = ok(
         &s,
         History {
-            view: Some(View::Audit),
+            view: View::Audit,
             limit: Some(2),
             ..history("sess-review")
         },
@@ -216,7 +227,7 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
     let (text, _) = ok(
         &s,
         History {
-            view: Some(View::Audit),
+            view: View::Audit,
             ..history("sess-build")
         },
     );
@@ -236,7 +247,7 @@ fn history_built_by_hand_with_both_or_neither_scope_is_an_argument_error() {
         channel: Some("infra".into()),
         ..history("sess-build")
     };
-    let neither = History::default();
+    let neither = unscoped();
     for req in [both, neither] {
         match message_read(&s, &req.into()) {
             Err(ToolError::Argument(m)) => {
@@ -257,14 +268,14 @@ fn unknown_session_and_channel_name_what_was_looked_up() {
         &s,
         History {
             channel: Some("ops".into()),
-            ..Default::default()
+            ..unscoped()
         },
     );
     assert!(e.contains(r#"no channel "ops""#), "{e}");
     assert!(e.contains(r#"known channels: "infra""#), "{e}");
 }
 
-fn context(id: &str, before: Option<u64>, after: Option<u64>) -> Context {
+fn context(id: &str, before: usize, after: usize) -> Context {
     Context {
         message_id: id.into(),
         before,
@@ -273,9 +284,9 @@ fn context(id: &str, before: Option<u64>, after: Option<u64>) -> Context {
 }
 
 #[test]
-fn context_defaults_to_three_before_and_after() {
+fn context_returns_before_and_after() {
     let (_d, s) = store();
-    let (text, v) = ok(&s, context("m-0008", None, None));
+    let (text, v) = ok(&s, context("m-0008", 3, 3));
     let side = |k: &str| -> Vec<String> {
         v[k].as_array()
             .unwrap()
@@ -289,7 +300,7 @@ fn context_defaults_to_three_before_and_after() {
     assert!(text.contains("▶ [m-0008]"), "{text}");
     assert!(text.starts_with("context of message m-0008 (session sess-build): 3 before, 3 after"));
 
-    let (_, v) = ok(&s, context("m-0002", Some(5), Some(0)));
+    let (_, v) = ok(&s, context("m-0002", 5, 0));
     assert_eq!(v["before"].as_array().unwrap().len(), 1);
     assert_eq!(v["after"].as_array().unwrap().len(), 0);
 }
@@ -297,7 +308,7 @@ fn context_defaults_to_three_before_and_after() {
 #[test]
 fn context_of_an_unknown_message_suggests_close_ids() {
     let (_d, s) = store();
-    let e = model_err(&s, context("m-00007", None, None));
+    let e = model_err(&s, context("m-00007", 3, 3));
     assert!(
         e.starts_with(r#"no message "m-00007" in the message store"#),
         "{e}"
@@ -305,7 +316,7 @@ fn context_of_an_unknown_message_suggests_close_ids() {
     assert!(e.contains(r#""m-0007""#), "{e}");
 }
 
-fn payload(id: &str, field: Field, offset: Option<u64>, limit: Option<u64>) -> Payload {
+fn payload(id: &str, field: Field, offset: usize, limit: Option<u64>) -> Payload {
     Payload {
         message_id: id.into(),
         field,
@@ -318,7 +329,7 @@ fn payload(id: &str, field: Field, offset: Option<u64>, limit: Option<u64>) -> P
 fn payload_pages_through_a_long_field() {
     let (_d, s) = store();
     let whole = s.get("m-0007").unwrap().unwrap().tool_result.unwrap();
-    let mut offset = None;
+    let mut offset = 0;
     let mut pages = Vec::new();
     let mut assembled = String::new();
     loop {
@@ -329,7 +340,7 @@ fn payload_pages_through_a_long_field() {
         assembled.push_str(chunk);
         pages.push(text.lines().next().unwrap().to_string());
         match v["next_offset"].as_u64() {
-            Some(n) => offset = Some(n),
+            Some(n) => offset = usize::try_from(n).unwrap(),
             None => break,
         }
     }
@@ -361,11 +372,11 @@ fn payload_counts_characters_not_bytes() {
         tool_calls: None,
     }])
     .unwrap();
-    let (_, v) = ok(&s, payload("u1", Field::Content, Some(6), Some(7)));
+    let (_, v) = ok(&s, payload("u1", Field::Content, 6, Some(7)));
     assert_eq!(v["text"], "wörld ✓");
     assert_eq!(v["next_offset"], 13);
     assert_eq!(v["total_chars"], 16);
-    let (_, v) = ok(&s, payload("u1", Field::Content, Some(16), None));
+    let (_, v) = ok(&s, payload("u1", Field::Content, 16, None));
     assert_eq!(v["text"], "");
     assert_eq!(v["next_offset"], Value::Null);
 }
@@ -373,16 +384,85 @@ fn payload_counts_characters_not_bytes() {
 #[test]
 fn payload_errors_are_specific() {
     let (_d, s) = store();
-    let e = model_err(&s, payload("m-0007", Field::ToolResult, Some(9000), None));
+    let e = model_err(&s, payload("m-0007", Field::ToolResult, 9000, None));
     assert_eq!(
         e,
         r#"offset 9000 is past the end of message "m-0007" tool_result (5952 characters)"#
     );
-    let e = model_err(&s, payload("m-0004", Field::Reasoning, None, None));
+    let e = model_err(&s, payload("m-0004", Field::Reasoning, 0, None));
     assert_eq!(
         e,
         r#"message "m-0004" has no reasoning; its fields: content, tool_result"#
     );
-    let e = model_err(&s, payload("zzz-9", Field::Content, None, None));
+    let e = model_err(&s, payload("zzz-9", Field::Content, 0, None));
     assert!(e.starts_with(r#"no message "zzz-9""#), "{e}");
+}
+
+/// A session of 700 messages in 140 turns (a user message, then four more, per turn).
+fn long_store() -> (tempfile::TempDir, SqliteMessageStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteMessageStore::open(dir.path().join("m.sqlite3")).unwrap();
+    let mut jsonl = String::new();
+    for i in 0..700 {
+        let role = if i % 5 == 0 { "user" } else { "assistant" };
+        jsonl.push_str(
+            &serde_json::json!({
+                "id": format!("l-{i:04}"),
+                "session_id": "sess-long",
+                "role": role,
+                "at": format!("2026-01-01T00:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                "turn": i / 5 + 1,
+                "content": format!("message {i}"),
+            })
+            .to_string(),
+        );
+        jsonl.push('\n');
+    }
+    import_jsonl(&store, Cursor::new(jsonl)).unwrap();
+    (dir, store)
+}
+
+/// Every `limit` message_read.yaml allows (up to 50000) is honoured in history: the runtime
+/// used to cap it at 500 messages without a word.
+#[test]
+fn history_returns_more_than_500_messages_when_asked() {
+    let (_d, s) = long_store();
+    let (text, v) = ok(
+        &s,
+        History {
+            limit: Some(600),
+            ..history("sess-long")
+        },
+    );
+    assert_eq!(v["returned"], 600);
+    assert_eq!(v["messages"][0]["id"], "l-0100");
+    assert!(
+        text.starts_with("session sess-long: 600 of 700 messages (newest; 100 older not shown)")
+    );
+    let (_, v) = ok(
+        &s,
+        History {
+            limit: Some(50_000),
+            ..history("sess-long")
+        },
+    );
+    assert_eq!(v["returned"], 700);
+    assert_eq!(v["truncated"], false);
+}
+
+/// The turns view likewise: the runtime used to cap it at 100 turns.
+#[test]
+fn the_turns_view_returns_more_than_100_turns_when_asked() {
+    let (_d, s) = long_store();
+    let (_, v) = ok(
+        &s,
+        History {
+            view: View::Turns,
+            limit: Some(120),
+            ..history("sess-long")
+        },
+    );
+    assert_eq!(v["returned_turns"], 120);
+    assert_eq!(v["total_turns"], 140);
+    assert_eq!(v["turns"][0]["turn"], 21);
 }

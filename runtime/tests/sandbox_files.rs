@@ -18,7 +18,7 @@ use toolsurface_runtime::call::{HandlerResult, ToolError};
 use toolsurface_runtime::data::{self, SqlQueryRequest};
 use toolsurface_runtime::files::{ApplyPatch, FileEdit, FileHost, FileHostConfig, WriteFile};
 use toolsurface_runtime::sandbox::{Confinement, Policy, Profile, kernel_status};
-use toolsurface_runtime::workdirs::{SetWorkdirsRequest, Workdirs};
+use toolsurface_runtime::workdirs::{Mode, SetWorkdirsRequest, Workdirs};
 
 const CONV: &str = "c1";
 
@@ -107,8 +107,9 @@ async fn rows(f: &Fixture) -> Vec<(&'static str, HandlerResult, PathBuf)> {
         // Under full the row above already replaced "secret"; "e" is in both.
         old_text: "e".into(),
         new_text: "E".into(),
-        replace_all: Some(true),
-        ..Default::default()
+        replace_all: true,
+        expected_sha256: None,
+        device: None,
     };
     let r = f.files.file_edit(CONV, &ctx(), edit).await;
     out.push(("file_edit_symlink", r, o.join("secret")));
@@ -286,7 +287,7 @@ fn set_workdirs_outside_the_bounds_is_refused() {
     ] {
         let req = SetWorkdirsRequest {
             dirs: vec![dir.clone()],
-            mode: None,
+            mode: Mode::Set,
         };
         let err = w.set_workdirs(&req, &names_support::NAMES).unwrap_err();
         let ToolError::Model(m) = err else {
@@ -332,7 +333,7 @@ fn sql_query_refuses_outside_databases_and_attach() {
                 &SqlQueryRequest {
                     database: database.display().to_string(),
                     sql,
-                    limit: None,
+                    limit: 100,
                 },
                 check.clone(),
             )
@@ -375,7 +376,8 @@ async fn the_device_argument_obeys_devices() {
         let read = ReadFile {
             path: "/etc/hostname".into(),
             device: Some("nosuchhost.invalid".into()),
-            ..Default::default()
+            offset: 1,
+            limit: 2000,
         };
         let before = f.files.ssh_spawn_count();
         let r = f.files.read_file(CONV, &ctx(), read).await;

@@ -65,9 +65,9 @@ async fn run(host: &ShellHost, command: &str, tty: bool) -> (i64, String) {
             &ctx(),
             ShellRequest {
                 command: command.into(),
-                tty: Some(tty),
-                yield_ms: Some(20_000),
-                ..Default::default()
+                tty,
+                yield_ms: 20_000,
+                ..shell_support::shell("")
             },
         )
         .await
@@ -397,7 +397,7 @@ async fn enforcement_without_a_helper_is_never_silent() {
                 &ctx(),
                 ShellRequest {
                     command: format!("touch {}", q(&marker)),
-                    ..Default::default()
+                    ..shell_support::shell("")
                 },
             )
             .await;

@@ -52,14 +52,14 @@ fn sid(out: &ToolOutput) -> i64 {
         .unwrap_or_else(|| panic!("no session id in {}", out.text))
 }
 
-async fn run(host: &ShellHost, command: &str, tty: bool, yield_ms: i64) -> ToolOutput {
+async fn run(host: &ShellHost, command: &str, tty: bool, yield_ms: u64) -> ToolOutput {
     host.shell(
         &ctx(),
         ShellRequest {
             command: command.into(),
-            tty: Some(tty),
-            yield_ms: Some(yield_ms),
-            ..Default::default()
+            tty,
+            yield_ms,
+            ..shell_support::shell("")
         },
     )
     .await
@@ -72,7 +72,7 @@ async fn wait(host: &ShellHost, id: i64, until: Option<&str>, timeout_s: f64) ->
         ShellSession::Wait(Wait {
             session_id: id,
             host_id: None,
-            timeout_s: Some(timeout_s),
+            timeout_s,
             until_output: until.map(Into::into),
         }),
     )
@@ -135,7 +135,7 @@ async fn environment_and_workdir_are_normalised() {
             ExecCommandRequest {
                 cmd: "pwd; echo $PAGER $GIT_PAGER $NO_COLOR $CLICOLOR $LANG $TERM".into(),
                 workdir: Some("sub".into()),
-                ..Default::default()
+                ..shell_support::exec_command("")
             },
         )
         .await
@@ -162,7 +162,7 @@ async fn environment_and_workdir_are_normalised() {
             ShellRequest {
                 command: "true".into(),
                 workdir: Some("missing".into()),
-                ..Default::default()
+                ..shell_support::shell("")
             },
         )
         .await
@@ -211,7 +211,7 @@ async fn prompt_is_answered_through_poll_chars() {
             Poll {
                 session_id: id,
                 chars: Some("alice\n".into()),
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -246,7 +246,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
                 Poll {
                     session_id: id,
                     keys: Some(vec!["ctrl-c".into()]),
-                    ..Default::default()
+                    ..shell_support::poll(0)
                 },
             )
             .await
@@ -263,7 +263,7 @@ async fn ctrl_c_through_keys_stops_sleep() {
             Poll {
                 session_id: sid(&out),
                 keys: Some(vec!["hyper-q".into()]),
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -302,8 +302,8 @@ async fn resize_is_seen_by_stty_size() {
             Poll {
                 session_id: id,
                 keys: Some(vec!["enter".into()]),
-                peek: Some(true),
-                ..Default::default()
+                peek: true,
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -398,8 +398,8 @@ async fn interrupt_mid_window_keeps_the_session() {
             &c,
             ShellRequest {
                 command: "echo STARTED; sleep 1000".into(),
-                yield_ms: Some(30_000),
-                ..Default::default()
+                yield_ms: 30_000,
+                ..shell_support::shell("")
             },
         )
         .await
@@ -415,8 +415,8 @@ async fn interrupt_mid_window_keeps_the_session() {
                     &ctx(),
                     Poll {
                         session_id: id,
-                        peek: Some(true),
-                        ..Default::default()
+                        peek: true,
+                        ..shell_support::poll(0)
                     },
                 )
                 .await
@@ -460,7 +460,7 @@ async fn interrupt_mid_window_keeps_the_session() {
             Wait {
                 session_id: id,
                 host_id: None,
-                timeout_s: Some(300.0),
+                timeout_s: 300.0,
                 until_output: Some("never".into()),
             },
         )
@@ -487,8 +487,8 @@ async fn list_shows_running_and_exited_unread_and_exit_wakes() {
             WriteStdinRequest {
                 session_id: id,
                 chars: Some("now\n".into()),
-                yield_time_ms: Some(0),
-                ..Default::default()
+                yield_time_ms: 0,
+                ..shell_support::write_stdin(0)
             },
         )
         .await
@@ -527,7 +527,7 @@ async fn list_shows_running_and_exited_unread_and_exit_wakes() {
             &ctx(),
             Poll {
                 session_id: id,
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -624,8 +624,8 @@ async fn max_output_tokens_cuts_the_middle_and_offset_reads_it() {
             &ctx(),
             ShellRequest {
                 command: "seq 1 100000".into(),
-                max_output_tokens: Some(100),
-                ..Default::default()
+                max_output_tokens: 100,
+                ..shell_support::shell("")
             },
         )
         .await
@@ -649,8 +649,8 @@ async fn max_output_tokens_cuts_the_middle_and_offset_reads_it() {
             Poll {
                 session_id: id,
                 offset: Some(200),
-                peek: Some(true),
-                ..Default::default()
+                peek: true,
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -659,6 +659,32 @@ async fn max_output_tokens_cuts_the_middle_and_offset_reads_it() {
     // Bytes 0–17 are 1–9, then three bytes per number: byte 200 is the newline after 70.
     assert!(output(&p).starts_with("\n71\n72\n"), "{}", p.text);
     assert_eq!(s(&p)["running"], false);
+}
+
+/// Every budget the definition allows is honoured: `max_output_tokens: 1` (shell.yaml's
+/// minimum) keeps four bytes, where the runtime used to raise any budget below 16 tokens to
+/// 16 without a word (64 bytes, which would have shown these 26 uncut).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_smallest_max_output_tokens_the_definition_allows_is_honoured() {
+    let f = fixture();
+    let out = f
+        .host
+        .shell(
+            &ctx(),
+            ShellRequest {
+                command: "printf abcdefghijklmnopqrstuvwxyz".into(),
+                max_output_tokens: 1,
+                ..shell_support::shell("")
+            },
+        )
+        .await
+        .unwrap();
+    let st = s(&out);
+    assert_eq!(st["exit_code"], 0, "{}", out.text);
+    assert_eq!(st["truncated_bytes"], 22, "{}", out.text);
+    let text = output(&out);
+    assert!(text.starts_with("ab\n[… 22 bytes"), "{text}");
+    assert!(text.ends_with("…]\nyz"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -679,7 +705,7 @@ async fn the_cap_evicts_exited_sessions_and_refuses_when_all_run() {
             &ctx(),
             ShellRequest {
                 command: "echo no".into(),
-                ..Default::default()
+                ..shell_support::shell("")
             },
         )
         .await
@@ -704,7 +730,7 @@ async fn the_cap_evicts_exited_sessions_and_refuses_when_all_run() {
             &ctx(),
             Poll {
                 session_id: ids[1],
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -724,8 +750,8 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
             &ctx(),
             ExecCommandRequest {
                 cmd: "while read l; do echo \"got $l\"; done; echo closed".into(),
-                yield_time_ms: Some(250),
-                ..Default::default()
+                yield_time_ms: 250,
+                ..shell_support::exec_command("")
             },
         )
         .await
@@ -739,8 +765,8 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
             WriteStdinRequest {
                 session_id: id,
                 chars: Some("one\n".into()),
-                yield_time_ms: Some(2_000),
-                ..Default::default()
+                yield_time_ms: 2_000,
+                ..shell_support::write_stdin(0)
             },
         )
         .await
@@ -761,7 +787,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
             Poll {
                 session_id: id,
                 keys: Some(vec!["ctrl-d".into()]),
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -776,7 +802,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
             Poll {
                 session_id: id,
                 offset: Some(0),
-                ..Default::default()
+                ..shell_support::poll(0)
             },
         )
         .await
@@ -789,7 +815,7 @@ async fn exec_command_and_write_stdin_drive_a_pipe_session() {
             WriteStdinRequest {
                 session_id: id,
                 chars: Some("late\n".into()),
-                ..Default::default()
+                ..shell_support::write_stdin(0)
             },
         )
         .await

@@ -50,9 +50,9 @@ async fn start(host: &ShellHost, i: usize) -> i64 {
             &ctx(),
             ShellRequest {
                 command: command.into(),
-                tty: Some(i.is_multiple_of(2)),
-                yield_ms: Some(250),
-                ..Default::default()
+                tty: i.is_multiple_of(2),
+                yield_ms: 250,
+                ..shell_support::shell("")
             },
         )
         .await

@@ -34,9 +34,9 @@ async fn sixty_four_mib_of_output_stays_bounded() {
                 &ctx(),
                 ShellRequest {
                     command: format!("yes abcdefghijklmnopqrstuvwxyz | head -c {SIXTY_FOUR_MIB}"),
-                    tty: Some(tty),
-                    yield_ms: Some(250),
-                    ..Default::default()
+                    tty,
+                    yield_ms: 250,
+                    ..shell_support::shell("")
                 },
             )
             .await
@@ -59,7 +59,7 @@ async fn sixty_four_mib_of_output_stays_bounded() {
                     Wait {
                         session_id: id,
                         host_id: None,
-                        timeout_s: Some(30.0),
+                        timeout_s: 30.0,
                         until_output: None,
                     },
                 )
@@ -82,8 +82,8 @@ async fn sixty_four_mib_of_output_stays_bounded() {
                 Poll {
                     session_id: id,
                     offset: Some(0),
-                    peek: Some(true),
-                    ..Default::default()
+                    peek: true,
+                    ..shell_support::poll(0)
                 },
             )
             .await
@@ -102,8 +102,8 @@ async fn sixty_four_mib_of_output_stays_bounded() {
                 Poll {
                     session_id: id,
                     offset: Some((DEFAULT_CAPACITY / 4) as i64 - 100),
-                    peek: Some(true),
-                    ..Default::default()
+                    peek: true,
+                    ..shell_support::poll(0)
                 },
             )
             .await

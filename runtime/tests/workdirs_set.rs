@@ -31,7 +31,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn req(dirs: &[&Path], mode: Option<Mode>) -> SetWorkdirsRequest {
+fn req(dirs: &[&Path], mode: Mode) -> SetWorkdirsRequest {
     SetWorkdirsRequest {
         dirs: dirs.iter().map(|d| d.display().to_string()).collect(),
         mode,
@@ -62,7 +62,7 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
 
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&proj], None), &names_support::NAMES)
+        .set_workdirs(&req(&[&proj], Mode::Set), &names_support::NAMES)
         .unwrap();
     assert!(
         out.text.ends_with(&format!(
@@ -105,7 +105,7 @@ fn a_plain_folder_gets_git_init_and_a_baseline_commit() {
 
     // Declaring it again recognises the repository; no second commit.
     let out = w
-        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .set_workdirs(&req(&[&proj], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert_eq!(git(&proj, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert!(out.text.contains("— git repository\n"), "{}", out.text);
@@ -116,7 +116,7 @@ fn an_empty_plain_folder_still_gets_a_baseline() {
     let (_d, root) = tmp();
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&root], None), &ToolNames::NONE)
+        .set_workdirs(&req(&[&root], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert_eq!(git(&root, &["rev-list", "--count", "HEAD"]).trim(), "1");
     assert!(
@@ -142,7 +142,7 @@ fn an_existing_repository_and_its_subfolders_are_left_alone() {
     let mut w = Workdirs::new(&root);
     let out = w
         .set_workdirs(
-            &req(&[&repo.join("pkg/inner"), &repo], None),
+            &req(&[&repo.join("pkg/inner"), &repo], Mode::Set),
             &ToolNames::NONE,
         )
         .unwrap();
@@ -180,7 +180,7 @@ fn svn_working_copies_are_recognised_not_inited() {
     fs::create_dir_all(wc.join("trunk/src")).unwrap();
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&wc.join("trunk/src")], None), &ToolNames::NONE)
+        .set_workdirs(&req(&[&wc.join("trunk/src")], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert!(!wc.join("trunk/src/.git").exists());
     assert!(!wc.join(".git").exists());
@@ -196,7 +196,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     fs::write(proj.join("a.md"), "a\n").unwrap();
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .set_workdirs(&req(&[&proj], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert!(!proj.join(".git").exists());
     let d = &w.declared()[0];
@@ -214,7 +214,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let renamed = root.join("Work Files").join("proj");
     fs::create_dir_all(&renamed).unwrap();
     fs::write(root.join("Work Files/.dropbox"), "{}").unwrap();
-    w.set_workdirs(&req(&[&renamed], Some(Mode::Add)), &ToolNames::NONE)
+    w.set_workdirs(&req(&[&renamed], Mode::Add), &ToolNames::NONE)
         .unwrap();
     assert!(!renamed.join(".git").exists());
     assert_eq!(w.declared()[1].sync_drive, Some(SyncDrive::Dropbox));
@@ -223,7 +223,7 @@ fn sync_drive_folders_are_not_git_inited_and_say_why() {
     let repo = root.join("Google Drive/My Drive/code");
     fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q"]);
-    w.set_workdirs(&req(&[&repo], Some(Mode::Add)), &ToolNames::NONE)
+    w.set_workdirs(&req(&[&repo], Mode::Add), &ToolNames::NONE)
         .unwrap();
     let d = &w.declared()[2];
     assert_eq!(d.kind, WorkdirKind::Git { root: repo.clone() });
@@ -282,7 +282,7 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
     w.set_workdirs(
         &SetWorkdirsRequest {
             dirs: vec!["a".into()],
-            mode: None,
+            mode: Mode::Set,
         },
         &ToolNames::NONE,
     )
@@ -292,7 +292,7 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
     let e = model_err(w.set_workdirs(
         &SetWorkdirsRequest {
             dirs: vec!["b".into(), "nope/deeper".into()],
-            mode: None,
+            mode: Mode::Set,
         },
         &ToolNames::NONE,
     ));
@@ -311,7 +311,7 @@ fn relative_paths_resolve_against_the_base_and_errors_change_nothing() {
     let e = model_err(w.set_workdirs(
         &SetWorkdirsRequest {
             dirs: vec!["file.txt".into()],
-            mode: Some(Mode::Add),
+            mode: Mode::Add,
         },
         &ToolNames::NONE,
     ));
@@ -335,34 +335,36 @@ fn set_add_remove_and_clear() {
         dirs: dirs.iter().map(|s| s.to_string()).collect(),
         mode,
     };
-    w.set_workdirs(&r(&["a", "b"], None), &ToolNames::NONE)
+    w.set_workdirs(&r(&["a", "b"], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["a", "b"]);
     let out = w
-        .set_workdirs(&r(&["b", "c"], Some(Mode::Add)), &ToolNames::NONE)
+        .set_workdirs(&r(&["b", "c"], Mode::Add), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["a", "b", "c"]);
     assert!(out.text.contains("was already declared"), "{}", out.text);
-    w.set_workdirs(&r(&["./a/../a"], Some(Mode::Remove)), &ToolNames::NONE)
+    w.set_workdirs(&r(&["./a/../a"], Mode::Remove), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["b", "c"]);
-    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Some(Mode::Remove)), &ToolNames::NONE));
+    let e = model_err(w.set_workdirs(&r(&["c", "zzz"], Mode::Remove), &ToolNames::NONE));
     assert!(e.contains("not declared: zzz"), "{e}");
     assert_eq!(
         names(&w),
         vec!["b", "c"],
         "a failing remove changes nothing"
     );
-    w.set_workdirs(&r(&["c"], Some(Mode::Set)), &ToolNames::NONE)
+    w.set_workdirs(&r(&["c"], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert_eq!(names(&w), vec!["c"]);
-    let out = w.set_workdirs(&r(&[], None), &ToolNames::NONE).unwrap();
+    let out = w
+        .set_workdirs(&r(&[], Mode::Set), &ToolNames::NONE)
+        .unwrap();
     assert!(w.declared().is_empty());
     assert_eq!(out.text, "cleared: no working folders declared");
     assert_eq!(w.describe(), "no working folders declared");
     // The definition allows an empty list (mode=set clears); add/remove with none is
     // refused as an argument error.
-    match w.set_workdirs(&r(&[], Some(Mode::Add)), &ToolNames::NONE) {
+    match w.set_workdirs(&r(&[], Mode::Add), &ToolNames::NONE) {
         Err(ToolError::Argument(m)) => assert!(m.contains("dirs is empty"), "{m}"),
         other => panic!("expected an argument error, got {other:?}"),
     }
@@ -376,7 +378,7 @@ fn a_removed_folder_that_no_longer_exists_can_be_removed() {
     w.set_workdirs(
         &SetWorkdirsRequest {
             dirs: vec!["gone".into()],
-            mode: None,
+            mode: Mode::Set,
         },
         &ToolNames::NONE,
     )
@@ -385,7 +387,7 @@ fn a_removed_folder_that_no_longer_exists_can_be_removed() {
     w.set_workdirs(
         &SetWorkdirsRequest {
             dirs: vec!["gone".into()],
-            mode: Some(Mode::Remove),
+            mode: Mode::Remove,
         },
         &ToolNames::NONE,
     )
@@ -403,7 +405,7 @@ fn a_failed_baseline_leaves_the_folder_as_it_was() {
     git(&proj.join("sub"), &["init", "-q"]);
     let mut w = Workdirs::new(&root);
     let out = w
-        .set_workdirs(&req(&[&proj], None), &ToolNames::NONE)
+        .set_workdirs(&req(&[&proj], Mode::Set), &ToolNames::NONE)
         .unwrap();
     assert!(
         !proj.join(".git").exists(),

@@ -593,7 +593,7 @@ fn declare_workdirs(handlers: &StandardHandlers, config: &HostConfig) -> Result<
             .iter()
             .map(|d| d.display().to_string())
             .collect(),
-        mode: Some(Mode::Set),
+        mode: Mode::Set,
     };
     let mut workdirs = machine.workdirs.lock().unwrap_or_else(|p| p.into_inner());
     workdirs

@@ -11,9 +11,32 @@ mod surface {
 
 use surface::{Call, Family, Role, Tier, Tool, echo, jobs};
 
+/// `count`'s `implements:` type: the fields with a `default:` are plain values (the generated
+/// conversion fills the default), the one without stays an `Option`.
+#[derive(Debug, PartialEq)]
+pub struct CountRequest {
+    pub limit: u64,
+    pub step: Step,
+    pub label: String,
+    pub start: Option<u64>,
+}
+
+#[derive(Debug, PartialEq)]
+pub enum Step {
+    One,
+    Two,
+}
+
 struct Handlers;
 
 impl surface::Handlers for Handlers {
+    fn count(
+        &self,
+        _ctx: &CallContext,
+        req: CountRequest,
+    ) -> impl Future<Output = HandlerResult> + Send {
+        async move { Ok(ToolOutput::text(format!("{req:?}"))) }
+    }
     fn echo(
         &self,
         _ctx: &CallContext,
@@ -93,6 +116,38 @@ fn surface_macro_on_a_host_fixture() {
         "op=start: matrix[1][0]: expected a number of at least 0, got -1"
     );
     assert_eq!(err(r#"{"op":"stop"}"#), "op=stop: missing field job_id");
+
+    // A host's own `implements:` type: an absent field with a `default:` arrives as the
+    // default, a given one as given, and a field without a default as `None`.
+    let count = |args: &str| {
+        let Call::Count(c) = p("count", args).unwrap() else {
+            panic!("count")
+        };
+        CountRequest::from(c)
+    };
+    assert_eq!(
+        count("{}"),
+        CountRequest {
+            limit: 10,
+            step: Step::One,
+            label: "n".into(),
+            start: None,
+        }
+    );
+    assert_eq!(
+        count(r#"{"limit":3,"step":"two","label":"x","start":5}"#),
+        CountRequest {
+            limit: 3,
+            step: Step::Two,
+            label: "x".into(),
+            start: Some(5),
+        }
+    );
+    // The parsed call keeps what the model sent: the default is the conversion's.
+    assert_eq!(
+        serde_json::to_string(&p("count", "{}").unwrap()).unwrap(),
+        r#"{"name":"count","arguments":{}}"#
+    );
 
     // `echo` is declared for chat only.
     assert!(Call::parse(Role::Solo, Family::Claude, "echo", r#"{"text":"x"}"#).is_err());

@@ -1,5 +1,8 @@
 //! `toolsurface facts`: the facts store behind `search_memory`. `add` stores a fact with its
-//! provenance; `search` runs `search_memory` itself and prints its text.
+//! provenance; `search` runs `search_memory` itself and prints its text. Its flags become
+//! the call's arguments and go through the standard surface's `Call::parse`, so the bounds
+//! and the default of `limit` are the definition's (tool-defs/tools/search_memory.yaml),
+//! refused with the model's own wording.
 //!
 //! The store defaults to `.toolsurface/facts.sqlite3` under the current directory (created
 //! by `add`); `--db PATH` picks another file.
@@ -8,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Subcommand;
+use serde_json::{Map, Value};
+use toolsurface::standard;
 use toolsurface_runtime::call::ToolError;
 use toolsurface_runtime::memory::{FactStore, SearchMemoryRequest, SqliteFactStore, search_memory};
 use toolsurface_runtime::messages::time::now_rfc3339;
@@ -54,7 +59,7 @@ pub struct AddArgs {
 pub struct SearchArgs {
     /// Free text; every word counts, best matches first (bm25).
     pub query: String,
-    /// Answers to return (default 10, at most 50)
+    /// Answers to return (the definition's default and bounds: 10, at most 50)
     #[arg(long)]
     pub limit: Option<u64>,
     /// Print the structured result (JSON) instead of the text
@@ -105,12 +110,36 @@ fn open_existing(db: &Path) -> anyhow::Result<SqliteFactStore> {
         .with_context(|| format!("cannot open the facts store {}", db.display()))
 }
 
+/// The flags given, as `search_memory` arguments, parsed by the standard surface in a scope
+/// that offers the tool; the error is the text a model would get.
+fn request(a: &SearchArgs) -> Result<SearchMemoryRequest, String> {
+    let mut arguments = Map::new();
+    arguments.insert("query".into(), Value::from(a.query.as_str()));
+    if let Some(limit) = a.limit {
+        arguments.insert("limit".into(), Value::from(limit));
+    }
+    let tool = standard::Tool::SearchMemory;
+    let scope = standard::Role::ALL
+        .iter()
+        .flat_map(|r| standard::Family::ALL.map(|f| standard::Scope::new(*r, f)))
+        .find(|s| s.offers(tool))
+        .ok_or_else(|| format!("no role of the standard surface offers {}", tool.as_str()))?;
+    match standard::Call::parse_in(&scope, tool.as_str(), Value::Object(arguments)) {
+        Ok(standard::Call::SearchMemory(call)) => Ok(call.into()),
+        Ok(other) => Err(format!("parsed as {} instead", other.display_name())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn search(a: SearchArgs) -> anyhow::Result<Status> {
-    let store = open_existing(&db_path(a.db))?;
-    let req = SearchMemoryRequest {
-        query: a.query,
-        limit: a.limit,
+    let req = match request(&a) {
+        Ok(req) => req,
+        Err(m) => {
+            eprintln!("search_memory: {m}");
+            return Ok(Status::Invalid);
+        }
     };
+    let store = open_existing(&db_path(a.db))?;
     match search_memory(&store, &req) {
         Ok(out) => {
             match (a.json, out.structured) {

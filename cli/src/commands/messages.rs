@@ -78,10 +78,10 @@ pub struct ReadArgs {
     /// context, payload: the message
     #[arg(long)]
     pub message_id: Option<String>,
-    /// context: messages before (default 3)
+    /// context: messages before (default: the definition's)
     #[arg(long)]
     pub before: Option<u64>,
-    /// context: messages after (default 3)
+    /// context: messages after (default: the definition's)
     #[arg(long)]
     pub after: Option<u64>,
     /// payload: content, tool_result, reasoning or tool_calls

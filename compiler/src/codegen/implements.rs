@@ -14,10 +14,12 @@
 //! - an integer field with `minimum` ≥ 0: any type implementing `FromNonNegative` (i64, u64,
 //!   usize), because `Call::parse` already refused a negative one; other integers are `i64`,
 //!   numbers `f64`, strings `String`, booleans `bool`, arrays `Vec<_>` of the item's type, and
-//!   optional fields `Option<_>`.
+//!   optional fields `Option<_>`;
+//! - an optional field with a `default:` holds the plain type: the conversion fills the
+//!   default, so the runtime receives a concrete value and keeps no default of its own.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::names::{ident, snake};
 use super::rt;
@@ -111,29 +113,98 @@ fn enum_conversions(module: &TokenStream, fields: &[&RType<'_>]) -> Vec<TokenStr
     out
 }
 
-/// One field initializer `name: <converted c.name>`.
-fn init(field: &str, ty: &RType<'_>, required: bool) -> Result<TokenStream, String> {
+/// The generated value of type `ty` that the JSON value `v` (a `default:`, which `check`
+/// held to the field's type) stands for, as an expression, and whether it is a constant
+/// (a scalar or an enum value: `unwrap_or`) rather than an allocation (`unwrap_or_else`).
+fn default_value(ty: &RType<'_>, v: &serde_json::Value) -> Result<(TokenStream, bool), String> {
+    use proc_macro2::Literal;
+    use serde_json::Value as J;
+    let refused = || format!("the default {v} does not fit the field's type");
+    Ok(match (&ty.def, ty.plan, v) {
+        (Def::Enum { name, variants }, TypePlan::Enum { values, .. }, J::String(s)) => {
+            let at = values.iter().position(|v| v == s).ok_or_else(refused)?;
+            let variant = variants.get(at).ok_or_else(refused)?;
+            (quote!(#name::#variant), true)
+        }
+        (Def::Array(items), _, J::Array(vs)) => {
+            let each = vs
+                .iter()
+                .map(|v| default_value(items, v).map(|(e, _)| e))
+                .collect::<Result<Vec<_>, _>>()?;
+            (quote!(::std::vec![#(#each),*]), false)
+        }
+        (Def::Object { .. } | Def::Check(_), _, _) | (_, TypePlan::Any, _) => {
+            return Err(format!(
+                "the default {v} of an object or JSON-valued field cannot be applied by the \
+                 conversion yet"
+            ));
+        }
+        (_, TypePlan::String { .. }, J::String(s)) => {
+            (quote!(::std::string::String::from(#s)), false)
+        }
+        (_, TypePlan::Integer { .. }, J::Number(n)) => {
+            let n = n.as_i64().ok_or_else(refused)?;
+            (Literal::i64_suffixed(n).into_token_stream(), true)
+        }
+        (_, TypePlan::Number { .. }, J::Number(n)) => {
+            let n = n.as_f64().ok_or_else(refused)?;
+            (Literal::f64_suffixed(n).into_token_stream(), true)
+        }
+        (_, TypePlan::Boolean, J::Bool(b)) => (quote!(#b), true),
+        _ => return Err(refused()),
+    })
+}
+
+/// One field initializer `name: <converted c.name>`. An optional field with a `default:` is
+/// filled with it, so the runtime type holds the plain value (not an `Option`): a default its
+/// field cannot hold is a compile error of this code, like any other disagreement.
+fn init(
+    field: &str,
+    ty: &RType<'_>,
+    required: bool,
+    default: Option<&serde_json::Value>,
+) -> Result<TokenStream, String> {
     let id = snake(field);
     let value = quote!(c.#id);
-    let converted = if required {
-        convert(ty, value)?
-    } else {
-        match converter(ty)? {
+    let converted = match (required, default) {
+        (true, _) => convert(ty, value)?,
+        (false, Some(d)) => {
+            let (d, copy) = default_value(ty, d)?;
+            let filled = if copy {
+                quote!(#value.unwrap_or(#d))
+            } else {
+                quote!(#value.unwrap_or_else(|| #d))
+            };
+            convert(ty, filled)?
+        }
+        (false, None) => match converter(ty)? {
             Some(f) => quote!(#value.map(#f)),
             None => value,
-        }
+        },
     };
     Ok(quote!(#id: #converted))
 }
 
 /// The field initializers of one action (the plan action's fields, declaration order).
-fn inits(action: &ActionPlan, lowered: &Lowered<'_>) -> Result<Vec<TokenStream>, String> {
+fn inits(
+    tool: &Tool,
+    action: &ActionPlan,
+    lowered: &Lowered<'_>,
+) -> Result<Vec<TokenStream>, String> {
     action
         .object
         .fields
         .iter()
         .filter_map(|f| field_type(lowered, &f.name).map(|t| (f, t)))
-        .map(|(f, t)| init(&f.name, t, f.required))
+        .map(|(f, t)| {
+            // The default is a fact of the definition (an annotation the plan's walk does not
+            // need): read from the tool's own field.
+            let default = tool
+                .field(&f.name)
+                .and_then(|d| d.ty.peel().1)
+                .and_then(|a| a.default.as_ref());
+            init(&f.name, t, f.required, default)
+        })
         .collect()
 }
 
@@ -149,7 +220,7 @@ pub(super) fn conversions(
     let Some(path) = &tool.implements else {
         return TokenStream::new();
     };
-    match conversion_items(tp, path, action_idents, lowered) {
+    match conversion_items(tool, tp, path, action_idents, lowered) {
         Ok(items) => items,
         Err(problem) => {
             let msg = format!("tool `{}` implements `{path}`: {problem}", tool.name);
@@ -159,6 +230,7 @@ pub(super) fn conversions(
 }
 
 fn conversion_items(
+    tool: &Tool,
     tp: &ToolPlan,
     path: &str,
     action_idents: &[Ident],
@@ -178,12 +250,12 @@ fn conversion_items(
             .actions
             .first()
             .ok_or_else(|| "a plain tool without its action".to_owned())?;
-        let fields = inits(action, lowered)?;
+        let fields = inits(tool, action, lowered)?;
         quote!(#target { #(#fields,)* })
     } else {
         let mut arms = Vec::new();
         for (action, id) in tp.actions.iter().zip(action_idents) {
-            let fields = inits(action, lowered)?;
+            let fields = inits(tool, action, lowered)?;
             let bound = if fields.is_empty() {
                 quote!(_)
             } else {

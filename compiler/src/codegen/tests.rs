@@ -62,3 +62,40 @@ fn tool_names_follow_a_rename() {
     assert!(after.contains(&format!("{entry}put_file\"")), "{after}");
     assert!(!after.contains("write_file"), "{after}");
 }
+
+/// A field's `default:` is filled in by the `implements:` conversion, typed as the generated
+/// field (so the runtime field holds the plain value and a type that cannot hold it does not
+/// compile); without one the field stays an `Option`. A default the conversion cannot
+/// build yet (an object or JSON value) is a `compile_error!`, not a silent `None`.
+#[test]
+fn the_conversion_fills_a_fields_default() {
+    let (_, compiled) = standard();
+    let mut ir = compiled.ir.expect("valid");
+    let text = |ir: &crate::Ir| generate(ir).expect("generate").to_string().replace(' ', "");
+    let filled = |n: &str| {
+        format!(
+            "limit:::toolsurface::__private::FromNonNegative::from_non_negative(c.limit.unwrap_or({n}i64))"
+        )
+    };
+    let unfilled =
+        "limit:c.limit.map(::toolsurface::__private::FromNonNegative::from_non_negative)";
+    let before = text(&ir);
+    assert!(before.contains(&filled("100")), "sql_query's limit");
+    let optional = before.matches(unfilled).count();
+    fn default(ir: &mut crate::Ir) -> &mut Option<serde_json::Value> {
+        let tool = ir.tools.iter_mut().find(|t| t.name == "sql_query").unwrap();
+        let field = tool.fields.iter_mut().find(|f| f.name == "limit").unwrap();
+        let crate::ir::Type::Annotated { ann, .. } = &mut field.ty else {
+            panic!("limit carries its default as an annotation");
+        };
+        &mut ann.default
+    }
+    *default(&mut ir) = Some(serde_json::json!(7));
+    assert!(text(&ir).contains(&filled("7")));
+    *default(&mut ir) = None;
+    let after = text(&ir);
+    assert!(!after.contains(&filled("100")));
+    assert_eq!(after.matches(unfilled).count(), optional + 1);
+    *default(&mut ir) = Some(serde_json::json!({"rows": 1}));
+    assert!(text(&ir).contains("compile_error!"));
+}

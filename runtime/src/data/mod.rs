@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 
-pub const DEFAULT_LIMIT: usize = 100;
+/// The most rows a request built by hand may ask for (the definition's `maximum`; a parsed
+/// call never exceeds it).
 pub const MAX_LIMIT: usize = 1000;
 /// A cell wider than this many characters is cut in the text table (not in the JSON).
 pub const TABLE_CELL_CHARS: usize = 60;
@@ -25,14 +26,14 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 const BLOB_HEX_BYTES: usize = 32;
 
 /// A `sql_query` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SqlQueryRequest {
     /// Path of the database file; relative paths resolve against the base dir.
     pub database: String,
     /// One statement (a SELECT, or another statement that only reads).
     pub sql: String,
-    /// Rows to return, 1..=1000, default 100.
-    pub limit: Option<u64>,
+    /// Rows to return (the definition's bounds and default).
+    pub limit: u64,
 }
 
 /// A query's outcome.
@@ -212,9 +213,8 @@ fn query_checked(
     check: Option<DatabaseCheck>,
 ) -> Result<QueryResult, ToolError> {
     let limit = match req.limit {
-        None => DEFAULT_LIMIT,
-        Some(l) if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
-        Some(l) => {
+        l if (1..=MAX_LIMIT as u64).contains(&l) => usize::try_from(l).unwrap_or(MAX_LIMIT),
+        l => {
             // Call::parse holds limit to the definition's 1..=1000; a hand-built one meets this.
             return Err(ToolError::Argument(format!(
                 "limit must be between 1 and {MAX_LIMIT}, got {l}"

@@ -47,14 +47,15 @@ use local::LocalBackend;
 use precondition::{EditArgs, Memory, Scope, WriteArgs};
 use remote::{SshBackend, SshShared};
 
-/// `read_file path, offset?, limit?, device?`
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `read_file path, offset?, limit?, device?` (`offset` and `limit` with the definition's
+/// defaults, filled in by the generated conversion).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadFile {
     pub path: String,
     /// 1-based line to start at.
-    pub offset: Option<u64>,
-    /// Most lines to return (default 2000).
-    pub limit: Option<u64>,
+    pub offset: u64,
+    /// Most lines to return.
+    pub limit: u64,
     pub device: Option<String>,
 }
 
@@ -124,12 +125,12 @@ pub enum WritePrecondition {
 }
 
 /// `file_edit path, old_text, new_text, replace_all?, expected_sha256?, device?`
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileEdit {
     pub path: String,
     pub old_text: String,
     pub new_text: String,
-    pub replace_all: Option<bool>,
+    pub replace_all: bool,
     pub expected_sha256: Option<String>,
     pub device: Option<String>,
 }
@@ -537,7 +538,7 @@ impl FileHost {
         let args = EditArgs {
             old_text: &req.old_text,
             new_text: &req.new_text,
-            replace_all: req.replace_all.unwrap_or(false),
+            replace_all: req.replace_all,
             expected,
         };
         match &device {

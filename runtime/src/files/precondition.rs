@@ -12,8 +12,6 @@ use super::patch::{Chunk, PatchOp, apply_chunks};
 use super::{ReadFile, WriteFile};
 use crate::call::{HandlerResult, ToolError, ToolNames, ToolOutput};
 
-/// Lines returned by read_file when no `limit` is given.
-pub const DEFAULT_READ_LINES: u64 = 2000;
 /// Longest line read_file shows in full.
 const MAX_LINE_CHARS: usize = 4000;
 /// Most text read_file returns in one call.
@@ -284,9 +282,16 @@ pub(crate) async fn read_file<B: FileBackend>(
     backend: &B,
     scope: &Scope<'_>,
     path: &str,
-    offset: Option<u64>,
-    limit: Option<u64>,
+    offset: u64,
+    limit: u64,
 ) -> HandlerResult {
+    if offset == 0 {
+        // Call::parse holds offset to the definition's minimum of 1; only a request built
+        // by hand meets this.
+        return Err(ToolError::Argument(
+            "offset is 1-based: line 1 is the first line".into(),
+        ));
+    }
     let shown = scope.shown(path);
     let probe = backend.read(path).await.map_err(|e| model(e.0))?;
     let Probe::File(snap) = probe else {
@@ -318,8 +323,7 @@ pub(crate) async fn read_file<B: FileBackend>(
     };
     let all: Vec<&str> = text.lines().collect();
     let total = all.len() as u64;
-    let start = offset.unwrap_or(1).max(1);
-    let limit = limit.unwrap_or(DEFAULT_READ_LINES).max(1);
+    let start = offset;
     let first = usize::try_from(start - 1)
         .unwrap_or(usize::MAX)
         .min(all.len());

@@ -14,15 +14,15 @@ use serde_json::json;
 
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 
-pub const DEFAULT_MAX_RESULTS: usize = 200;
-pub const MAX_MAX_RESULTS: usize = 5000;
 /// Files larger than this are skipped (and counted).
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
 /// A matching line longer than this many characters is cut.
 pub const DEFAULT_MAX_LINE_CHARS: usize = 500;
 
 /// A `grep_files` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `case_insensitive` and `max_results` are the definition's, default included (filled in
+/// by the generated conversion).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrepFilesRequest {
     /// A regular expression (Rust regex syntax, as ripgrep).
     pub pattern: String,
@@ -30,9 +30,8 @@ pub struct GrepFilesRequest {
     pub path: Option<String>,
     /// Only files matching this glob (e.g. `*.rs`, `src/**/*.ts`; `!` excludes).
     pub glob: Option<String>,
-    pub case_insensitive: Option<bool>,
-    /// Default 200.
-    pub max_results: Option<u64>,
+    pub case_insensitive: bool,
+    pub max_results: usize,
 }
 
 /// Limits of a search.
@@ -182,13 +181,9 @@ pub fn search(
     if req.pattern.is_empty() {
         return Err(ToolError::Argument("pattern is empty".into()));
     }
-    let max_results = req.max_results.map_or(DEFAULT_MAX_RESULTS, |m| {
-        usize::try_from(m)
-            .unwrap_or(usize::MAX)
-            .clamp(1, MAX_MAX_RESULTS)
-    });
+    let max_results = req.max_results;
     let matcher = RegexMatcherBuilder::new()
-        .case_insensitive(req.case_insensitive.unwrap_or(false))
+        .case_insensitive(req.case_insensitive)
         .line_terminator(Some(b'\n'))
         .build(&req.pattern)
         .map_err(|e| ToolError::Argument(format!("invalid pattern: {e}")))?;
@@ -278,7 +273,7 @@ fn search_walked_files(
         let mut sink = Collect {
             matches: Vec::new(),
             binary: false,
-            remaining: max_results + 1 - collected.len(),
+            remaining: max_results.saturating_add(1) - collected.len(),
             max_line_chars: opts.max_line_chars,
         };
         if searcher.search_path(matcher, path, &mut sink).is_err() {

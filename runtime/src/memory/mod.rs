@@ -12,15 +12,12 @@ use serde_json::json;
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 use crate::messages::time::parse_rfc3339;
 
-/// Default and maximum number of answers.
-pub const SEARCH_DEFAULT_LIMIT: usize = 10;
-pub const SEARCH_MAX_LIMIT: usize = 50;
-
-/// A `search_memory` call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A `search_memory` call. `limit` is the definition's, default included (filled in by the
+/// generated conversion).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchMemoryRequest {
     pub query: String,
-    pub limit: Option<u64>,
+    pub limit: usize,
 }
 
 /// One ranked answer.
@@ -228,13 +225,8 @@ pub fn search_memory(store: &dyn FactStore, req: &SearchMemoryRequest) -> Handle
             "the query has no words to search for".into(),
         ));
     }
-    let limit = req.limit.map_or(SEARCH_DEFAULT_LIMIT, |l| {
-        usize::try_from(l)
-            .unwrap_or(usize::MAX)
-            .clamp(1, SEARCH_MAX_LIMIT)
-    });
     let hits = store
-        .search(&req.query, limit)
+        .search(&req.query, req.limit)
         .map_err(|e| ToolError::Model(format!("the memory search failed: {e}")))?;
     let mut text = if hits.is_empty() {
         format!("no facts match {:?}", req.query)

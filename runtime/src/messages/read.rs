@@ -7,26 +7,25 @@ use serde_json::{Value, json};
 use super::store::{Message, MessageStore, Role, Scope, StoreError};
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 
-/// History: default and maximum number of messages (transcript, audit views).
+// The defaults of `view`, `before`, `after` and `offset` are the definition's (`default:`,
+// filled in by the generated conversion), and so are the bounds: every `limit` the
+// definition allows is honoured (no cap of the runtime's own). `limit` alone keeps its
+// defaults here: one field means messages, turns or characters by mode and view, and a
+// field has one `default:`.
+
+/// History: messages returned when no `limit` is given (transcript, audit views).
 pub const HISTORY_DEFAULT_MESSAGES: usize = 50;
-pub const HISTORY_MAX_MESSAGES: usize = 500;
-/// History, turns view: default and maximum number of turns.
+/// History, turns view: turns returned when no `limit` is given.
 pub const HISTORY_DEFAULT_TURNS: usize = 10;
-pub const HISTORY_MAX_TURNS: usize = 100;
-/// Context: default and maximum neighbours on each side.
-pub const CONTEXT_DEFAULT: usize = 3;
-pub const CONTEXT_MAX: usize = 50;
-/// Payload: default and maximum page size, in characters.
+/// Payload: page size in characters when no `limit` is given.
 pub const PAYLOAD_DEFAULT_CHARS: usize = 4000;
-pub const PAYLOAD_MAX_CHARS: usize = 50_000;
 /// Characters of a field shown in history/context before it is cut (with a payload hint).
 pub const PREVIEW_CHARS: usize = 400;
 
 /// `message_read`'s `view` (history).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
     /// `role: text` lines.
-    #[default]
     Transcript,
     /// Grouped per turn (the `turn` field, else a turn starts at each user message).
     Turns,
@@ -85,20 +84,20 @@ pub enum MessageRead {
 }
 
 /// `mode: history`: a whole session or channel, newest `limit` messages (turns view: turns).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct History {
     pub session_id: Option<String>,
     pub channel: Option<String>,
-    pub view: Option<View>,
+    pub view: View,
     pub limit: Option<u64>,
 }
 
-/// `mode: context`: the messages around one, `before` / `after` of it (default 3).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `mode: context`: the messages around one, `before` / `after` of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Context {
     pub message_id: String,
-    pub before: Option<u64>,
-    pub after: Option<u64>,
+    pub before: usize,
+    pub after: usize,
 }
 
 /// `mode: payload`: one large field of one message, `limit` characters from `offset`.
@@ -106,7 +105,7 @@ pub struct Context {
 pub struct Payload {
     pub message_id: String,
     pub field: Field,
-    pub offset: Option<u64>,
+    pub offset: usize,
     pub limit: Option<u64>,
 }
 
@@ -146,10 +145,9 @@ fn store_err(e: StoreError) -> ToolError {
     ToolError::Model(format!("reading the message store failed: {e}"))
 }
 
-fn clamp(v: Option<u64>, default: usize, max: usize) -> usize {
-    v.map_or(default, |v| {
-        usize::try_from(v).unwrap_or(usize::MAX).min(max)
-    })
+/// `limit`, or the default of this mode and view when it is absent.
+fn limit_or(v: Option<u64>, default: usize) -> usize {
+    v.map_or(default, |v| usize::try_from(v).unwrap_or(usize::MAX))
 }
 
 fn unknown(what: &str, needle: &str, known: &[String]) -> ToolError {
@@ -353,7 +351,7 @@ fn history(store: &dyn MessageStore, req: &History) -> HandlerResult {
     if total == 0 {
         return Err(unknown_history_scope(store, scope));
     }
-    let (text, structured) = match req.view.unwrap_or_default() {
+    let (text, structured) = match req.view {
         view @ (View::Transcript | View::Audit) => {
             history_by_message(store, req, scope, &label, total, view)?
         }
@@ -390,7 +388,7 @@ fn history_by_message(
 ) -> Result<(String, Value), ToolError> {
     let is_channel = matches!(scope, Scope::Channel(_));
     let mut text = String::new();
-    let limit = clamp(req.limit, HISTORY_DEFAULT_MESSAGES, HISTORY_MAX_MESSAGES).max(1);
+    let limit = limit_or(req.limit, HISTORY_DEFAULT_MESSAGES);
     let msgs = store.history(scope, Some(limit)).map_err(store_err)?;
     let older = total.saturating_sub(msgs.len());
     text.push_str(&format!(
@@ -438,7 +436,7 @@ fn history_by_turn(
 ) -> Result<(String, Value), ToolError> {
     let is_channel = matches!(scope, Scope::Channel(_));
     let mut text = String::new();
-    let limit = clamp(req.limit, HISTORY_DEFAULT_TURNS, HISTORY_MAX_TURNS).max(1);
+    let limit = limit_or(req.limit, HISTORY_DEFAULT_TURNS);
     let msgs = store.history(scope, None).map_err(store_err)?;
     let turns = group_turns(&msgs);
     let skip = turns.len().saturating_sub(limit);
@@ -491,9 +489,7 @@ fn history_by_turn(
 
 fn context(store: &dyn MessageStore, req: &Context) -> HandlerResult {
     let id = &req.message_id;
-    let before = clamp(req.before, CONTEXT_DEFAULT, CONTEXT_MAX);
-    let after = clamp(req.after, CONTEXT_DEFAULT, CONTEXT_MAX);
-    let Some(around) = store.around(id, before, after).map_err(store_err)? else {
+    let Some(around) = store.around(id, req.before, req.after).map_err(store_err)? else {
         return Err(unknown_message(store, id));
     };
     let m = &around.message;
@@ -551,14 +547,14 @@ fn payload(store: &dyn MessageStore, req: &Payload) -> HandlerResult {
         )));
     };
     let total = char_len(value);
-    let offset = usize::try_from(req.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+    let offset = req.offset;
     if offset > total {
         return Err(model(format!(
             "offset {offset} is past the end of message {id:?} {} ({total} characters)",
             field.as_str()
         )));
     }
-    let limit = clamp(req.limit, PAYLOAD_DEFAULT_CHARS, PAYLOAD_MAX_CHARS).max(1);
+    let limit = limit_or(req.limit, PAYLOAD_DEFAULT_CHARS);
     let chunk: String = value.chars().skip(offset).take(limit).collect();
     let end = offset + char_len(&chunk);
     let next_offset = (end < total).then_some(end);

@@ -27,8 +27,8 @@
 //!   `COLUMNS` and `LINES` are removed.
 //! - A call that starts a command allocates the session id from the shared
 //!   [`SessionRegistry`] and puts the session in this host's table *before* it waits at
-//!   all: if the window ends (`yield_ms`, clamped 250–30000, default 10000; `write_stdin`
-//!   waits `yield_time_ms`, 0–30000, default 250) or the turn is interrupted
+//!   all: if the window ends (`yield_ms`; `write_stdin` waits `yield_time_ms`: bounds and
+//!   defaults are the definitions', filled in by the generated conversion) or the turn is interrupted
 //!   (`ctx.cancel`), the result is the session id and the output so far and the process
 //!   keeps running. A command that finishes in the window answers with its exit code and
 //!   output; its session is then released, unless its output was truncated (it stays,
@@ -43,8 +43,9 @@
 //! Each session keeps a bounded head+tail buffer (1 MiB by default: the first 256 KiB and
 //! the last 768 KiB); what fell between is shown as `[… N bytes dropped …]`. Offsets are
 //! absolute byte offsets into everything the process printed. Results are cut to
-//! `max_output_tokens` (default 10000) **in the middle**, approximating one token as four
-//! bytes; the cut names the offset to read it back from.
+//! `max_output_tokens` (its default is the definition's) **in the middle**, approximating one
+//! token as four bytes; the cut names the offset to read it back from. `shell_session`'s
+//! reads, which take no budget, are cut at 10000 tokens.
 //! `until_output` regexes (Rust `regex` syntax, multi-line mode) are matched as output
 //! arrives, against the unfinished last line plus the new chunk: a match cannot span a
 //! newline that arrived in an earlier chunk, and `$` also matches at the end of what has
@@ -124,41 +125,46 @@ pub use crate::core::{NoWake, WakeKind, WakeSink, WakeUp};
 // ---------------------------------------------------------------------------------------
 // Requests (field names as in the tool definitions)
 
+// A field with a `default:` in its definition is a plain value here: the generated
+// conversion fills the default, so these types carry no default (and no `Default`) of their
+// own, and the bounds are the definition's, enforced by `Call::parse` (no clamp here).
+
 /// `shell`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShellRequest {
     pub command: String,
     pub workdir: Option<String>,
-    /// Window in ms, clamped 250–30000, default 10000.
-    pub yield_ms: Option<i64>,
-    pub max_output_tokens: Option<i64>,
-    pub tty: Option<bool>,
+    /// Window in ms.
+    pub yield_ms: u64,
+    /// Output budget in tokens (one token counted as four bytes).
+    pub max_output_tokens: u64,
+    pub tty: bool,
 }
 
 /// `exec_command` (Codex-native name).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ExecCommandRequest {
     pub cmd: String,
     pub workdir: Option<String>,
-    pub tty: Option<bool>,
-    /// Window in ms, clamped 250–30000, default 10000.
-    pub yield_time_ms: Option<i64>,
-    pub max_output_tokens: Option<i64>,
+    pub tty: bool,
+    /// Window in ms.
+    pub yield_time_ms: u64,
+    pub max_output_tokens: u64,
 }
 
 /// `write_stdin`: write `chars` (if any), then collect output for `yield_time_ms`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WriteStdinRequest {
     pub session_id: i64,
     pub chars: Option<String>,
-    /// Window in ms, clamped 0–30000, default 250.
-    pub yield_time_ms: Option<i64>,
-    pub max_output_tokens: Option<i64>,
+    /// Window in ms.
+    pub yield_time_ms: u64,
+    pub max_output_tokens: u64,
 }
 
 /// `shell_session poll`. `host_id` (in every action that names a session) chose the host the
 /// call was routed to; the family does not read it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Poll {
     pub session_id: i64,
     pub host_id: Option<String>,
@@ -167,18 +173,18 @@ pub struct Poll {
     /// Named keys, written after `chars` (see [`KEY_NAMES`]).
     pub keys: Option<Vec<String>>,
     /// Read without moving the read cursor.
-    pub peek: Option<bool>,
+    pub peek: bool,
     /// Read from this absolute byte offset instead of the cursor.
     pub offset: Option<i64>,
 }
 
 /// `shell_session wait`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Wait {
     pub session_id: i64,
     pub host_id: Option<String>,
-    /// 0–300, default 30.
-    pub timeout_s: Option<f64>,
+    /// Seconds.
+    pub timeout_s: f64,
     /// A regex matched against output that is new (after the read cursor).
     pub until_output: Option<String>,
 }
@@ -272,10 +278,9 @@ impl Default for ShellConfig {
     }
 }
 
-const DEFAULT_YIELD_MS: i64 = 10_000;
-const DEFAULT_WRITE_YIELD_MS: i64 = 250;
-const DEFAULT_MAX_TOKENS: i64 = 10_000;
-const DEFAULT_WAIT_S: f64 = 30.0;
+/// The output budget of `shell_session`'s reads (poll, wait, kill), which take no
+/// `max_output_tokens` of their own.
+const SESSION_READ_MAX_TOKENS: u64 = 10_000;
 /// Warn when this many slots are left.
 const WARN_SLOTS_LEFT: usize = 8;
 
@@ -506,13 +511,12 @@ impl ShellHost {
 
     /// `shell`.
     pub async fn shell(&self, ctx: &CallContext, req: ShellRequest) -> HandlerResult {
-        let window = clamp_ms(req.yield_ms, DEFAULT_YIELD_MS, 250, 30_000);
         self.run(
             ctx,
             &req.command,
             req.workdir.as_deref(),
-            req.tty.unwrap_or(false),
-            window,
+            req.tty,
+            Duration::from_millis(req.yield_ms),
             max_bytes(req.max_output_tokens),
         )
         .await
@@ -520,13 +524,12 @@ impl ShellHost {
 
     /// `exec_command`.
     pub async fn exec_command(&self, ctx: &CallContext, req: ExecCommandRequest) -> HandlerResult {
-        let window = clamp_ms(req.yield_time_ms, DEFAULT_YIELD_MS, 250, 30_000);
         self.run(
             ctx,
             &req.cmd,
             req.workdir.as_deref(),
-            req.tty.unwrap_or(false),
-            window,
+            req.tty,
+            Duration::from_millis(req.yield_time_ms),
             max_bytes(req.max_output_tokens),
         )
         .await
@@ -539,9 +542,13 @@ impl ShellHost {
         if let Some(chars) = req.chars.as_deref().filter(|c| !c.is_empty()) {
             write_or_err(&s, chars.as_bytes())?;
         }
-        let window = clamp_ms(req.yield_time_ms, DEFAULT_WRITE_YIELD_MS, 0, 30_000);
         let started = Instant::now();
-        let end = wait_exit_or(&s, ctx, started + window).await;
+        let deadline = after(
+            started,
+            Duration::from_millis(req.yield_time_ms),
+            "yield_time_ms",
+        )?;
+        let end = wait_exit_or(&s, ctx, deadline).await;
         Ok(self.progress_result(
             &s,
             started,
@@ -623,9 +630,10 @@ impl ShellHost {
         max_bytes: usize,
     ) -> HandlerResult {
         let started = Instant::now();
+        let deadline = after(started, window, "the yield window")?;
         // Registered (id allocated, in the table) before the first wait.
         let (s, notes) = self.start(ctx, command, workdir, tty, Vec::new())?;
-        let end = wait_exit_or(&s, ctx, started + window).await;
+        let end = wait_exit_or(&s, ctx, deadline).await;
         let mut out = self.progress_result(&s, started, end, max_bytes, ctx.names);
         if !notes.is_empty() {
             push_notes(&mut out.text, &notes);
@@ -923,7 +931,7 @@ impl ShellHost {
         if wrote {
             settle(&s, ctx).await;
         }
-        let peek = req.peek.unwrap_or(false);
+        let peek = req.peek;
         let offset = match req.offset {
             Some(o) if o < 0 => {
                 return Err(ToolError::Argument("offset must be ≥ 0".into()));
@@ -937,7 +945,7 @@ impl ShellHost {
             &st.buf,
             from,
             st.buf.total(),
-            max_bytes(None),
+            max_bytes(SESSION_READ_MAX_TOKENS),
             st.exit.is_none(),
             ctx.names,
         );
@@ -954,11 +962,14 @@ impl ShellHost {
     /// `timeout_s` passes; an interrupt returns what arrived so far.
     pub async fn wait(&self, ctx: &CallContext, req: Wait) -> HandlerResult {
         let s = self.session(req.session_id, ctx.names)?;
-        let timeout = req.timeout_s.unwrap_or(DEFAULT_WAIT_S);
-        if !timeout.is_finite() {
-            return Err(ToolError::Argument("timeout_s must be a number".into()));
-        }
-        let timeout = Duration::from_secs_f64(timeout.clamp(0.0, 300.0));
+        // Call::parse holds timeout_s to the definition's 0–300; only a request a host built
+        // by hand can carry a negative or non-finite one.
+        let timeout = Duration::try_from_secs_f64(req.timeout_s).map_err(|_| {
+            ToolError::Argument(format!(
+                "timeout_s must be a finite number of seconds ≥ 0, got {}",
+                req.timeout_s
+            ))
+        })?;
         let mut scanner = match req.until_output.as_deref() {
             Some(re) => Some(LineScanner::new(compile(re)?)),
             None => None,
@@ -966,7 +977,8 @@ impl ShellHost {
         let started = Instant::now();
         let mut scan_pos = s.lock().cursor;
         let mut matched: Option<String> = None;
-        let end = wait_for(&s, ctx, started + timeout, scanner.is_some(), |st| {
+        let deadline = after(started, timeout, "timeout_s")?;
+        let end = wait_for(&s, ctx, deadline, scanner.is_some(), |st| {
             if let Some(sc) = scanner.as_mut() {
                 for seg in st.buf.read(scan_pos, st.buf.total()) {
                     if let Segment::Bytes(b) = seg
@@ -999,7 +1011,7 @@ impl ShellHost {
             &st.buf,
             from,
             st.buf.total(),
-            max_bytes(None),
+            max_bytes(SESSION_READ_MAX_TOKENS),
             st.exit.is_none(),
             ctx.names,
         );
@@ -1052,7 +1064,7 @@ impl ShellHost {
             &st.buf,
             from,
             st.buf.total(),
-            max_bytes(None),
+            max_bytes(SESSION_READ_MAX_TOKENS),
             false,
             ctx.names,
         );
@@ -1500,14 +1512,18 @@ fn push_notes(text: &mut String, notes: &[String]) {
 // ---------------------------------------------------------------------------------------
 // Small helpers
 
-fn clamp_ms(v: Option<i64>, default: i64, lo: i64, hi: i64) -> Duration {
-    Duration::from_millis(v.unwrap_or(default).clamp(lo, hi) as u64)
+/// `start + d`; a window past what the clock can hold (only a request built by hand, beyond
+/// the definition's maximum) is refused instead of panicking.
+fn after(start: Instant, d: Duration, what: &str) -> Result<Instant, ToolError> {
+    start
+        .checked_add(d)
+        .ok_or_else(|| ToolError::Argument(format!("{what} is too long")))
 }
 
-/// `max_output_tokens` → bytes (1 token ≈ 4 bytes), at least 64 bytes.
-fn max_bytes(tokens: Option<i64>) -> usize {
-    let t = tokens.unwrap_or(DEFAULT_MAX_TOKENS).clamp(16, 1 << 24);
-    (t as usize) * 4
+/// `max_output_tokens` → bytes (1 token ≈ 4 bytes). Every budget the definition allows is
+/// honoured, down to its minimum of one token.
+fn max_bytes(tokens: u64) -> usize {
+    usize::try_from(tokens).map_or(usize::MAX, |t| t.saturating_mul(4))
 }
 
 fn compile(re: &str) -> Result<regex::bytes::Regex, ToolError> {

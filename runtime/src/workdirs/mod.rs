@@ -21,20 +21,20 @@ pub const BASELINE_AUTHOR_NAME: &str = "toolsurface";
 pub const BASELINE_AUTHOR_EMAIL: &str = "toolsurface@localhost";
 
 /// `set_workdirs`'s `mode`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Replace the declared set (an empty `dirs` clears it).
-    #[default]
     Set,
     Add,
     Remove,
 }
 
 /// A `set_workdirs` call (set_workdirs.yaml's `implements:` type).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetWorkdirsRequest {
     pub dirs: Vec<String>,
-    pub mode: Option<Mode>,
+    /// The definition's default included (filled in by the generated conversion).
+    pub mode: Mode,
 }
 
 /// Which sync client owns a folder.
@@ -200,7 +200,7 @@ impl Workdirs {
     /// Runs a `set_workdirs` call. All dirs are checked before anything is changed; an
     /// unknown or non-directory path fails the whole call.
     pub fn set_workdirs(&mut self, req: &SetWorkdirsRequest, names: &ToolNames) -> HandlerResult {
-        let mode = req.mode.unwrap_or_default();
+        let mode = req.mode;
         if req.dirs.is_empty() && mode != Mode::Set {
             return Err(ToolError::Argument(
                 "dirs is empty (to clear the set use mode=set with dirs: [])".into(),

@@ -142,7 +142,8 @@ impl Side {
         self.read_req(ReadFile {
             path: self.path(rel),
             device: self.device.clone(),
-            ..ReadFile::default()
+            offset: 1,
+            limit: 2000,
         })
         .await
     }
@@ -174,7 +175,9 @@ impl Side {
             path: self.path(rel),
             old_text: old.into(),
             new_text: new.into(),
-            ..FileEdit::default()
+            replace_all: false,
+            expected_sha256: None,
+            device: None,
         })
         .await
     }
@@ -288,8 +291,9 @@ pub async fn ambiguous_match_fails_with_every_location(s: &Side) {
             path: s.path("conf.txt"),
             old_text: "a = 1".into(),
             new_text: "a = 9".into(),
-            replace_all: Some(true),
-            ..FileEdit::default()
+            replace_all: true,
+            expected_sha256: None,
+            device: None,
         })
         .await);
     assert_eq!(field(&out, "replacements"), 3);
@@ -355,7 +359,8 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
             old_text: "two".into(),
             new_text: "three".into(),
             expected_sha256: Some(sha(v1)),
-            ..FileEdit::default()
+            replace_all: false,
+            device: None,
         })
         .await,
     );
@@ -365,7 +370,8 @@ pub async fn explicit_sha_is_strict_and_a_prefix_is_accepted(s: &Side) {
         old_text: "two".into(),
         new_text: "three".into(),
         expected_sha256: Some(sha("two\n")[..10].to_string()),
-        ..FileEdit::default()
+        replace_all: false,
+        device: None,
     })
     .await);
     assert_eq!(s.get("f.txt").as_deref(), Some("three\n"));
@@ -403,7 +409,8 @@ pub async fn a_concurrent_change_aborts_the_write(s: &Side) {
             old_text: "someone".into(),
             new_text: "me".into(),
             expected_sha256: Some(seen),
-            ..FileEdit::default()
+            replace_all: false,
+            device: None,
         })
         .await,
     );
@@ -457,8 +464,8 @@ pub async fn a_read_file_may_be_replaced(s: &Side) {
     let out = ok(s
         .read_req(ReadFile {
             path: s.path("r.txt"),
-            offset: Some(2),
-            limit: Some(2),
+            offset: 2,
+            limit: 2,
             device: s.device.clone(),
         })
         .await);
@@ -586,7 +593,8 @@ pub async fn relative_paths_resolve_against_the_root(s: &Side, root_view: &Path)
         .read_req(ReadFile {
             path: "rel/dir/../dir/x.txt".into(),
             device: s.device.clone(),
-            ..ReadFile::default()
+            offset: 1,
+            limit: 2000,
         })
         .await);
     assert_eq!(field_str(&out, "sha256"), sha("rel\n"));
@@ -594,7 +602,8 @@ pub async fn relative_paths_resolve_against_the_root(s: &Side, root_view: &Path)
         s.read_req(ReadFile {
             path: "rel/nope.txt".into(),
             device: s.device.clone(),
-            ..ReadFile::default()
+            offset: 1,
+            limit: 2000,
         })
         .await,
     );
