@@ -168,3 +168,19 @@ fn standard_surfaces_keep_the_flat_root_rules() {
         }
     }
 }
+
+/// A field's `default:` is published in every family but the strict ones (OpenAI strict mode
+/// refuses the keyword); the MCP renderings follow their family (the snapshots show them).
+#[test]
+fn defaults_are_published_except_in_strict_style() {
+    let ir = standard();
+    let native = emit::surfaces(&ir).unwrap();
+    let mut strict_seen = 0;
+    for e in &native {
+        let strict = ir.families.iter().any(|f| f.name == e.family && f.strict);
+        let has_default = e.bytes.contains("\"default\":");
+        assert_eq!(has_default, !strict, "{} × {}", e.role, e.family);
+        strict_seen += usize::from(strict);
+    }
+    assert!(strict_seen > 0, "no strict family in the standard surface");
+}

@@ -174,7 +174,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
         None => None,
     };
     let root = object_schema_with(head, properties, required, additional, style);
-    Ok(annotated(root, &params.ann, true))
+    Ok(annotated(root, &params.ann, true, style))
 }
 
 /// A field required but not described under `properties` (`unlisted: true`).
@@ -184,7 +184,15 @@ fn unlisted(ty: &Type) -> bool {
 
 /// `node` with the annotations appended; `with_description`: the node has no description of
 /// its own (the parameters root), so the annotation's is published.
-fn annotated(mut node: Json, ann: &SchemaAnnotations, with_description: bool) -> Json {
+/// In strict style no `default`: OpenAI's strict mode refuses the keyword ("'default' is not
+/// permitted", dotnet/extensions#6266, openai-agents#4390); the default is the conversion's
+/// (the generated `From`) either way.
+fn annotated(
+    mut node: Json,
+    ann: &SchemaAnnotations,
+    with_description: bool,
+    style: Style,
+) -> Json {
     if ann.type_implied
         && let Json::Obj(entries) = &mut node
     {
@@ -195,7 +203,13 @@ fn annotated(mut node: Json, ann: &SchemaAnnotations, with_description: bool) ->
     }
     node = node
         .with_opt("title", ann.title.clone().map(Json::Str))
-        .with_opt("default", ann.default.as_ref().map(value_json))
+        .with_opt(
+            "default",
+            ann.default
+                .as_ref()
+                .filter(|_| style != Style::Strict)
+                .map(value_json),
+        )
         .with_opt("format", ann.format.clone().map(Json::Str))
         .with_opt(
             "examples",
@@ -292,7 +306,7 @@ impl Node<'_, '_> {
             Type::Annotated { ty, ann } => {
                 let own = description.filter(|d| !d.is_empty());
                 let inner = self.schema(ty, own.or_else(|| ann.description.clone()), nullable)?;
-                return Ok(annotated(inner, ann, false));
+                return Ok(annotated(inner, ann, false, style));
             }
             Type::Any | Type::Const { .. } | Type::Union { .. } => {
                 return self.typeless(ty, description, nullable);
