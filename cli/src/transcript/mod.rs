@@ -185,8 +185,10 @@ struct Node<'a> {
     kind: Option<Cow<'a, str>>,
     #[serde(borrow)]
     role: Option<Cow<'a, str>>,
+    /// Boxed: a conversation's messages are many, and a vector of the whole nodes would be
+    /// moved at each growth (large blocks, the allocator's slow path).
     #[serde(borrow)]
-    messages: Option<Vec<Node<'a>>>,
+    messages: Option<Vec<Box<Node<'a>>>>,
     #[serde(borrow)]
     input: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -202,9 +204,7 @@ struct Node<'a> {
     #[serde(borrow)]
     content: Option<&'a RawValue>,
     #[serde(borrow)]
-    tool_calls: Option<Vec<Node<'a>>>,
-    #[serde(borrow)]
-    function: Option<Box<Node<'a>>>,
+    tool_calls: Option<Vec<ToolCall<'a>>>,
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -234,6 +234,29 @@ struct Node<'a> {
     is_error: Option<bool>,
     #[serde(rename = "isError")]
     is_error_camel: Option<bool>,
+}
+
+/// An entry of a message's `tool_calls`: OpenAI Chat's `{id, function: {name, arguments}}` or
+/// the messages format's `{id, name, arguments}`. Its own small type, not a [`Node`]: a
+/// conversation holds one per call until its line is read, and a node is large.
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: Option<Function<'a>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Function<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
 }
 
 impl Node<'_> {
@@ -450,14 +473,11 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
 
 /// The conversation a node carries as a whole (one conversation per line or per document):
 /// its messages or items, `None` when it is a single message or event.
-fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<Vec<&'n Node<'a>>> {
+fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<&'n [Box<Node<'a>>]> {
     if let Some(inner) = node.body.as_deref().or(node.params.as_deref()) {
         return conversation_of(inner);
     }
-    if let Some(m) = &node.messages {
-        return Some(m.iter().collect());
-    }
-    None
+    node.messages.as_deref()
 }
 
 /// Items of a Responses request/response (`input` / `output` arrays at the conversation level).
@@ -653,7 +673,7 @@ fn read_document(
 ) -> std::io::Result<()> {
     let first = text.iter().find(|b| !b.is_ascii_whitespace());
     let node = if first == Some(&b'[') {
-        serde_json::from_slice::<Vec<Node<'_>>>(text).map(|messages| Node {
+        serde_json::from_slice::<Vec<Box<Node<'_>>>>(text).map(|messages| Node {
             messages: Some(messages),
             ..Node::default()
         })
