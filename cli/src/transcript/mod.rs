@@ -284,6 +284,69 @@ fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
     }
 }
 
+/// A JSON string's value, like [`string_of`], unescaped into `buf` (kept from call to call,
+/// so a call's arguments text costs no allocation once the buffer has grown); borrowed from
+/// `raw` when it has no escape. Anything but the plain escapes (`\\uD800`…`\\uDFFF`, a
+/// control character, a bad escape) is left to serde_json, whose answer it then is.
+fn string_into<'r>(raw: &'r RawValue, buf: &'r mut String) -> Option<&'r str> {
+    let body = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = body.as_bytes();
+    if !bytes.iter().any(|b| *b == b'\\' || *b < 0x20 || *b == b'"') {
+        return Some(body);
+    }
+    buf.clear();
+    if unescape(body, buf).is_none() {
+        let s = string_of(raw)?;
+        buf.clear();
+        buf.push_str(&s);
+    }
+    Some(buf)
+}
+
+/// The plain escapes of a JSON string's body; `None` where [`string_into`] defers to serde_json.
+fn unescape(body: &str, out: &mut String) -> Option<()> {
+    let bytes = body.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x20 || b == b'"' {
+            return None;
+        }
+        if b != b'\\' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&body[run..i]);
+        let c = match bytes.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hex = body.get(i + 2..i + 6)?;
+                if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                    return None;
+                }
+                let code = u32::from_str_radix(hex, 16).ok()?;
+                i += 4;
+                // A surrogate (half of a pair, or lone) is serde_json's to judge.
+                char::from_u32(code)?
+            }
+            _ => return None,
+        };
+        out.push(c);
+        i += 2;
+        run = i;
+    }
+    out.push_str(&body[run..]);
+    Some(())
+}
+
 /// Whether a result text reads as an error.
 fn text_is_error(text: &str) -> bool {
     let t = text.trim_start();
@@ -345,13 +408,38 @@ struct Emit<'s, 'f> {
     summary: &'s mut ReadSummary,
     /// The format of the line's first event (what the line is counted as).
     first: &'f mut Option<Format>,
+    /// Where an escaped arguments text is unescaped (the file's, reused).
+    scratch: &'s mut String,
+}
+
+/// A call's arguments as found, before [`Emit::call`] reads them.
+#[derive(Clone, Copy)]
+enum ArgsFound<'a> {
+    /// A JSON string holding the arguments' JSON text (or, not a string, the value itself);
+    /// none given: the empty text.
+    Text(Option<&'a RawValue>),
+    Inline(&'a RawValue),
+    /// A freeform tool's input (a JSON string; anything else is the empty input).
+    Freeform(Option<&'a RawValue>),
 }
 
 impl Emit<'_, '_> {
-    fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, args: CallArguments<'_>) {
+    fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, found: ArgsFound<'_>) {
         let format = if self.codex { Format::Codex } else { format };
         self.first.get_or_insert(format);
         self.summary.calls += 1;
+        let args = match found {
+            ArgsFound::Text(None) => CallArguments::Text(""),
+            ArgsFound::Text(Some(raw)) => match string_into(raw, self.scratch) {
+                Some(t) => CallArguments::Text(t),
+                None => CallArguments::Inline(raw),
+            },
+            ArgsFound::Inline(raw) => CallArguments::Inline(raw),
+            ArgsFound::Freeform(raw) => CallArguments::Freeform(
+                raw.and_then(|r| string_into(r, self.scratch))
+                    .unwrap_or_default(),
+            ),
+        };
         (self.sink)(Event::Call(CallEvent {
             format,
             file: self.file,
@@ -382,28 +470,22 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
     match kind {
         Some("function_call") => {
             if let (Some(name), Some(args)) = (&node.name, node.arguments) {
-                let text = string_of(args);
-                let args_view = match &text {
-                    Some(t) => CallArguments::Text(t),
-                    None => CallArguments::Inline(args),
-                };
                 emit.call(
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    args_view,
+                    ArgsFound::Text(Some(args)),
                 );
             }
             return;
         }
         Some("custom_tool_call") => {
             if let Some(name) = &node.name {
-                let input = node.input.and_then(string_of).unwrap_or_default();
                 emit.call(
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    CallArguments::Freeform(&input),
+                    ArgsFound::Freeform(node.input),
                 );
             }
             return;
@@ -420,7 +502,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                     Format::Anthropic,
                     node.id.as_deref(),
                     name,
-                    CallArguments::Inline(input),
+                    ArgsFound::Inline(input),
                 );
             }
             return;
@@ -440,13 +522,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 None => (Format::ToolsurfaceMessages, c.name.as_deref(), c.arguments),
             };
             let Some(name) = name else { continue };
-            let text = args.and_then(string_of);
-            let view = match (&text, args) {
-                (Some(t), _) => CallArguments::Text(t),
-                (None, Some(raw)) => CallArguments::Inline(raw),
-                (None, None) => CallArguments::Text(""),
-            };
-            emit.call(format, c.id.as_deref(), name, view);
+            emit.call(format, c.id.as_deref(), name, ArgsFound::Text(args));
         }
     }
     match node.role.as_deref() {
@@ -518,6 +594,8 @@ fn explicit_thread<'n>(node: &'n Node<'_>) -> Option<&'n str> {
 struct FileState {
     name: String,
     codex_session: Option<String>,
+    /// [`Emit::scratch`].
+    scratch: String,
 }
 
 /// Read one parsed line (or document) and emit its events.
@@ -549,6 +627,7 @@ fn node_events(
             sink,
             summary,
             first: &mut first,
+            scratch: &mut file.scratch,
         };
         for m in conversation.into_iter().flatten() {
             message_events(m, &mut emit);
@@ -585,6 +664,7 @@ fn node_events(
         sink,
         summary,
         first: &mut first,
+        scratch: &mut file.scratch,
     };
     message_events(inner, &mut emit);
     count_format(summary, first);
@@ -628,6 +708,7 @@ fn read_file(
     let mut file = FileState {
         name: path.display().to_string(),
         codex_session: None,
+        scratch: String::new(),
     };
     let first = reader.fill_buf()?.to_vec();
     if is_document(path, &first) {
