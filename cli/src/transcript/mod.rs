@@ -259,6 +259,43 @@ struct Function<'a> {
     arguments: Option<&'a RawValue>,
 }
 
+/// A block of a message's `content` list (Anthropic): what a `tool_use` or `tool_result`
+/// block is read by, and no more (a [`Node`] is large, and a conversation has many blocks).
+#[derive(Deserialize)]
+struct ContentBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    is_error: Option<bool>,
+    #[serde(rename = "isError")]
+    is_error_camel: Option<bool>,
+}
+
+impl<'a> ContentBlock<'a> {
+    fn into_node(self) -> Node<'a> {
+        Node {
+            kind: self.kind,
+            id: self.id,
+            name: self.name,
+            input: self.input,
+            tool_use_id: self.tool_use_id,
+            content: self.content,
+            is_error: self.is_error,
+            is_error_camel: self.is_error_camel,
+            ..Node::default()
+        }
+    }
+}
+
 impl Node<'_> {
     /// `is_error: true` or `isError: true`.
     fn flags_error(&self) -> bool {
@@ -535,11 +572,13 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
             emit.result(format, node.tool_call_id.as_deref(), is_error);
         }
         Some(_) => {
-            if let Some(blocks) = node.content.and_then(nodes_of) {
-                for b in &blocks {
-                    if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
-                        message_events(b, emit);
-                    }
+            let blocks = node
+                .content
+                .filter(|c| c.get().starts_with('['))
+                .and_then(|c| serde_json::from_str::<Vec<ContentBlock<'_>>>(c.get()).ok());
+            for b in blocks.into_iter().flatten() {
+                if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
+                    message_events(&b.into_node(), emit);
                 }
             }
         }
@@ -730,7 +769,13 @@ fn read_file(
         if text.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<Node<'_>>(text) {
+        // One UTF-8 check of the line, not one per string read (serde_json's slice reader
+        // checks each); a line that is not UTF-8 is read as before, for the same answer.
+        let parsed = match std::str::from_utf8(text) {
+            Ok(t) => serde_json::from_str::<Node<'_>>(t),
+            Err(_) => serde_json::from_slice::<Node<'_>>(text),
+        };
+        match parsed {
             Ok(node) => node_events(&node, line, &mut file, sink, summary),
             Err(e) => {
                 let reason = if std::str::from_utf8(text).is_err() {
