@@ -816,3 +816,43 @@ fn read_document(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `string_into` answers exactly what serde_json's string reading does (`string_of`),
+    /// for plain text, every escape, surrogate pairs and lone halves, control characters,
+    /// bad escapes and non-strings, with the buffer reused from one to the next.
+    #[test]
+    fn string_into_agrees_with_serde_json() {
+        let cases = [
+            r#""plain""#,
+            r#""""#,
+            r#""{\"path\":\"src/a.rs\",\"n\":1}""#,
+            r#""a\\b\/c\bd\fe\nf\rg\th""#,
+            r#""\u00e9\u4e2d\u0000x""#,
+            r#""\uD83D\uDE00 pair""#,
+            r#""\uDE00 lone low""#,
+            r#""\uD83D lone high""#,
+            r#""\u12 short""#,
+            r#""\uZZZZ""#,
+            r#""\q bad escape""#,
+            "\"tab\tinside\"",
+            r#""ends with escape\\""#,
+            r#"{"not": "a string"}"#,
+            "17",
+            "null",
+        ];
+        let mut buf = String::from("left over");
+        for case in cases {
+            let Ok(raw) = serde_json::from_str::<&RawValue>(case) else {
+                // Not JSON at all (a raw control character): never a RawValue.
+                continue;
+            };
+            let want = string_of(raw).map(|c| c.into_owned());
+            let got = string_into(raw, &mut buf).map(str::to_owned);
+            assert_eq!(got, want, "{case}");
+        }
+    }
+}
