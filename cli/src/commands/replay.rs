@@ -354,13 +354,22 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
         let Event::Call(call) = event else { return };
         let (to, from) = targets.for_format(call.format);
         let text = call.arguments.text();
-        let got = to.verdict(call.name, text);
+        // The arguments' members are read once, by whichever checker first needs them.
+        let args = toolsurface::Arguments::from(text);
+        let read = std::cell::OnceCell::new();
+        let members = || {
+            read.get_or_init(|| {
+                args.object(call.name)
+                    .and_then(toolsurface_kernel::Obj::into_pairs)
+            })
+        };
+        let got = to.verdict_shared(call.name, text, &members);
         let example = || place(&call);
         r.to.count(&got, call.name, example, examples);
         let (Some(from), Some(fo)) = (from, r.from.as_mut()) else {
             return;
         };
-        let old = from.verdict(call.name, text);
+        let old = from.verdict_shared(call.name, text, &members);
         fo.count(&old, call.name, example, examples);
         if let (Ok(_), Err(new)) = (&old, &got)
             && new.kind == CallErrorKind::Retired
