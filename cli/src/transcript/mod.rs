@@ -185,10 +185,8 @@ struct Node<'a> {
     kind: Option<Cow<'a, str>>,
     #[serde(borrow)]
     role: Option<Cow<'a, str>>,
-    /// Boxed: a conversation's messages are many, and a vector of the whole nodes would be
-    /// moved at each growth (large blocks, the allocator's slow path).
     #[serde(borrow)]
-    messages: Option<Vec<Box<Node<'a>>>>,
+    messages: Option<Vec<Node<'a>>>,
     #[serde(borrow)]
     input: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -588,7 +586,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
 
 /// The conversation a node carries as a whole (one conversation per line or per document):
 /// its messages or items, `None` when it is a single message or event.
-fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<&'n [Box<Node<'a>>]> {
+fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<&'n [Node<'a>]> {
     if let Some(inner) = node.body.as_deref().or(node.params.as_deref()) {
         return conversation_of(inner);
     }
@@ -799,7 +797,7 @@ fn read_document(
 ) -> std::io::Result<()> {
     let first = text.iter().find(|b| !b.is_ascii_whitespace());
     let node = if first == Some(&b'[') {
-        serde_json::from_slice::<Vec<Box<Node<'_>>>>(text).map(|messages| Node {
+        serde_json::from_slice::<Vec<Node<'_>>>(text).map(|messages| Node {
             messages: Some(messages),
             ..Node::default()
         })
