@@ -99,6 +99,12 @@ pub enum Command {
     Retire(retire::Args),
 }
 
+/// A hash map with hashbrown's default hasher (foldhash) instead of SipHash: for the maps
+/// `usage` and `replay` look up once or more per transcript call (names, threads, refusal
+/// texts), where SipHash was a few percent of the run. Iteration order is unspecified, as
+/// with std's: what these commands print is sorted.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, hashbrown::DefaultHashBuilder>;
+
 /// The one wording of an unknown `--role` / `--family` / `--skill` name: what was given,
 /// the closest known name (toolsurface-text's policy, as every other did-you-mean) and every
 /// known one: `unknown role `mian` (did you mean main?); expected one of side_chat, main, …`.

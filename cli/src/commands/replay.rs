@@ -6,7 +6,7 @@
 //! empirical breaking gate for CI (exit 4).
 //! `diff --replay` reuses [`replay_pair`] to put real-call counts on breaking findings.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use toolsurface_compiler::Ir;
 use toolsurface_compiler::plan::Plan;
 
-use super::Status;
+use super::{FastMap as HashMap, Status};
 use crate::transcript::{self, Event, ReadSummary};
 use toolsurface::{CallError, CallErrorKind};
 use toolsurface_compiler::plan::interp::{CallChecker, Checked};
@@ -349,18 +349,27 @@ fn replay_file(file: &Path, targets: &Targets<'_>, examples: usize) -> anyhow::R
         from: targets.has_from().then(Outcome::default),
         ..Replay::default()
     };
-    let mut break_keys: HashMap<(&str, Option<&str>), HashMap<String, u64>> = HashMap::new();
+    let mut break_keys: HashMap<(&str, Option<&str>), HashMap<String, u64>> = HashMap::default();
     let mut sink = |event: Event<'_>| {
         let Event::Call(call) = event else { return };
         let (to, from) = targets.for_format(call.format);
         let text = call.arguments.text();
-        let got = to.verdict(call.name, text);
+        // The arguments' members are read once, by whichever checker first needs them.
+        let args = toolsurface::Arguments::from(text);
+        let read = std::cell::OnceCell::new();
+        let members = || {
+            read.get_or_init(|| {
+                args.object(call.name)
+                    .and_then(toolsurface_kernel::Obj::into_pairs)
+            })
+        };
+        let got = to.verdict_shared(call.name, text, &members);
         let example = || place(&call);
         r.to.count(&got, call.name, example, examples);
         let (Some(from), Some(fo)) = (from, r.from.as_mut()) else {
             return;
         };
-        let old = from.verdict(call.name, text);
+        let old = from.verdict_shared(call.name, text, &members);
         fo.count(&old, call.name, example, examples);
         if let (Ok(_), Err(new)) = (&old, &got)
             && new.kind == CallErrorKind::Retired

@@ -8,7 +8,7 @@
 //! Streaming: per thread only a small state is kept (counters, the previous call's name and
 //! argument keys) and a conversation-per-line thread is folded into the totals at its end.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use toolsurface_compiler::Ir;
 
-use super::Status;
+use super::{FastMap as HashMap, Status};
 use crate::transcript::{self, CallEvent, Event};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

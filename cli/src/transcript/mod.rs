@@ -202,9 +202,7 @@ struct Node<'a> {
     #[serde(borrow)]
     content: Option<&'a RawValue>,
     #[serde(borrow)]
-    tool_calls: Option<Vec<Node<'a>>>,
-    #[serde(borrow)]
-    function: Option<Box<Node<'a>>>,
+    tool_calls: Option<Vec<ToolCall<'a>>>,
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -236,6 +234,66 @@ struct Node<'a> {
     is_error_camel: Option<bool>,
 }
 
+/// An entry of a message's `tool_calls`: OpenAI Chat's `{id, function: {name, arguments}}` or
+/// the messages format's `{id, name, arguments}`. Its own small type, not a [`Node`]: a
+/// conversation holds one per call until its line is read, and a node is large.
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: Option<Function<'a>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Function<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// A block of a message's `content` list (Anthropic): what a `tool_use` or `tool_result`
+/// block is read by, and no more (a [`Node`] is large, and a conversation has many blocks).
+#[derive(Deserialize)]
+struct ContentBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    is_error: Option<bool>,
+    #[serde(rename = "isError")]
+    is_error_camel: Option<bool>,
+}
+
+impl<'a> ContentBlock<'a> {
+    fn into_node(self) -> Node<'a> {
+        Node {
+            kind: self.kind,
+            id: self.id,
+            name: self.name,
+            input: self.input,
+            tool_use_id: self.tool_use_id,
+            content: self.content,
+            is_error: self.is_error,
+            is_error_camel: self.is_error_camel,
+            ..Node::default()
+        }
+    }
+}
+
 impl Node<'_> {
     /// `is_error: true` or `isError: true`.
     fn flags_error(&self) -> bool {
@@ -259,6 +317,69 @@ fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
     } else {
         None
     }
+}
+
+/// A JSON string's value, like [`string_of`], unescaped into `buf` (kept from call to call,
+/// so a call's arguments text costs no allocation once the buffer has grown); borrowed from
+/// `raw` when it has no escape. Anything but the plain escapes (`\\uD800`…`\\uDFFF`, a
+/// control character, a bad escape) is left to serde_json, whose answer it then is.
+fn string_into<'r>(raw: &'r RawValue, buf: &'r mut String) -> Option<&'r str> {
+    let body = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+    let bytes = body.as_bytes();
+    if !bytes.iter().any(|b| *b == b'\\' || *b < 0x20 || *b == b'"') {
+        return Some(body);
+    }
+    buf.clear();
+    if unescape(body, buf).is_none() {
+        let s = string_of(raw)?;
+        buf.clear();
+        buf.push_str(&s);
+    }
+    Some(buf)
+}
+
+/// The plain escapes of a JSON string's body; `None` where [`string_into`] defers to serde_json.
+fn unescape(body: &str, out: &mut String) -> Option<()> {
+    let bytes = body.as_bytes();
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x20 || b == b'"' {
+            return None;
+        }
+        if b != b'\\' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&body[run..i]);
+        let c = match bytes.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hex = body.get(i + 2..i + 6)?;
+                if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                    return None;
+                }
+                let code = u32::from_str_radix(hex, 16).ok()?;
+                i += 4;
+                // A surrogate (half of a pair, or lone) is serde_json's to judge.
+                char::from_u32(code)?
+            }
+            _ => return None,
+        };
+        out.push(c);
+        i += 2;
+        run = i;
+    }
+    out.push_str(&body[run..]);
+    Some(())
 }
 
 /// Whether a result text reads as an error.
@@ -322,13 +443,38 @@ struct Emit<'s, 'f> {
     summary: &'s mut ReadSummary,
     /// The format of the line's first event (what the line is counted as).
     first: &'f mut Option<Format>,
+    /// Where an escaped arguments text is unescaped (the file's, reused).
+    scratch: &'s mut String,
+}
+
+/// A call's arguments as found, before [`Emit::call`] reads them.
+#[derive(Clone, Copy)]
+enum ArgsFound<'a> {
+    /// A JSON string holding the arguments' JSON text (or, not a string, the value itself);
+    /// none given: the empty text.
+    Text(Option<&'a RawValue>),
+    Inline(&'a RawValue),
+    /// A freeform tool's input (a JSON string; anything else is the empty input).
+    Freeform(Option<&'a RawValue>),
 }
 
 impl Emit<'_, '_> {
-    fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, args: CallArguments<'_>) {
+    fn call(&mut self, format: Format, call_id: Option<&str>, name: &str, found: ArgsFound<'_>) {
         let format = if self.codex { Format::Codex } else { format };
         self.first.get_or_insert(format);
         self.summary.calls += 1;
+        let args = match found {
+            ArgsFound::Text(None) => CallArguments::Text(""),
+            ArgsFound::Text(Some(raw)) => match string_into(raw, self.scratch) {
+                Some(t) => CallArguments::Text(t),
+                None => CallArguments::Inline(raw),
+            },
+            ArgsFound::Inline(raw) => CallArguments::Inline(raw),
+            ArgsFound::Freeform(raw) => CallArguments::Freeform(
+                raw.and_then(|r| string_into(r, self.scratch))
+                    .unwrap_or_default(),
+            ),
+        };
         (self.sink)(Event::Call(CallEvent {
             format,
             file: self.file,
@@ -359,28 +505,22 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
     match kind {
         Some("function_call") => {
             if let (Some(name), Some(args)) = (&node.name, node.arguments) {
-                let text = string_of(args);
-                let args_view = match &text {
-                    Some(t) => CallArguments::Text(t),
-                    None => CallArguments::Inline(args),
-                };
                 emit.call(
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    args_view,
+                    ArgsFound::Text(Some(args)),
                 );
             }
             return;
         }
         Some("custom_tool_call") => {
             if let Some(name) = &node.name {
-                let input = node.input.and_then(string_of).unwrap_or_default();
                 emit.call(
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    CallArguments::Freeform(&input),
+                    ArgsFound::Freeform(node.input),
                 );
             }
             return;
@@ -397,7 +537,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                     Format::Anthropic,
                     node.id.as_deref(),
                     name,
-                    CallArguments::Inline(input),
+                    ArgsFound::Inline(input),
                 );
             }
             return;
@@ -417,13 +557,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 None => (Format::ToolsurfaceMessages, c.name.as_deref(), c.arguments),
             };
             let Some(name) = name else { continue };
-            let text = args.and_then(string_of);
-            let view = match (&text, args) {
-                (Some(t), _) => CallArguments::Text(t),
-                (None, Some(raw)) => CallArguments::Inline(raw),
-                (None, None) => CallArguments::Text(""),
-            };
-            emit.call(format, c.id.as_deref(), name, view);
+            emit.call(format, c.id.as_deref(), name, ArgsFound::Text(args));
         }
     }
     match node.role.as_deref() {
@@ -436,11 +570,13 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
             emit.result(format, node.tool_call_id.as_deref(), is_error);
         }
         Some(_) => {
-            if let Some(blocks) = node.content.and_then(nodes_of) {
-                for b in &blocks {
-                    if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
-                        message_events(b, emit);
-                    }
+            let blocks = node
+                .content
+                .filter(|c| c.get().starts_with('['))
+                .and_then(|c| serde_json::from_str::<Vec<ContentBlock<'_>>>(c.get()).ok());
+            for b in blocks.into_iter().flatten() {
+                if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
+                    message_events(&b.into_node(), emit);
                 }
             }
         }
@@ -450,14 +586,11 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
 
 /// The conversation a node carries as a whole (one conversation per line or per document):
 /// its messages or items, `None` when it is a single message or event.
-fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<Vec<&'n Node<'a>>> {
+fn conversation_of<'n, 'a>(node: &'n Node<'a>) -> Option<&'n [Node<'a>]> {
     if let Some(inner) = node.body.as_deref().or(node.params.as_deref()) {
         return conversation_of(inner);
     }
-    if let Some(m) = &node.messages {
-        return Some(m.iter().collect());
-    }
-    None
+    node.messages.as_deref()
 }
 
 /// Items of a Responses request/response (`input` / `output` arrays at the conversation level).
@@ -498,6 +631,8 @@ fn explicit_thread<'n>(node: &'n Node<'_>) -> Option<&'n str> {
 struct FileState {
     name: String,
     codex_session: Option<String>,
+    /// [`Emit::scratch`].
+    scratch: String,
 }
 
 /// Read one parsed line (or document) and emit its events.
@@ -529,6 +664,7 @@ fn node_events(
             sink,
             summary,
             first: &mut first,
+            scratch: &mut file.scratch,
         };
         for m in conversation.into_iter().flatten() {
             message_events(m, &mut emit);
@@ -565,6 +701,7 @@ fn node_events(
         sink,
         summary,
         first: &mut first,
+        scratch: &mut file.scratch,
     };
     message_events(inner, &mut emit);
     count_format(summary, first);
@@ -608,6 +745,7 @@ fn read_file(
     let mut file = FileState {
         name: path.display().to_string(),
         codex_session: None,
+        scratch: String::new(),
     };
     let first = reader.fill_buf()?.to_vec();
     if is_document(path, &first) {
@@ -629,7 +767,13 @@ fn read_file(
         if text.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<Node<'_>>(text) {
+        // One UTF-8 check of the line, not one per string read (serde_json's slice reader
+        // checks each); a line that is not UTF-8 is read as before, for the same answer.
+        let parsed = match std::str::from_utf8(text) {
+            Ok(t) => serde_json::from_str::<Node<'_>>(t),
+            Err(_) => serde_json::from_slice::<Node<'_>>(text),
+        };
+        match parsed {
             Ok(node) => node_events(&node, line, &mut file, sink, summary),
             Err(e) => {
                 let reason = if std::str::from_utf8(text).is_err() {
@@ -669,4 +813,44 @@ fn read_document(
         ),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `string_into` answers exactly what serde_json's string reading does (`string_of`),
+    /// for plain text, every escape, surrogate pairs and lone halves, control characters,
+    /// bad escapes and non-strings, with the buffer reused from one to the next.
+    #[test]
+    fn string_into_agrees_with_serde_json() {
+        let cases = [
+            r#""plain""#,
+            r#""""#,
+            r#""{\"path\":\"src/a.rs\",\"n\":1}""#,
+            r#""a\\b\/c\bd\fe\nf\rg\th""#,
+            r#""\u00e9\u4e2d\u0000x""#,
+            r#""\uD83D\uDE00 pair""#,
+            r#""\uDE00 lone low""#,
+            r#""\uD83D lone high""#,
+            r#""\u12 short""#,
+            r#""\uZZZZ""#,
+            r#""\q bad escape""#,
+            "\"tab\tinside\"",
+            r#""ends with escape\\""#,
+            r#"{"not": "a string"}"#,
+            "17",
+            "null",
+        ];
+        let mut buf = String::from("left over");
+        for case in cases {
+            let Ok(raw) = serde_json::from_str::<&RawValue>(case) else {
+                // Not JSON at all (a raw control character): never a RawValue.
+                continue;
+            };
+            let want = string_of(raw).map(|c| c.into_owned());
+            let got = string_into(raw, &mut buf).map(str::to_owned);
+            assert_eq!(got, want, "{case}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use toolsurface_kernel::{self as rt, Arguments, CallError, Pairs, Val, to_json};
+use toolsurface_kernel::{self as rt, Arguments, CallError, Obj, Pairs, Val, to_json};
 
 use super::{MemberPlan, ObjectPlan, Plan, Presence, RolePlan, SurfacePlan, ToolPlan, TypePlan};
 
@@ -224,6 +224,20 @@ impl<'p> CallChecker<'p> {
         self.check_with(name, arguments.into(), Build::Nothing)
     }
 
+    /// [`CallChecker::verdict`] of a JSON arguments `text` that several checkers judge (replay's
+    /// `--to` and `--from`): `members` reads its members once (`Obj::into_pairs` of the text,
+    /// kept by the caller) and each checker that gets that far takes a copy, instead of each
+    /// reading the text again. The same answers as `verdict(name, text)`.
+    pub fn verdict_shared<'a>(
+        &self,
+        name: &str,
+        text: &'a str,
+        members: &dyn Fn() -> &'a Result<Pairs<'a>, CallError>,
+    ) -> Result<Checked<'p>, CallError> {
+        let obj = || members().clone().map(Obj::from);
+        self.check_obj(name, Some(text), &obj, Build::Nothing)
+    }
+
     /// The refusal of a known tool this scope does not offer (a skill gate, or not offered).
     fn not_offered(&self, name: &str, tool_ix: usize) -> CallError {
         let skill = self
@@ -253,6 +267,22 @@ impl<'p> CallChecker<'p> {
         arguments: Arguments<'_>,
         build: Build,
     ) -> Result<Checked<'p>, CallError> {
+        self.check_obj(
+            name,
+            arguments.raw_text(),
+            &|| arguments.object(name),
+            build,
+        )
+    }
+
+    /// The check, given the raw text (for a freeform tool) and the arguments object.
+    fn check_obj<'x>(
+        &self,
+        name: &str,
+        raw_text: Option<&'x str>,
+        object: &dyn Fn() -> Result<Obj<'x>, CallError>,
+        build: Build,
+    ) -> Result<Checked<'p>, CallError> {
         let (tool_ix, alias) = match self.names.get(name) {
             Some(Name::Tool(i)) => (*i, None),
             Some(Name::Alias(a, target)) => (*target, Some(&self.plan.aliases[*a])),
@@ -280,9 +310,9 @@ impl<'p> CallChecker<'p> {
             .as_ref()
             .filter(|ff| ff.families.contains(&self.surface.family))
             .map(|ff| ff.field.as_str());
-        let mut obj = match (freeform_field, arguments.raw_text()) {
+        let mut obj = match (freeform_field, raw_text) {
             (Some(field), Some(raw)) => rt::freeform(field, raw),
-            _ => arguments.object(name)?,
+            _ => object()?,
         };
         if let Some(alias) = alias {
             for (from, to) in &alias.rename {
