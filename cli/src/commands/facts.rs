@@ -118,16 +118,9 @@ fn request(a: &SearchArgs) -> Result<SearchMemoryRequest, String> {
     if let Some(limit) = a.limit {
         arguments.insert("limit".into(), Value::from(limit));
     }
-    let tool = standard::Tool::SearchMemory;
-    let scope = standard::Role::ALL
-        .iter()
-        .flat_map(|r| standard::Family::ALL.map(|f| standard::Scope::new(*r, f)))
-        .find(|s| s.offers(tool))
-        .ok_or_else(|| format!("no role of the standard surface offers {}", tool.as_str()))?;
-    match standard::Call::parse_in(&scope, tool.as_str(), Value::Object(arguments)) {
-        Ok(standard::Call::SearchMemory(call)) => Ok(call.into()),
-        Ok(other) => Err(format!("parsed as {} instead", other.display_name())),
-        Err(e) => Err(e.to_string()),
+    match super::parse_standard(standard::Tool::SearchMemory, arguments)? {
+        standard::Call::SearchMemory(call) => Ok(call.into()),
+        other => Err(format!("parsed as {} instead", other.display_name())),
     }
 }
 

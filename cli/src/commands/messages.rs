@@ -194,16 +194,9 @@ fn request(a: &ReadArgs) -> Result<MessageRead, String> {
             arguments.insert(name.into(), Value::from(v));
         }
     }
-    let tool = standard::Tool::MessageRead;
-    let scope = standard::Role::ALL
-        .iter()
-        .flat_map(|r| standard::Family::ALL.map(|f| standard::Scope::new(*r, f)))
-        .find(|s| s.offers(tool))
-        .ok_or_else(|| format!("no role of the standard surface offers {}", tool.as_str()))?;
-    match standard::Call::parse_in(&scope, tool.as_str(), Value::Object(arguments)) {
-        Ok(standard::Call::MessageRead(call)) => Ok(call.into()),
-        Ok(other) => Err(format!("parsed as {} instead", other.display_name())),
-        Err(e) => Err(e.to_string()),
+    match super::parse_standard(standard::Tool::MessageRead, arguments)? {
+        standard::Call::MessageRead(call) => Ok(call.into()),
+        other => Err(format!("parsed as {} instead", other.display_name())),
     }
 }
 

@@ -171,3 +171,24 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// `arguments` parsed as a call of the standard surface's `tool`, in the first role × family
+/// that offers it: a command that runs a standard tool for a person (`messages read`, `facts
+/// search`) holds its flags to the definition's rules and defaults, as a model's call is.
+pub(crate) fn parse_standard(
+    tool: toolsurface::standard::Tool,
+    arguments: serde_json::Map<String, serde_json::Value>,
+) -> Result<toolsurface::standard::Call, String> {
+    use toolsurface::standard::{Family, Role, Scope};
+    let scope = Role::ALL
+        .iter()
+        .flat_map(|r| Family::ALL.map(|f| Scope::new(*r, f)))
+        .find(|s| s.offers(tool))
+        .ok_or_else(|| format!("no role of the standard surface offers {}", tool.as_str()))?;
+    toolsurface::standard::Call::parse_in(
+        &scope,
+        tool.as_str(),
+        serde_json::Value::Object(arguments),
+    )
+    .map_err(|e| e.to_string())
+}
