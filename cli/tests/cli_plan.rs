@@ -55,6 +55,36 @@ fn plan_is_byte_stable_and_its_schema_describes_it() {
     }
 }
 
+/// A field's `default:` is in the plan, beside the field it belongs to (what every generator's
+/// typed request fills in), and only where the definition declares one.
+#[test]
+fn the_plan_carries_each_fields_default() {
+    let out = bin().args(["plan", "tool-defs"]).output().unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tool = |name: &str| {
+        plan["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let field = |t: &serde_json::Value, name: &str| {
+        t["actions"][0]["object"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let shell = tool("shell");
+    assert_eq!(field(&shell, "yield_ms")["default"], 10000);
+    assert_eq!(field(&shell, "tty")["default"], false);
+    assert!(field(&shell, "command").get("default").is_none());
+}
+
 #[test]
 fn conformance_check_fails_on_drift_and_passes_when_written() {
     let dir = tempfile::tempdir().unwrap();

@@ -186,25 +186,13 @@ fn init(
 }
 
 /// The field initializers of one action (the plan action's fields, declaration order).
-fn inits(
-    tool: &Tool,
-    action: &ActionPlan,
-    lowered: &Lowered<'_>,
-) -> Result<Vec<TokenStream>, String> {
+fn inits(action: &ActionPlan, lowered: &Lowered<'_>) -> Result<Vec<TokenStream>, String> {
     action
         .object
         .fields
         .iter()
         .filter_map(|f| field_type(lowered, &f.name).map(|t| (f, t)))
-        .map(|(f, t)| {
-            // The default is a fact of the definition (an annotation the plan's walk does not
-            // need): read from the tool's own field.
-            let default = tool
-                .field(&f.name)
-                .and_then(|d| d.ty.peel().1)
-                .and_then(|a| a.default.as_ref());
-            init(&f.name, t, f.required, default)
-        })
+        .map(|(f, t)| init(&f.name, t, f.required, f.default.as_ref()))
         .collect()
 }
 
@@ -220,7 +208,7 @@ pub(super) fn conversions(
     let Some(path) = &tool.implements else {
         return TokenStream::new();
     };
-    match conversion_items(tool, tp, path, action_idents, lowered) {
+    match conversion_items(tp, path, action_idents, lowered) {
         Ok(items) => items,
         Err(problem) => {
             let msg = format!("tool `{}` implements `{path}`: {problem}", tool.name);
@@ -230,7 +218,6 @@ pub(super) fn conversions(
 }
 
 fn conversion_items(
-    tool: &Tool,
     tp: &ToolPlan,
     path: &str,
     action_idents: &[Ident],
@@ -250,12 +237,12 @@ fn conversion_items(
             .actions
             .first()
             .ok_or_else(|| "a plain tool without its action".to_owned())?;
-        let fields = inits(tool, action, lowered)?;
+        let fields = inits(action, lowered)?;
         quote!(#target { #(#fields,)* })
     } else {
         let mut arms = Vec::new();
         for (action, id) in tp.actions.iter().zip(action_idents) {
-            let fields = inits(tool, action, lowered)?;
+            let fields = inits(action, lowered)?;
             let bound = if fields.is_empty() {
                 quote!(_)
             } else {

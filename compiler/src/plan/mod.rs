@@ -180,6 +180,16 @@ pub struct FieldPlan {
     pub name: String,
     pub required: bool,
     pub ty: TypePlan,
+    /// The definition's `default:` of an optional field: what a host's typed request holds
+    /// when the call leaves the field out (the Rust conversion fills it). `Call::parse` never
+    /// applies it: the parsed call keeps the arguments as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+}
+
+/// The `default:` a field type carries (its annotations').
+fn default_of(ty: &Type) -> Option<serde_json::Value> {
+    ty.peel().1.and_then(|a| a.default.clone())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -564,6 +574,7 @@ fn action_object(tool: &ir::Tool, action: &ir::Action) -> ObjectPlan {
             name: f.name.clone(),
             required: action.is_required(&f.name),
             ty: lower_type(&f.ty),
+            default: default_of(&f.ty),
         })
         .collect();
     let belongs = tool
@@ -667,6 +678,7 @@ pub(crate) fn lower_type(ty: &Type) -> TypePlan {
                     name: p.name.clone(),
                     required: p.required,
                     ty: lower_type(&p.ty),
+                    default: default_of(&p.ty),
                 })
                 .collect();
             TypePlan::Object {

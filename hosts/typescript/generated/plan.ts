@@ -152,7 +152,8 @@ export const PLAN: CallPlan = {
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "yield_time_ms",
@@ -162,7 +163,8 @@ export const PLAN: CallPlan = {
                   "minimum": 250,
                   "maximum": 30000,
                   "expected": "an integer from 250 to 30000"
-                }
+                },
+                "default": 10000
               },
               {
                 "name": "max_output_tokens",
@@ -172,7 +174,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 100000,
                   "expected": "an integer from 1 to 100000"
-                }
+                },
+                "default": 10000
               }
             ],
             "belongs": [],
@@ -239,7 +242,8 @@ export const PLAN: CallPlan = {
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "expected_sha256",
@@ -328,7 +332,8 @@ export const PLAN: CallPlan = {
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "max_results",
@@ -338,7 +343,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 2000,
                   "expected": "an integer from 1 to 2000"
-                }
+                },
+                "default": 200
               }
             ],
             "belongs": [],
@@ -438,7 +444,8 @@ export const PLAN: CallPlan = {
                     "audit"
                   ],
                   "expected": "one of transcript, turns, audit"
-                }
+                },
+                "default": "transcript"
               },
               {
                 "name": "limit",
@@ -520,7 +527,8 @@ export const PLAN: CallPlan = {
                   "minimum": 0,
                   "maximum": 50,
                   "expected": "an integer from 0 to 50"
-                }
+                },
+                "default": 3
               },
               {
                 "name": "after",
@@ -530,7 +538,8 @@ export const PLAN: CallPlan = {
                   "minimum": 0,
                   "maximum": 50,
                   "expected": "an integer from 0 to 50"
-                }
+                },
+                "default": 3
               }
             ],
             "belongs": [
@@ -619,7 +628,8 @@ export const PLAN: CallPlan = {
                   "minimum": 0,
                   "maximum": null,
                   "expected": "an integer of at least 0"
-                }
+                },
+                "default": 0
               }
             ],
             "belongs": [
@@ -748,7 +758,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": null,
                   "expected": "an integer of at least 1"
-                }
+                },
+                "default": 1
               },
               {
                 "name": "limit",
@@ -758,7 +769,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 20000,
                   "expected": "an integer from 1 to 20000"
-                }
+                },
+                "default": 2000
               },
               {
                 "name": "device",
@@ -817,7 +829,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 50,
                   "expected": "an integer from 1 to 50"
-                }
+                },
+                "default": 10
               }
             ],
             "belongs": [],
@@ -874,7 +887,8 @@ export const PLAN: CallPlan = {
                     "remove"
                   ],
                   "expected": "one of set, add, remove"
-                }
+                },
+                "default": "set"
               }
             ],
             "belongs": [],
@@ -933,7 +947,8 @@ export const PLAN: CallPlan = {
                   "minimum": 250,
                   "maximum": 30000,
                   "expected": "an integer from 250 to 30000"
-                }
+                },
+                "default": 10000
               },
               {
                 "name": "max_output_tokens",
@@ -943,14 +958,16 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 100000,
                   "expected": "an integer from 1 to 100000"
-                }
+                },
+                "default": 10000
               },
               {
                 "name": "tty",
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               }
             ],
             "belongs": [],
@@ -1033,7 +1050,8 @@ export const PLAN: CallPlan = {
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "offset",
@@ -1114,7 +1132,8 @@ export const PLAN: CallPlan = {
                   "minimum": 0.0,
                   "maximum": 300.0,
                   "expected": "a number from 0 to 300"
-                }
+                },
+                "default": 30
               },
               {
                 "name": "until_output",
@@ -1525,7 +1544,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 1000,
                   "expected": "an integer from 1 to 1000"
-                }
+                },
+                "default": 100
               }
             ],
             "belongs": [],
@@ -1768,7 +1788,8 @@ export const PLAN: CallPlan = {
                   "minimum": 0,
                   "maximum": 30000,
                   "expected": "an integer from 0 to 30000"
-                }
+                },
+                "default": 250
               },
               {
                 "name": "max_output_tokens",
@@ -1778,7 +1799,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 100000,
                   "expected": "an integer from 1 to 100000"
-                }
+                },
+                "default": 10000
               }
             ],
             "belongs": [],

@@ -65,6 +65,9 @@ export interface FieldPlan {
   readonly name: string;
   readonly required: boolean;
   readonly ty: TypePlan;
+  /** The definition's `default:` (an optional field): what a typed request holds when the
+   * call leaves the field out. Parsing never applies it. */
+  readonly default?: unknown;
 }
 
 export interface MemberPlan {
