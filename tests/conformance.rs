@@ -133,6 +133,14 @@ fn lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Every case of the corpus the plan of the folder `dir` derives.
+fn cases_of(dir: &str) -> Vec<Value> {
+    plan::conformance::corpus(&plan_of(dir))
+        .iter()
+        .flat_map(|(_, text)| lines(text))
+        .collect()
+}
+
 #[test]
 fn the_checked_in_corpus_is_what_the_plan_derives() {
     let files = plan::conformance::corpus(&plan_of("tool-defs"));
@@ -167,10 +175,7 @@ fn the_checked_in_corpus_is_what_the_plan_derives() {
 #[test]
 fn the_generated_standard_parser_agrees_with_every_case() {
     use toolsurface::standard::{Call, Family, Role, Scope, Skill};
-    let mut cases = Vec::new();
-    for (_, text) in plan::conformance::corpus(&plan_of("tool-defs")) {
-        cases.extend(lines(&text));
-    }
+    let cases = cases_of("tool-defs");
     let ran = agree(&cases, &|role, family, skills, name, raw| {
         parse_in!(role, family, skills, name, raw)
     });
@@ -180,11 +185,7 @@ fn the_generated_standard_parser_agrees_with_every_case() {
 #[test]
 fn the_macro_parser_agrees_on_nested_objects_arrays_and_every_constraint() {
     use fixture::{Call, Family, Role, Scope, Skill};
-    let plan = plan_of("tests/data/conformance");
-    let mut cases = Vec::new();
-    for (_, text) in plan::conformance::corpus(&plan) {
-        cases.extend(lines(&text));
-    }
+    let cases = cases_of("tests/data/conformance");
     let accepted = cases.iter().filter(|c| c["verdict"] == "accept").count();
     let ran = agree(&cases, &|role, family, skills, name, raw| {
         parse_in!(role, family, skills, name, raw)
@@ -215,11 +216,7 @@ fn the_macro_parser_agrees_on_nested_objects_arrays_and_every_constraint() {
 #[test]
 fn the_macro_parser_agrees_on_any_null_const_unions_and_open_objects() {
     use kinds::{Call, Family, Role, Scope, Skill};
-    let plan = plan_of("tests/data/kinds");
-    let mut cases = Vec::new();
-    for (_, text) in plan::conformance::corpus(&plan) {
-        cases.extend(lines(&text));
-    }
+    let cases = cases_of("tests/data/kinds");
     let accepted = cases.iter().filter(|c| c["verdict"] == "accept").count();
     let ran = agree(&cases, &|role, family, skills, name, raw| {
         parse_in!(role, family, skills, name, raw)
