@@ -190,10 +190,14 @@ fn detect(list: &[&Value]) -> Result<Shape, ImportError> {
         .into_iter()
         .find(|d| dialect::rules(*d).recognises(first))
         .ok_or_else(|| {
-            ImportError::Shape(
-                "the first tool has none of function, inputSchema, input_schema, type, parameters"
-                    .into(),
-            )
+            let known: Vec<&str> = DETECTION
+                .into_iter()
+                .map(|d| dialect::rules(d).recognised_by())
+                .collect();
+            ImportError::Shape(format!(
+                "the first tool is in no known shape: it has none of {}",
+                known.join("; ")
+            ))
         })
 }
 
@@ -1670,6 +1674,17 @@ mod tests {
         assert_eq!(pointers(&json!([anth])).0, Shape::Anthropic);
         assert!(tools_of(&json!("x"), None).is_err());
         assert!(tools_of(&json!([]), None).is_err());
+    }
+
+    #[test]
+    fn an_unknown_shape_is_refused_naming_what_each_dialect_looks_for() {
+        let Err(ImportError::Shape(msg)) = tools_of(&json!([{"tool": "x"}]), None) else {
+            panic!("an input of no known shape was accepted");
+        };
+        for d in DETECTION {
+            let what = dialect::rules(d).recognised_by();
+            assert!(msg.contains(what), "{msg:?} does not name {what:?}");
+        }
     }
 
     #[test]

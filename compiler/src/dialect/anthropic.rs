@@ -100,6 +100,10 @@ impl DialectRules for Anthropic {
         first.get("input_schema").is_some()
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "an `input_schema` (Anthropic)"
+    }
+
     fn schema_key(&self, _: &str, _: &Value, _: &str, _: &mut Vec<Note>) -> &'static str {
         "input_schema"
     }

@@ -113,6 +113,10 @@ impl DialectRules for Gemini {
         first.get("parameters").is_some() || first.get("name").is_some()
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "`parameters` or a bare `name` (Gemini)"
+    }
+
     fn declarations_key(&self) -> Option<&'static str> {
         Some("functionDeclarations")
     }

@@ -80,6 +80,10 @@ impl DialectRules for Mcp {
         first.get("inputSchema").is_some()
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "an `inputSchema` (MCP)"
+    }
+
     fn schema_key(&self, _: &str, _: &Value, _: &str, _: &mut Vec<Note>) -> &'static str {
         "inputSchema"
     }

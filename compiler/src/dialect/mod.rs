@@ -238,6 +238,10 @@ pub(crate) trait DialectRules: Sync {
     /// (asked in [`DETECTION`] order).
     fn recognises(&self, first: &Value) -> bool;
 
+    /// What [`recognises`](Self::recognises) looks for, in words (`a \`function\` object`):
+    /// import's refusal of an input no dialect recognises lists these.
+    fn recognised_by(&self) -> &'static str;
+
     /// The member that wraps this dialect's tools in an input (`[{"functionDeclarations":
     /// [...]}]`), where it has one.
     fn declarations_key(&self) -> Option<&'static str> {

@@ -89,6 +89,10 @@ impl DialectRules for OpenaiChat {
         first.get("function").is_some()
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "a `function` object (OpenAI Chat Completions)"
+    }
+
     fn tool_body<'t>(&self, ptr: &str, t: &'t Value) -> Result<(&'t Value, String), ImportError> {
         let body = t.get("function").ok_or_else(|| ImportError::Tool {
             pointer: ptr.to_owned(),

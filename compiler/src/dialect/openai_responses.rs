@@ -138,6 +138,10 @@ impl DialectRules for OpenaiResponses {
         )
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "`type: function` or `custom` (OpenAI Responses)"
+    }
+
     fn schema_key(&self, _: &str, _: &Value, _: &str, _: &mut Vec<Note>) -> &'static str {
         "parameters"
     }

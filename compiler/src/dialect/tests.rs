@@ -68,6 +68,10 @@ impl DialectRules for Acme {
         first.get("kind").and_then(Value::as_str) == Some("acme_fn")
     }
 
+    fn recognised_by(&self) -> &'static str {
+        "`kind: acme_fn` (the test dialect)"
+    }
+
     fn absent_additional_is_open(&self, _schema_key: &str) -> bool {
         false
     }
