@@ -19,6 +19,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Ir, Route, SkillStrategy, TraitKind, TraitValue};
+use crate::plan::ActionPlan;
 use names::{ident, pascal_str, predicate, snake, unique_pascal};
 
 pub use names::and_list;
@@ -805,8 +806,9 @@ impl<'a> Gen<'a> {
             let m = snake(&t.name);
             let actions: Vec<String> = t.actions.iter().filter_map(|a| a.name.clone()).collect();
             let pascal = unique_pascal(&actions);
-            for (i, a) in t.actions.iter().enumerate() {
-                let target = session_target(t, a);
+            let tp = crate::plan::lower_tool(t);
+            for (i, (a, ap)) in t.actions.iter().zip(&tp.actions).enumerate() {
+                let target = session_target(tp.session.as_ref(), ap);
                 let bind = if target.is_empty() {
                     quote!(_)
                 } else {
@@ -1007,39 +1009,40 @@ fn route_tokens(route: Route) -> TokenStream {
     }
 }
 
-/// `session_target` for one action bound as `c`: from the tool's `session` key, when the
-/// action carries an integer session id. Empty when the action names no session.
-fn session_target(t: &crate::ir::Tool, a: &crate::ir::Action) -> TokenStream {
+/// `session_target` for one action bound as `c`, read from the tool's plan: from its
+/// `session` key, when the action carries an integer session id (and a string host, where
+/// the key names one). Empty when the action names no session.
+fn session_target(session: Option<&crate::plan::SessionPlan>, a: &ActionPlan) -> TokenStream {
+    use crate::plan::TypePlan;
     let rt = rt();
-    let Some(key) = &t.session else {
+    let Some(key) = session else {
         return TokenStream::new();
     };
-    let id_is_int = matches!(
-        t.field(&key.id).map(|f| f.ty.peel().0),
-        Some(crate::ir::Type::Integer { .. })
-    );
-    if !id_is_int || !a.uses(&key.id) {
+    let Some(id_field) = a
+        .object
+        .field(&key.id)
+        .filter(|f| matches!(f.ty, TypePlan::Integer { .. }))
+    else {
         return TokenStream::new();
-    }
+    };
     let id = snake(&key.id);
-    let host = match &key.host {
-        Some(h)
-            if a.uses(h)
-                && matches!(
-                    t.field(h).map(|f| f.ty.peel().0),
-                    Some(crate::ir::Type::String { .. })
-                ) =>
-        {
-            let hid = snake(h);
-            if a.is_required(h) {
+    let host_field = key.host.as_deref().and_then(|h| {
+        a.object
+            .field(h)
+            .filter(|f| matches!(f.ty, TypePlan::String { .. }))
+    });
+    let host = match host_field {
+        Some(h) => {
+            let hid = snake(&h.name);
+            if h.required {
                 quote!(::core::option::Option::Some(c.#hid.as_str()))
             } else {
                 quote!(c.#hid.as_deref())
             }
         }
-        _ => quote!(::core::option::Option::None),
+        None => quote!(::core::option::Option::None),
     };
-    if a.is_required(&key.id) {
+    if id_field.required {
         quote!(::core::option::Option::Some(#rt::SessionTarget { id: c.#id, host: #host }))
     } else {
         quote!(c.#id.map(|id| #rt::SessionTarget { id, host: #host }))
