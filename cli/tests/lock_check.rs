@@ -61,6 +61,10 @@ fn a_description_edit_is_compatible_drift() {
         out.contains("compatible description-changed/side_chat/grep_files"),
         "{out}"
     );
+    assert!(
+        out.contains("grep_files: description text of the tool changed"),
+        "{out}"
+    );
     assert!(out.contains("busts side_chat/chat"), "{out}");
     assert!(out.contains("toolsurface lock"), "{out}");
 }

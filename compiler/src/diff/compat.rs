@@ -299,22 +299,47 @@ fn bytes(
 ) {
     let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap_or_default();
     let (x, y) = (parse(old), parse(new));
-    let mut dx = Vec::new();
-    let mut dy = Vec::new();
-    collect(&x, "description", &mut dx);
-    collect(&y, "description", &mut dy);
+    let (mut dx, mut dy) = (Vec::new(), Vec::new());
+    collect_at(&x, "description", &mut String::new(), &mut dx);
+    collect_at(&y, "description", &mut String::new(), &mut dy);
     let mut explained = false;
     if dx != dy {
         explained = true;
+        // Which texts changed: the tool's own, or a field's (the first one named locates
+        // the finding at its line).
+        let old_at: BTreeMap<&str, &str> = dx.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let new_at: BTreeMap<&str, &str> = dy.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let mut places: Vec<Option<&str>> = Vec::new();
+        for p in old_at.keys().chain(new_at.keys()) {
+            let place = field_of_pointer(p);
+            if old_at.get(p) != new_at.get(p) && !places.contains(&place) {
+                places.push(place);
+            }
+        }
+        let what: Vec<String> = places
+            .iter()
+            .map(|p| match p {
+                Some(f) => format!("of field {f}"),
+                None => "of the tool".to_owned(),
+            })
+            .collect();
+        let key = match places.iter().flatten().next() {
+            Some(f) if !places.contains(&None) => format!("field:{name}/{f}"),
+            _ => format!("description:{name}"),
+        };
         out.push(
             Finding::new(
                 "description-changed",
                 vec![role.to_owned(), name.to_owned()],
                 Verdict::Compatible,
                 role,
-                format!("{name}: description text changed (every old call still parses; the prompt cache does not)"),
+                format!(
+                    "{name}: description text {} changed (every old call still parses; the prompt cache does not)",
+                    what.join(", ")
+                ),
             )
-            .at(loc, &format!("description:{name}"))
+            .at(loc, &key)
+            .or_at(loc, &format!("description:{name}"))
             .tool(name),
             fam,
         );
@@ -351,6 +376,47 @@ fn bytes(
             fam,
         );
     }
+}
+
+/// Every string member `key` of `v` with its JSON pointer, in document order.
+fn collect_at<'v>(
+    v: &'v serde_json::Value,
+    key: &str,
+    at: &mut String,
+    out: &mut Vec<(String, &'v str)>,
+) {
+    let len = at.len();
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                at.push('/');
+                at.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                if k == key
+                    && let Some(s) = x.as_str()
+                {
+                    out.push((at.clone(), s));
+                }
+                collect_at(x, key, at, out);
+                at.truncate(len);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                at.push_str(&format!("/{i}"));
+                collect_at(x, key, at, out);
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The top-level field a published pointer lies in (`…/properties/<field>/…`, the first
+/// `properties` member of the tool's schema), or `None` for the tool's own texts.
+fn field_of_pointer(pointer: &str) -> Option<&str> {
+    let mut parts = pointer.split('/');
+    parts.find(|p| *p == "properties")?;
+    parts.next()
 }
 
 fn collect<'v>(v: &'v serde_json::Value, key: &str, out: &mut Vec<&'v str>) {

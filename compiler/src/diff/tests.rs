@@ -504,3 +504,32 @@ fn sandbox_loosening_is_breaking_and_tightening_compatible() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_description_change_names_the_texts_that_changed() {
+    let message = |a: &Lock, b: &Lock| {
+        let d = diff(a, b, None, &Options::default(), "a", "b");
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.id == "description-changed/r/t")
+            .unwrap_or_else(|| panic!("no description finding in {:?}", verdicts(a, b)));
+        f.message.clone()
+    };
+    let a = small(&[("t", SEL)], &[]);
+    let field = small(&[("t", &SEL.replace("N.", "The n."))], &[]);
+    let m = message(&a, &field);
+    assert!(
+        m.starts_with("t: description text of field n changed"),
+        "{m}"
+    );
+    let both = small(
+        &[("t", &SEL.replace("N.", "The n.").replace("What.", "Which."))],
+        &[],
+    );
+    let m = message(&a, &both);
+    assert!(
+        m.starts_with("t: description text of field action, of field n changed"),
+        "{m}"
+    );
+}
