@@ -694,3 +694,46 @@ def test_pyright_strict_clean() -> None:
         text=True,
     )
     assert proc.returncode == 0 and "0 errors" in proc.stdout, proc.stdout + proc.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# (d) with_defaults: the step after parse_call that fills each left-out field's `default:`.
+
+
+def test_with_defaults_fills_what_the_call_left_out_and_keeps_what_it_sent() -> None:
+    call = ts.parse_call("main", "chat", "shell", '{"command":"ls","max_output_tokens":1}')
+    full = ts.with_defaults(call)
+    assert (full.yield_ms, full.max_output_tokens, full.tty) == (10000, 1, False)
+    assert call.yield_ms is None, "the parsed call itself is untouched"
+    nulls = ts.with_defaults(
+        ts.parse_call("main", "chat", "shell", '{"command":"ls","tty":null}')
+    )
+    assert nulls.tty is False
+    given_all = ts.parse_call(
+        "main",
+        "chat",
+        "shell",
+        '{"command":"ls","yield_ms":300,"max_output_tokens":5,"tty":true}',
+    )
+    assert ts.with_defaults(given_all) is given_all
+
+
+def test_every_default_of_the_plan_is_filled_as_declared() -> None:
+    plan = json.loads((PACKAGE / "_plan.json").read_text("utf-8"))
+    filled = 0
+    for tool in plan["tools"]:
+        for action in tool["actions"]:
+            want = {f["name"]: f["default"] for f in action["object"]["fields"] if "default" in f}
+            if not want:
+                continue
+            got = kernel_plan().defaults(tool["name"], action["name"])
+            assert got == want, (tool["name"], action["name"])
+            filled += len(want)
+    # tool-defs declares 22 defaults, some on fields several actions take.
+    assert filled >= 22
+    with pytest.raises(ValueError):
+        kernel_plan().defaults("nope", None)
+
+
+def kernel_plan() -> kernel.Plan:
+    return ts._PLAN  # pyright: ignore[reportPrivateUsage]

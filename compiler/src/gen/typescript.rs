@@ -662,6 +662,13 @@ export function callJson(call: Call): string {
   return planCallJson(PLAN, call);
 }
 
+/** The call with every field it left out that has a `default:` in the definitions filled
+ * in (what the Rust conversion into a request type fills); `parseCall` never applies them.
+ * `withDefaults(call).max_output_tokens` is a number even when the model sent none. */
+export function withDefaults<C extends Call>(call: C): C {
+  return planWithDefaults(PLAN, call);
+}
+
 function publishedData(role: Role, family: Family, dialect: "own" | "mcp"): PublishedData {
   const p = PUBLISHED[`${role}/${family}`];
   if (p === undefined) {
@@ -772,7 +779,7 @@ export function requestFragment(
 fn index_ts(plan: &Plan, names: &TypeNames) -> String {
     let mut out = String::from(
         "import {\n  Checker,\n  arrayBytes,\n  callJson as planCallJson,\n  fragment,\n  \
-         withSkills,\n  type PublishedData,\n  type RefusalKind,\n} from \"./runtime.ts\";\n\
+         withDefaults as planWithDefaults,\n  withSkills,\n  type PublishedData,\n  type RefusalKind,\n} from \"./runtime.ts\";\n\
          import { PLAN } from \"./plan.ts\";\nimport { PUBLISHED, STRINGS } from \"./published.ts\";\n\n\
          export type { RefusalKind } from \"./runtime.ts\";\n\
          export { OTHER_KEYS } from \"./runtime.ts\";\n\n",

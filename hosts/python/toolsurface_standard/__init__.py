@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from importlib import resources
-from typing import ClassVar, Final, Literal, TypeAlias, Union, cast
+from typing import ClassVar, Final, Literal, TypeAlias, TypeVar, Union, cast
 
 from ._kernel import OTHER_KEYS, CallError, Plan, ScopeError, to_json
 
@@ -82,6 +82,7 @@ __all__ = [
     "parse_call",
     "arguments_of",
     "call_json",
+    "with_defaults",
     "traits_of",
     "published",
     "published_tools",
@@ -735,6 +736,23 @@ def arguments_of(call: Call) -> dict[str, object]:
         else:
             out[json_name] = value
     return out
+
+
+C = TypeVar("C", bound="Call")
+
+
+def with_defaults(call: C) -> C:
+    """`call` with every field it left out that has a `default:` in the definitions filled
+    in (what the Rust conversion into a request type fills); `parse_call` never applies
+    them. A new call; one with nothing to fill is returned as it is."""
+    _, _, renames = _BUILD[call.tool, call.action]
+    attr_of = dict(renames)
+    filled = {
+        attr_of.get(name, name): value
+        for name, value in _PLAN.defaults(call.tool, call.action).items()
+        if getattr(call, attr_of.get(name, name)) is None
+    }
+    return replace(call, **filled) if filled else call
 
 
 def call_json(call: Call) -> str:

@@ -6,6 +6,7 @@ import {
   arrayBytes,
   callJson as planCallJson,
   fragment,
+  withDefaults as planWithDefaults,
   withSkills,
   type PublishedData,
   type RefusalKind,
@@ -456,6 +457,13 @@ export function parseCall(
 /** `{"name":…,"arguments":{…}}`: byte for byte what Rust prints for the same call. */
 export function callJson(call: Call): string {
   return planCallJson(PLAN, call);
+}
+
+/** The call with every field it left out that has a `default:` in the definitions filled
+ * in (what the Rust conversion into a request type fills); `parseCall` never applies them.
+ * `withDefaults(call).max_output_tokens` is a number even when the model sent none. */
+export function withDefaults<C extends Call>(call: C): C {
+  return planWithDefaults(PLAN, call);
 }
 
 function publishedData(role: Role, family: Family, dialect: "own" | "mcp"): PublishedData {

@@ -1039,6 +1039,25 @@ class Plan:
             for a in t["actions"]:
                 self._compile(a["object"])
 
+    def defaults(self, tool: str, action: str | None) -> dict[str, object]:
+        """The `default:` of each field `tool`'s `action` takes that has one (plan
+        `FieldPlan.default`), by JSON name, each converted as a sent value would be (so it
+        has the parsed representation). What the Rust conversion into a request type fills
+        in; `check` never applies it."""
+        t = self.tools.get(tool)
+        a = None if t is None else t["by_action"].get(action)
+        if a is None:
+            raise ValueError(f"not a call of this plan: {tool} {action or ''}".rstrip())
+        found = a.get("defaults")
+        if found is None:
+            found = {
+                f["name"]: f["convert"](from_python(f["default"]), "", f["name"])
+                for f in a["object"]["fields"]
+                if "default" in f
+            }
+            a["defaults"] = found
+        return dict(found)
+
     def _compile(self, obj: dict[str, Any]) -> None:
         # Lookup tables the walk reads (derived from the rules, never new rules).
         obj["by_name"] = {f["name"]: f for f in obj["fields"]}

@@ -1768,13 +1768,45 @@ function objectJson(rules: ObjectPlan, v: Record<string, unknown>, first: string
 }
 
 /** `{"name":…,"arguments":{…}}` of an accepted call (selector first, declaration order). */
-export function callJson(plan: CallPlan, call: { readonly tool: string }): string {
+/** The tool and action of a typed call (a `TypeError` for a call of no tool of `plan`). */
+function actionOf(
+  plan: CallPlan,
+  call: { readonly tool: string },
+): { tool: ToolPlan; action: ActionPlan; rec: Record<string, unknown> } {
   const tool = plan.tools.find((t) => t.name === call.tool);
   if (tool === undefined) throw new TypeError(`not a call of this plan: ${call.tool}`);
   const rec = call as unknown as Record<string, unknown>;
   const sel = tool.selector;
   const action = sel === null ? tool.actions[0] : tool.actions.find((a) => a.name === rec[sel]);
   if (action === undefined) throw new TypeError(`not a call of this plan: ${call.tool}`);
+  return { tool, action, rec };
+}
+
+/** `call` with each field its action takes that it left out filled with the field's
+ * `default:`, the way the Rust conversion into a host's request type fills it (plan
+ * `FieldPlan.default`). A new object; `call` itself is untouched, and one with nothing to
+ * fill is returned as it is. Parsing never applies defaults (the parsed call keeps what the
+ * model sent); this is the step after it, for handlers that want concrete values. The
+ * default goes through the field's own conversion, so it has the parsed representation
+ * (an integer outside ±2^53 a `bigint`). */
+export function withDefaults<C extends { readonly tool: string }>(plan: CallPlan, call: C): C {
+  const { action, rec } = actionOf(plan, call);
+  let out: Record<string, unknown> | undefined;
+  for (const f of action.object.fields) {
+    if (f.default === undefined || rec[f.name] !== undefined) continue;
+    const v = DEFAULT_WALKER.convert(f.ty, fromJs(f.default), f.name);
+    if (v instanceof Refusal) throw new TypeError(`the default of ${f.name} does not convert: ${v.message}`);
+    out ??= { ...rec };
+    out[f.name] = v;
+  }
+  return (out ?? call) as C;
+}
+
+const DEFAULT_WALKER = new Walker();
+
+export function callJson(plan: CallPlan, call: { readonly tool: string }): string {
+  const { tool, action, rec } = actionOf(plan, call);
+  const sel = tool.selector;
   const first = sel === null ? null : `${JSON.stringify(sel)}:${JSON.stringify(rec[sel])}`;
   const args = objectJson(action.object, rec, first);
   return `{"name":${JSON.stringify(tool.name)},"arguments":${args}}`;
