@@ -278,18 +278,27 @@ struct ContentBlock<'a> {
     is_error_camel: Option<bool>,
 }
 
-impl<'a> ContentBlock<'a> {
-    fn into_node(self) -> Node<'a> {
-        Node {
-            kind: self.kind,
-            id: self.id,
-            name: self.name,
-            input: self.input,
-            tool_use_id: self.tool_use_id,
-            content: self.content,
-            is_error: self.is_error,
-            is_error_camel: self.is_error_camel,
-            ..Node::default()
+impl ContentBlock<'_> {
+    /// The events of a `tool_use` or `tool_result` block: what [`message_events`] answers for
+    /// a node of the same fields, without building one (a node is large).
+    fn events(&self, emit: &mut Emit<'_, '_>) {
+        match self.kind.as_deref() {
+            Some("tool_use") => {
+                if let (Some(name), Some(input)) = (&self.name, self.input) {
+                    emit.call(
+                        Format::Anthropic,
+                        self.id.as_deref(),
+                        name,
+                        ArgsFound::Inline(input),
+                    );
+                }
+            }
+            Some("tool_result") => {
+                let flagged = self.is_error == Some(true) || self.is_error_camel == Some(true);
+                let is_error = flagged || self.content.is_some_and(raw_is_error);
+                emit.result(Format::Anthropic, self.tool_use_id.as_deref(), is_error);
+            }
+            _ => {}
         }
     }
 }
@@ -574,10 +583,8 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 .content
                 .filter(|c| c.get().starts_with('['))
                 .and_then(|c| serde_json::from_str::<Vec<ContentBlock<'_>>>(c.get()).ok());
-            for b in blocks.into_iter().flatten() {
-                if matches!(b.kind.as_deref(), Some("tool_use" | "tool_result")) {
-                    message_events(&b.into_node(), emit);
-                }
+            for b in blocks.iter().flatten() {
+                b.events(emit);
             }
         }
         None => {}

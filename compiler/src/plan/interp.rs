@@ -234,7 +234,7 @@ impl<'p> CallChecker<'p> {
         text: &'a str,
         members: &dyn Fn() -> &'a Result<Pairs<'a>, CallError>,
     ) -> Result<Checked<'p>, CallError> {
-        let obj = || members().clone().map(Obj::from);
+        let obj = || members().as_ref().map(Given::Shared).map_err(Clone::clone);
         self.check_obj(name, Some(text), &obj, Build::Nothing)
     }
 
@@ -270,17 +270,17 @@ impl<'p> CallChecker<'p> {
         self.check_obj(
             name,
             arguments.raw_text(),
-            &|| arguments.object(name),
+            &|| arguments.object(name).map(Given::Owned),
             build,
         )
     }
 
     /// The check, given the raw text (for a freeform tool) and the arguments object.
-    fn check_obj<'x>(
+    fn check_obj<'x, 'y>(
         &self,
         name: &str,
         raw_text: Option<&'x str>,
-        object: &dyn Fn() -> Result<Obj<'x>, CallError>,
+        object: &dyn Fn() -> Result<Given<'x, 'y>, CallError>,
         build: Build,
     ) -> Result<Checked<'p>, CallError> {
         let (tool_ix, alias) = match self.names.get(name) {
@@ -310,19 +310,32 @@ impl<'p> CallChecker<'p> {
             .as_ref()
             .filter(|ff| ff.families.contains(&self.surface.family))
             .map(|ff| ff.field.as_str());
-        let mut obj = match (freeform_field, raw_text) {
-            (Some(field), Some(raw)) => rt::freeform(field, raw),
+        let given = match (freeform_field, raw_text) {
+            (Some(field), Some(raw)) => Given::Owned(rt::freeform(field, raw)),
             _ => object()?,
         };
-        if let Some(alias) = alias {
-            for (from, to) in &alias.rename {
-                rt::rename_key(&mut obj, from, to);
+        // Members shared with another checker are walked where they are, unless an alias
+        // edits them (then on a copy, as before).
+        let owned;
+        let pairs: &Pairs<'_> = match given {
+            Given::Shared(p) if alias.is_none() => p,
+            given => {
+                let mut obj = match given {
+                    Given::Owned(o) => o,
+                    Given::Shared(p) => Obj::from(p.clone()),
+                };
+                if let Some(alias) = alias {
+                    for (from, to) in &alias.rename {
+                        rt::rename_key(&mut obj, from, to);
+                    }
+                    for (key, value) in &alias.set {
+                        rt::set_key(&mut obj, key, Val::from(value));
+                    }
+                }
+                owned = obj.into_pairs()?;
+                &owned
             }
-            for (key, value) in &alias.set {
-                rt::set_key(&mut obj, key, Val::from(value));
-            }
-        }
-        let pairs = obj.into_pairs()?;
+        };
         let walker = Walker {
             patterns: &self.patterns,
             build,
@@ -335,6 +348,13 @@ impl<'p> CallChecker<'p> {
             arguments,
         })
     }
+}
+
+/// The arguments object a check is handed: its own, or members read once and shared by several
+/// checkers ([`CallChecker::verdict_shared`]), walked without a copy.
+enum Given<'x, 'y> {
+    Owned(Obj<'x>),
+    Shared(&'y Pairs<'x>),
 }
 
 /// Every pattern of the plan's string types, compiled once.
@@ -393,7 +413,7 @@ impl<'p> Walker<'_, 'p> {
     fn tool(
         &self,
         tool: &'p ToolPlan,
-        pairs: Pairs<'_>,
+        pairs: &Pairs<'_>,
     ) -> Result<(Option<&'p str>, Value), CallError> {
         let Some(sel) = tool.selector.as_deref() else {
             let Some(action) = tool.actions.first() else {
@@ -448,22 +468,23 @@ impl<'p> Walker<'_, 'p> {
         &self,
         rules: &ObjectPlan,
         selector: Option<&str>,
-        pairs: Pairs<'_>,
+        pairs: &Pairs<'_>,
         prefix: &dyn Fn() -> String,
     ) -> Result<Map<String, Value>, CallError> {
         let mut values: Vec<Option<Value>> = vec![None; rules.fields.len()];
         // An open object's other keys, in input order.
-        let mut extra: Vec<(std::borrow::Cow<'_, str>, Value)> = Vec::new();
+        let mut extra: Vec<(&str, Value)> = Vec::new();
         let mut selector_seen = false;
         for (key, v) in pairs {
-            if Some(&*key) == selector {
+            let key: &str = key;
+            if Some(key) == selector {
                 if selector_seen {
-                    return Err(rt::duplicate(&prefix(), &key));
+                    return Err(rt::duplicate(&prefix(), key));
                 }
                 selector_seen = true;
                 continue;
             }
-            if let Some(i) = rules.fields.iter().position(|f| f.name == *key) {
+            if let Some(i) = rules.fields.iter().position(|f| f.name == key) {
                 if v.is_null() {
                     continue;
                 }
@@ -475,7 +496,7 @@ impl<'p> Walker<'_, 'p> {
                 values[i] = Some(self.convert(&f.ty, v, &path)?);
                 continue;
             }
-            if v.is_null() && rules.belongs.iter().any(|b| b.field == *key) {
+            if v.is_null() && rules.belongs.iter().any(|b| b.field == key) {
                 continue;
             }
             if let Some(other) = rules.additional.as_deref() {
@@ -483,7 +504,7 @@ impl<'p> Walker<'_, 'p> {
                     continue;
                 }
                 if extra.iter().any(|(k, _)| *k == key) {
-                    return Err(rt::duplicate(&prefix(), &key));
+                    return Err(rt::duplicate(&prefix(), key));
                 }
                 let path = || format!("{}{key}", prefix());
                 let x = self.convert(other, v, &path)?;
@@ -496,7 +517,7 @@ impl<'p> Walker<'_, 'p> {
                 .iter()
                 .map(|b| (b.field.as_str(), b.actions.as_str()))
                 .collect();
-            return Err(rt::unexpected_field(&prefix(), &key, &accepted, &belongs));
+            return Err(rt::unexpected_field(&prefix(), key, &accepted, &belongs));
         }
         constraints(rules, &values, prefix)?;
         if self.build == Build::Nothing {
@@ -509,7 +530,7 @@ impl<'p> Walker<'_, 'p> {
             }
         }
         for (k, v) in extra {
-            map.insert(k.into_owned(), v);
+            map.insert(k.to_owned(), v);
         }
         Ok(map)
     }
@@ -518,12 +539,12 @@ impl<'p> Walker<'_, 'p> {
     fn items(
         &self,
         items: &TypePlan,
-        list: Vec<Val<'_>>,
+        list: &[Val<'_>],
         path: &dyn Fn() -> String,
     ) -> Result<Value, CallError> {
         let typed = self.build == Build::Typed;
         let mut out = Vec::with_capacity(if typed { list.len() } else { 0 });
-        for (i, item) in list.into_iter().enumerate() {
+        for (i, item) in list.iter().enumerate() {
             let item = self.convert(items, item, &|| format!("{}[{i}]", path()))?;
             if typed {
                 out.push(item);
@@ -542,7 +563,7 @@ impl<'p> Walker<'_, 'p> {
     fn convert(
         &self,
         ty: &TypePlan,
-        v: Val<'_>,
+        v: &Val<'_>,
         path: &dyn Fn() -> String,
     ) -> Result<Value, CallError> {
         let typed = self.build == Build::Typed;
@@ -552,32 +573,32 @@ impl<'p> Walker<'_, 'p> {
                 minimum,
                 maximum,
                 expected,
-            } => match rt::as_int(&v) {
+            } => match rt::as_int(v) {
                 Some(n) if minimum.is_none_or(|a| n >= a) && maximum.is_none_or(|b| n <= b) => {
                     Ok(Value::from(n))
                 }
-                _ => refuse(expected, &v),
+                _ => refuse(expected, v),
             },
             TypePlan::Number {
                 minimum,
                 maximum,
                 expected,
-            } => match rt::as_num(&v) {
+            } => match rt::as_num(v) {
                 Some(n) if minimum.is_none_or(|a| n >= a) && maximum.is_none_or(|b| n <= b) => {
                     Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
                 }
-                _ => refuse(expected, &v),
+                _ => refuse(expected, v),
             },
-            TypePlan::Boolean => match rt::as_bool(&v) {
+            TypePlan::Boolean => match rt::as_bool(v) {
                 Some(b) => Ok(Value::Bool(b)),
-                None => refuse("true or false", &v),
+                None => refuse("true or false", v),
             },
             TypePlan::String {
                 min_length,
                 max_length,
                 pattern,
                 expected,
-            } => match rt::as_str(&v) {
+            } => match rt::as_str(v) {
                 Some(s)
                     if (min_length.is_none() && max_length.is_none()
                         || rt::chars_within(
@@ -590,20 +611,20 @@ impl<'p> Walker<'_, 'p> {
                         }) =>
                 {
                     Ok(if typed {
-                        Value::String(rt::into_string(v))
+                        Value::String(s.to_owned())
                     } else {
                         Value::Null
                     })
                 }
-                _ => refuse(expected, &v),
+                _ => refuse(expected, v),
             },
-            TypePlan::Enum { values, expected } => match rt::as_str(&v) {
+            TypePlan::Enum { values, expected } => match rt::as_str(v) {
                 Some(s) if values.iter().any(|x| x == s) => Ok(if typed {
                     Value::String(s.to_owned())
                 } else {
                     Value::Null
                 }),
-                _ => refuse(expected, &v),
+                _ => refuse(expected, v),
             },
             TypePlan::Array {
                 items,
@@ -618,7 +639,7 @@ impl<'p> Walker<'_, 'p> {
                 {
                     self.items(items, list, path)
                 }
-                v => refuse(expected, &v),
+                v => refuse(expected, v),
             },
             TypePlan::Object { object } => match v {
                 Val::Obj(members) => Ok(Value::Object(self.object(
@@ -627,7 +648,7 @@ impl<'p> Walker<'_, 'p> {
                     members,
                     &|| format!("{}: ", path()),
                 )?)),
-                v => refuse("an object", &v),
+                v => refuse("an object", v),
             },
             TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
                 self.convert_json(ty, v, path)
@@ -640,22 +661,26 @@ impl<'p> Walker<'_, 'p> {
     fn convert_json(
         &self,
         ty: &TypePlan,
-        v: Val<'_>,
+        v: &Val<'_>,
         path: &dyn Fn() -> String,
     ) -> Result<Value, CallError> {
         let typed = self.build == Build::Typed;
         let refuse = |expected: &str, v: &Val<'_>| refusal(path, expected, v);
         match ty {
-            TypePlan::Any => Ok(if typed { to_json(v) } else { Value::Null }),
+            TypePlan::Any => Ok(if typed {
+                to_json(v.clone())
+            } else {
+                Value::Null
+            }),
             TypePlan::Null => match v {
                 Val::Null => Ok(Value::Null),
-                v => refuse("null", &v),
+                v => refuse("null", v),
             },
             TypePlan::Const { value, expected } => {
                 if super::json_equal(&to_json(v.clone()), value) {
                     Ok(value.clone())
                 } else {
-                    refuse(expected, &v)
+                    refuse(expected, v)
                 }
             }
             TypePlan::Union {
@@ -666,11 +691,11 @@ impl<'p> Walker<'_, 'p> {
             } => {
                 let mut accepted = None;
                 for b in branches {
-                    let Ok(x) = self.convert(b, v.clone(), path) else {
+                    let Ok(x) = self.convert(b, v, path) else {
                         continue;
                     };
                     if accepted.is_some() {
-                        return refuse(ambiguous, &v);
+                        return refuse(ambiguous, v);
                     }
                     accepted = Some(x);
                     if !one {
@@ -679,7 +704,7 @@ impl<'p> Walker<'_, 'p> {
                 }
                 match accepted {
                     Some(x) => Ok(x),
-                    None => refuse(expected, &v),
+                    None => refuse(expected, v),
                 }
             }
             _ => self.convert(ty, v, path),
