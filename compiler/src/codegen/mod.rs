@@ -19,7 +19,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Ir, Route, SkillStrategy, TraitKind, TraitValue};
-use crate::plan::ActionPlan;
+use crate::plan::{ActionPlan, ToolPlan};
 use names::{ident, pascal_str, predicate, snake, unique_pascal};
 
 pub use names::and_list;
@@ -45,7 +45,8 @@ pub fn generate(ir: &Ir) -> Result<TokenStream, CodegenError> {
         .tools
         .iter()
         .zip(&g.tools)
-        .map(|(t, outer)| tool::tool_module(t, outer));
+        .zip(&g.plans)
+        .map(|((t, outer), tp)| tool::tool_module(t, tp, outer));
     let trait_enums = g.trait_enums();
     let call = g.call_enum();
     let scope = g.scope_and_parse();
@@ -80,6 +81,9 @@ struct Gen<'a> {
     families: Vec<Ident>,
     skills: Vec<Ident>,
     tools: Vec<Ident>,
+    /// Each tool's plan (`plan::lower_tool`), lowered once: the modules and the session
+    /// arms read it.
+    plans: Vec<ToolPlan>,
     /// Trait name -> enum type name, for enum traits.
     trait_types: BTreeMap<String, Ident>,
 }
@@ -116,6 +120,7 @@ impl<'a> Gen<'a> {
             families: pascal(ir.families.iter().map(|f| f.name.clone()).collect()),
             skills: pascal(ir.skills.iter().map(|s| s.name.clone()).collect()),
             tools: pascal(ir.tools.iter().map(|t| t.name.clone()).collect()),
+            plans: ir.tools.iter().map(crate::plan::lower_tool).collect(),
             trait_types,
         }
     }
@@ -802,11 +807,10 @@ impl<'a> Gen<'a> {
     /// `session_target`'s arms: per action, the session its call names (or `None`).
     fn session_arms(&self) -> Vec<TokenStream> {
         let mut session_arms = Vec::new();
-        for (t, id) in self.ir.tools.iter().zip(&self.tools) {
+        for ((t, id), tp) in self.ir.tools.iter().zip(&self.tools).zip(&self.plans) {
             let m = snake(&t.name);
             let actions: Vec<String> = t.actions.iter().filter_map(|a| a.name.clone()).collect();
             let pascal = unique_pascal(&actions);
-            let tp = crate::plan::lower_tool(t);
             for (i, (a, ap)) in t.actions.iter().zip(&tp.actions).enumerate() {
                 let target = session_target(tp.session.as_ref(), ap);
                 let bind = if target.is_empty() {

@@ -866,9 +866,8 @@ pub(super) fn field_type<'l, 'p>(lowered: &'l Lowered<'p>, name: &str) -> Option
 /// The module `pub mod <tool> { … }` and what the parent needs to call it: generated from the
 /// tool's plan (`plan::lower_tool`: its actions' objects, prefixes, `belongs` lists and
 /// constraints with their presence rules) and its fields' plan types (`plan::lower_type`).
-pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
+pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
     let module = snake(&tool.name);
-    let tp = plan::lower_tool(tool);
     // Every declared field once (one definition, one type), in declaration order.
     let types: Vec<(&str, TypePlan)> = tool
         .fields
@@ -885,7 +884,7 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         open_root: None,
     };
     // Action struct names first, so field types yield to them.
-    let action_idents = action_idents(&mut cx, &tp);
+    let action_idents = action_idents(&mut cx, tp);
     let lowered: Vec<(String, RType<'_>)> = types
         .iter()
         .map(|(name, ty)| ((*name).to_owned(), lower(&mut cx, ty, &pascal_str(name))))
@@ -899,13 +898,13 @@ pub fn tool_module(tool: &Tool, outer: &Ident) -> TokenStream {
         let Some(action) = tp.actions.first() else {
             return quote!();
         };
-        plain_items(&mut cx, &tp, action, outer, &lowered)
+        plain_items(&mut cx, tp, action, outer, &lowered)
     } else {
-        selector_items(&mut cx, &tp, &action_idents, outer, &lowered)
+        selector_items(&mut cx, tp, &action_idents, outer, &lowered)
     };
     items.push(super::implements::conversions(
         tool,
-        &tp,
+        tp,
         &action_idents,
         &lowered,
     ));
