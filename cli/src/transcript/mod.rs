@@ -279,25 +279,17 @@ struct ContentBlock<'a> {
 }
 
 impl ContentBlock<'_> {
-    /// The events of a `tool_use` or `tool_result` block: what [`message_events`] answers for
-    /// a node of the same fields, without building one (a node is large).
+    /// The events of a `tool_use` or `tool_result` block (read without building a [`Node`]).
     fn events(&self, emit: &mut Emit<'_, '_>) {
         match self.kind.as_deref() {
             Some("tool_use") => {
-                if let (Some(name), Some(input)) = (&self.name, self.input) {
-                    emit.call(
-                        Format::Anthropic,
-                        self.id.as_deref(),
-                        name,
-                        ArgsFound::Inline(input),
-                    );
-                }
+                emit.anthropic_use(self.id.as_deref(), self.name.as_deref(), self.input)
             }
-            Some("tool_result") => {
-                let flagged = self.is_error == Some(true) || self.is_error_camel == Some(true);
-                let is_error = flagged || self.content.is_some_and(raw_is_error);
-                emit.result(Format::Anthropic, self.tool_use_id.as_deref(), is_error);
-            }
+            Some("tool_result") => emit.anthropic_result(
+                self.tool_use_id.as_deref(),
+                self.is_error == Some(true) || self.is_error_camel == Some(true),
+                self.content,
+            ),
             _ => {}
         }
     }
@@ -494,6 +486,21 @@ impl Emit<'_, '_> {
             arguments: args,
         }));
     }
+    /// An Anthropic `tool_use` block (a message's content block or a node of its own): a call
+    /// when it has a name and an input.
+    fn anthropic_use(&mut self, id: Option<&str>, name: Option<&str>, input: Option<&RawValue>) {
+        if let (Some(name), Some(input)) = (name, input) {
+            self.call(Format::Anthropic, id, name, ArgsFound::Inline(input));
+        }
+    }
+
+    /// An Anthropic `tool_result` block: an error when flagged (`is_error` / `isError`) or
+    /// when its content reads as one.
+    fn anthropic_result(&mut self, id: Option<&str>, flagged: bool, content: Option<&RawValue>) {
+        let is_error = flagged || content.is_some_and(raw_is_error);
+        self.result(Format::Anthropic, id, is_error);
+    }
+
     fn result(&mut self, format: Format, call_id: Option<&str>, is_error: bool) {
         let format = if self.codex { Format::Codex } else { format };
         self.first.get_or_insert(format);
@@ -541,19 +548,15 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
             return;
         }
         Some("tool_use") => {
-            if let (Some(name), Some(input)) = (&node.name, node.input) {
-                emit.call(
-                    Format::Anthropic,
-                    node.id.as_deref(),
-                    name,
-                    ArgsFound::Inline(input),
-                );
-            }
+            emit.anthropic_use(node.id.as_deref(), node.name.as_deref(), node.input);
             return;
         }
         Some("tool_result") => {
-            let is_error = node.flags_error() || node.content.is_some_and(raw_is_error);
-            emit.result(Format::Anthropic, node.tool_use_id.as_deref(), is_error);
+            emit.anthropic_result(
+                node.tool_use_id.as_deref(),
+                node.flags_error(),
+                node.content,
+            );
             return;
         }
         _ => {}
