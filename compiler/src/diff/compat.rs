@@ -305,26 +305,24 @@ fn bytes(
     let mut explained = false;
     if dx != dy {
         explained = true;
-        // Which texts changed: the tool's own, or a field's (the first one named locates
-        // the finding at its line).
+        // Which texts changed, in published order: the tool's own, or a field's (the first
+        // field named locates the finding at its line, unless the tool's own text changed).
         let old_at: BTreeMap<&str, &str> = dx.iter().map(|(p, t)| (p.as_str(), *t)).collect();
         let new_at: BTreeMap<&str, &str> = dy.iter().map(|(p, t)| (p.as_str(), *t)).collect();
-        let mut places: Vec<Option<&str>> = Vec::new();
-        for p in old_at.keys().chain(new_at.keys()) {
-            let place = field_of_pointer(p);
+        let mut places: Vec<TextPlace<'_>> = Vec::new();
+        for p in dx.iter().chain(&dy).map(|(p, _)| p.as_str()) {
+            let place = TextPlace::of(p);
             if old_at.get(p) != new_at.get(p) && !places.contains(&place) {
                 places.push(place);
             }
         }
-        let what: Vec<String> = places
-            .iter()
-            .map(|p| match p {
-                Some(f) => format!("of field {f}"),
-                None => "of the tool".to_owned(),
-            })
-            .collect();
-        let key = match places.iter().flatten().next() {
-            Some(f) if !places.contains(&None) => format!("field:{name}/{f}"),
+        let what: Vec<String> = places.iter().map(TextPlace::words).collect();
+        let first_field = places.iter().find_map(|p| match p {
+            TextPlace::Field(f) => Some(*f),
+            _ => None,
+        });
+        let key = match first_field {
+            Some(f) if !places.contains(&TextPlace::Tool) => format!("field:{name}/{f}"),
             _ => format!("description:{name}"),
         };
         out.push(
@@ -345,8 +343,8 @@ fn bytes(
         );
     }
     let (mut gx, mut gy) = (Vec::new(), Vec::new());
-    collect(&x, "definition", &mut gx);
-    collect(&y, "definition", &mut gy);
+    collect_at(&x, "definition", &mut String::new(), &mut gx);
+    collect_at(&y, "definition", &mut String::new(), &mut gy);
     if gx != gy {
         explained = true;
         out.push(
@@ -411,29 +409,44 @@ fn collect_at<'v>(
     }
 }
 
-/// The top-level field a published pointer lies in (`…/properties/<field>/…`, the first
-/// `properties` member of the tool's schema), or `None` for the tool's own texts.
-fn field_of_pointer(pointer: &str) -> Option<&str> {
-    let mut parts = pointer.split('/');
-    parts.find(|p| *p == "properties")?;
-    parts.next()
+/// Where a published description lies: the tool's own text, a top-level input field's
+/// (`…/properties/<field>/…`, nested texts counted to their field), or the declared output
+/// (beneath a dialect's output key: `outputSchema`, `output_schema`, `responseJsonSchema`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum TextPlace<'p> {
+    Tool,
+    Field(&'p str),
+    Output,
 }
 
-fn collect<'v>(v: &'v serde_json::Value, key: &str, out: &mut Vec<&'v str>) {
-    match v {
-        serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                if k == key
-                    && let Some(s) = x.as_str()
-                {
-                    out.push(s);
-                }
-                collect(x, key, out);
+impl<'p> TextPlace<'p> {
+    pub(super) fn of(pointer: &'p str) -> TextPlace<'p> {
+        let mut parts = pointer.split('/');
+        for part in parts.by_ref() {
+            if is_output_key(part) {
+                return TextPlace::Output;
+            }
+            if part == "properties" {
+                return parts.next().map_or(TextPlace::Tool, TextPlace::Field);
             }
         }
-        serde_json::Value::Array(items) => items.iter().for_each(|x| collect(x, key, out)),
-        _ => {}
+        TextPlace::Tool
     }
+
+    fn words(&self) -> String {
+        match self {
+            TextPlace::Tool => "of the tool".to_owned(),
+            TextPlace::Field(f) => format!("of field {f}"),
+            TextPlace::Output => "of the declared output".to_owned(),
+        }
+    }
+}
+
+/// Whether `key` is the member some dialect publishes a declared output under.
+fn is_output_key(key: &str) -> bool {
+    crate::ir::Dialect::ALL
+        .iter()
+        .any(|d| crate::dialect::rules(*d).output_key() == Some(key))
 }
 
 /// One old tool compared with its new home (itself, or an alias target).

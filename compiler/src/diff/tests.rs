@@ -533,3 +533,34 @@ fn a_description_change_names_the_texts_that_changed() {
         "{m}"
     );
 }
+
+#[test]
+fn a_published_description_is_placed_by_its_pointer() {
+    use super::compat::TextPlace;
+    let cases = [
+        ("/function/description", TextPlace::Tool),
+        (
+            "/function/parameters/properties/n/description",
+            TextPlace::Field("n"),
+        ),
+        (
+            "/input_schema/properties/edits/items/properties/old/description",
+            TextPlace::Field("edits"),
+        ),
+        // A field may be called like an output key: it is a field.
+        (
+            "/parameters/properties/output_schema/description",
+            TextPlace::Field("output_schema"),
+        ),
+        // Every dialect's declared output is the output, not the input field of that name.
+        ("/outputSchema/properties/n/description", TextPlace::Output),
+        ("/output_schema/description", TextPlace::Output),
+        (
+            "/responseJsonSchema/properties/n/description",
+            TextPlace::Output,
+        ),
+    ];
+    for (pointer, want) in cases {
+        assert_eq!(TextPlace::of(pointer), want, "{pointer}");
+    }
+}
