@@ -20,8 +20,7 @@ test("withDefaults fills what the call left out and keeps what it sent", () => {
   assert.equal("yield_ms" in call, false, "the parsed call itself is untouched");
   // A call sending null for a field: null counts as absent, so the default applies.
   const nulls = withDefaults(parsed("shell", `{"command":"ls","tty":null,"yield_ms":null}`));
-  assert.equal(nulls.tool === "shell" && nulls.tty, false);
-  assert.equal(nulls.tool === "shell" && nulls.yield_ms, 10000);
+  assert.deepEqual(nulls, { tool: "shell", command: "ls", yield_ms: 10000, max_output_tokens: 10000, tty: false });
 });
 
 test("a call with nothing to fill is returned as it is", () => {
