@@ -365,6 +365,29 @@ fn stats_prints_token_counts() {
     assert!(out.contains("side_chat × chat: costliest tools"), "{out}");
     assert!(out.contains("  5. "), "{out}");
     assert!(!out.contains("\nmain "), "{out}");
+    // What message_read's `shapes:` save: the published output schema is the lock's, and
+    // smaller than the same schema inlined.
+    let published = lock
+        .lines()
+        .find_map(|l| l.strip_prefix("output message_read "))
+        .unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("  message_read: message — output schema "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let numbers: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [tokens, bytes, inlined_tokens, inlined_bytes] = numbers[..] else {
+        panic!("{line}")
+    };
+    assert_eq!(bytes, published.len(), "{line}");
+    assert!(published.contains("\"$defs\":{\"message\":"), "{published}");
+    assert!(
+        inlined_bytes > 2 * bytes && inlined_tokens > 2 * tokens,
+        "{line}"
+    );
 }
 
 /// A definitions file that is not UTF-8 is an invalid definition (exit 1, at the first bad

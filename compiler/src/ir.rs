@@ -250,6 +250,10 @@ pub struct Tool {
     /// `output_schema:`: an output schema published verbatim (what `output:` cannot say, e.g.
     /// `$schema`, `$ref`); no typed result is generated from it.
     pub output_schema: Option<serde_json::Value>,
+    /// `shapes:`: the named output shapes of the tool's file, declaration order, each
+    /// resolved (its own uses of other shapes inlined and tagged, see [`OutputType::shape`]).
+    /// The published output schema lists the ones it uses under `$defs`.
+    pub output_shapes: Vec<(String, OutputType)>,
     /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
     /// parsed call; `Handlers` receives it). Not published.
     pub implements: Option<String>,
@@ -494,6 +498,11 @@ pub struct OutputType {
     pub description: String,
     /// `null` is also allowed.
     pub nullable: bool,
+    /// This node is a use of the named shape (`{ shape: message }`): the shape's definition,
+    /// with the use's own `description` when it gives one. Everything that reads outputs
+    /// sees the definition; only the published output schema writes it as
+    /// `{"$ref":"#/$defs/<name>"}` (the lock's per-action records stay inlined).
+    pub shape: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

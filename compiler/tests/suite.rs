@@ -8,3 +8,4 @@ mod bad_defs;
 mod consolidate;
 mod emit_snapshots;
 mod emit_yaml;
+mod output_shapes;

@@ -407,19 +407,21 @@ fn describe_action(
 }
 
 /// An action's declared output as an outline: one line per property (`name (required): type
-/// — description`), nested objects indented; a union lists each shape.
+/// — description`), nested objects indented; a union lists each shape. A named shape
+/// (`shapes:`) is outlined at its first use and named at the others.
 fn output_text(o: &OutputType, pad: &str, out: &mut String) {
+    let mut seen = Vec::new();
     match &o.kind {
         OutputKind::AnyOf(shapes) => {
             let _ = writeln!(out, "{pad}output: one of {} shapes", shapes.len());
             for shape in shapes {
                 let _ = writeln!(out, "{pad}  - {}", output_head(shape));
-                output_properties(shape, &format!("{pad}      "), out);
+                output_properties(shape, &format!("{pad}      "), &mut seen, out);
             }
         }
         _ => {
             let _ = writeln!(out, "{pad}output: {}", output_head(o));
-            output_properties(o, &format!("{pad}    "), out);
+            output_properties(o, &format!("{pad}    "), &mut seen, out);
         }
     }
 }
@@ -446,6 +448,10 @@ fn output_type_text(o: &OutputType) -> String {
         OutputKind::Object(_) => "object".to_owned(),
         OutputKind::AnyOf(shapes) => format!("one of {} shapes", shapes.len()),
     };
+    let base = match &o.shape {
+        Some(name) => format!("{base} `{name}`"),
+        None => base,
+    };
     if o.nullable {
         format!("{base} | null")
     } else {
@@ -453,17 +459,25 @@ fn output_type_text(o: &OutputType) -> String {
     }
 }
 
-/// The properties of an object (or of an array's object items), recursively.
-fn output_properties(o: &OutputType, pad: &str, out: &mut String) {
+/// The properties of an object (or of an array's object items), recursively; a shape in
+/// `seen` is not outlined again.
+fn output_properties<'o>(o: &'o OutputType, pad: &str, seen: &mut Vec<&'o str>, out: &mut String) {
+    if let Some(name) = o.shape.as_deref() {
+        if seen.contains(&name) {
+            let _ = writeln!(out, "{pad}(shape `{name}`, as above)");
+            return;
+        }
+        seen.push(name);
+    }
     let props = match &o.kind {
         OutputKind::Object(props) => props,
-        OutputKind::Array(Some(items)) => return output_properties(items, pad, out),
+        OutputKind::Array(Some(items)) => return output_properties(items, pad, seen, out),
         _ => return,
     };
     for p in props {
         let req = if p.required { "required" } else { "optional" };
         let _ = writeln!(out, "{pad}{} ({req}): {}", p.name, output_head(&p.ty));
-        output_properties(&p.ty, &format!("{pad}  "), out);
+        output_properties(&p.ty, &format!("{pad}  "), seen, out);
     }
 }
 
@@ -672,6 +686,22 @@ mod tests {
         let text = explain(&ir, &args("apply_patch", None, None)).unwrap();
         assert!(
             text.contains("        files (required): array of object — Each file changed, in patch order (a move is a deletion and a write)\n          path (required): string — The file\n"),
+            "{text}"
+        );
+        // A named shape is outlined at its first use of an action and named at the others.
+        let text = explain(&ir, &args("message_read", None, None)).unwrap();
+        assert!(
+            text.contains("        before (required): array of object `message` — Messages before it, oldest first
+          id (required): string — Message id
+"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "        message (required): object `message` — One message
+          (shape `message`, as above)
+"
+            ),
             "{text}"
         );
         // The good fixture declares no outputs: said so.

@@ -101,6 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         tokens::ENCODING
     );
     out.push_str(&detail);
+    out.push_str(&shapes_detail(&ir, &surfaces));
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     so.flush()?;
@@ -128,6 +129,45 @@ fn costliest_tools_detail(e: &emit::Emitted, total: usize) -> String {
             detail,
             "  {}. {name:<16} {tok:>5} tokens  {bytes:>6} bytes  {share:>4.1}%",
             i + 1
+        );
+    }
+    detail
+}
+
+/// What `shapes:` save: per tool of the shown surfaces that names output shapes, its
+/// published output schema (each shape once under `$defs`) against the same schema inlined.
+fn shapes_detail(ir: &toolsurface_compiler::Ir, surfaces: &[emit::Emitted]) -> String {
+    let mut detail = String::new();
+    for tool in &ir.tools {
+        let shown = surfaces
+            .iter()
+            .any(|e| e.tools.iter().any(|t| t.name == tool.name));
+        if tool.output_shapes.is_empty() || !shown {
+            continue;
+        }
+        let (Some(published), Some(inlined)) = (
+            emit::published_output_schema(tool),
+            emit::inlined_output_schema(tool),
+        ) else {
+            continue;
+        };
+        if detail.is_empty() {
+            detail.push_str(
+                "
+output shapes (each once under `$defs`; inlined: each use written out)
+",
+            );
+        }
+        let names: Vec<&str> = tool.output_shapes.iter().map(|(n, _)| n.as_str()).collect();
+        let _ = writeln!(
+            detail,
+            "  {}: {} — output schema {} tokens, {} bytes; inlined {} tokens, {} bytes",
+            tool.name,
+            names.join(", "),
+            tokens::count(&published),
+            published.len(),
+            tokens::count(&inlined),
+            inlined.len()
         );
     }
     detail

@@ -53,8 +53,80 @@ pub(crate) fn description_with_examples(description: &str, tool: &Tool) -> Strin
     out
 }
 
-/// The JSON Schema (2020-12 subset, lower-case types) of an output type.
+/// The JSON Schema (2020-12 subset, lower-case types) of an output type, its shapes inlined
+/// (the lock's per-action records; what hosts validate a result against).
 pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
+    type_schema(ty, &mut None)
+}
+
+/// The shapes a published output schema refers to: the tool's `shapes:` and which of them
+/// (by declaration index) a `$ref` has named so far.
+struct Refs<'t> {
+    defs: &'t [(String, OutputType)],
+    used: std::collections::BTreeSet<usize>,
+}
+
+impl Refs<'_> {
+    /// `{"$ref":"#/$defs/<name>"}` for a use of a declared shape (with the use's own
+    /// description beside it when it differs from the shape's), marking the shape used.
+    fn reference(&mut self, ty: &OutputType) -> Option<Json> {
+        let name = ty.shape.as_deref()?;
+        let ix = self.defs.iter().position(|(n, _)| n == name)?;
+        self.used.insert(ix);
+        let own = &self.defs[ix].1.description;
+        Some(
+            Json::obj()
+                .with("$ref", Json::str(format!("#/$defs/{name}")))
+                .with_opt(
+                    "description",
+                    (ty.description != *own).then(|| Json::str(ty.description.clone())),
+                ),
+        )
+    }
+
+    /// `$defs` appended to a root: each shape used (and each shape those use), declaration
+    /// order; the root unchanged when none is.
+    fn append_defs(refs: &mut Option<Refs<'_>>, root: Json) -> Json {
+        let Some(defs) = refs.as_ref().map(|r| r.defs) else {
+            return root;
+        };
+        let mut rendered: Vec<(usize, Json)> = Vec::new();
+        loop {
+            let next = refs.as_ref().and_then(|r| {
+                r.used
+                    .iter()
+                    .copied()
+                    .find(|ix| !rendered.iter().any(|(done, _)| done == ix))
+            });
+            let Some(ix) = next else { break };
+            let schema = inner_schema(&defs[ix].1, refs);
+            rendered.push((ix, schema));
+        }
+        if rendered.is_empty() {
+            return root;
+        }
+        rendered.sort_by_key(|(ix, _)| *ix);
+        let entries = rendered
+            .into_iter()
+            .map(|(ix, schema)| (defs[ix].0.clone(), schema))
+            .collect();
+        root.with("$defs", Json::Obj(entries))
+    }
+}
+
+/// A node's schema: a `$ref` where it is a use of a shape and `refs` collects them.
+fn type_schema(ty: &OutputType, refs: &mut Option<Refs<'_>>) -> Json {
+    if let Some(r) = refs.as_mut()
+        && let Some(reference) = r.reference(ty)
+    {
+        return reference;
+    }
+    inner_schema(ty, refs)
+}
+
+/// A node's own schema (a shape's definition when it is one), children through
+/// [`type_schema`].
+fn inner_schema(ty: &OutputType, refs: &mut Option<Refs<'_>>) -> Json {
     let base = match &ty.kind {
         OutputKind::String | OutputKind::Enum(_) => "string",
         OutputKind::Integer => "integer",
@@ -62,7 +134,9 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
         OutputKind::Boolean => "boolean",
         OutputKind::Array(_) => "array",
         OutputKind::Object(_) => "object",
-        OutputKind::AnyOf(shapes) => return any_of_schema(&shapes.iter().collect::<Vec<_>>()),
+        OutputKind::AnyOf(shapes) => {
+            return any_of_schema(&shapes.iter().collect::<Vec<_>>(), refs);
+        }
     };
     let type_value = if ty.nullable {
         Json::Arr(vec![Json::str(base), Json::str("null")])
@@ -82,12 +156,12 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
             node = node.with("enum", Json::Arr(vals));
         }
         OutputKind::Array(items) => {
-            node = node.with_opt("items", items.as_deref().map(output_type_schema));
+            node = node.with_opt("items", items.as_deref().map(|t| type_schema(t, refs)));
         }
         OutputKind::Object(props) if !props.is_empty() => {
             let properties = props
                 .iter()
-                .map(|p| (p.name.clone(), output_type_schema(&p.ty)))
+                .map(|p| (p.name.clone(), type_schema(&p.ty, refs)))
                 .collect();
             let required: Vec<Json> = props
                 .iter()
@@ -109,14 +183,14 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
 
 /// Several distinct shapes: `{"type":"object","anyOf":[…]}` (without the outer `type` when a
 /// shape is not a non-nullable object). One shape: that shape.
-fn any_of_schema(shapes: &[&OutputType]) -> Json {
+fn any_of_schema(shapes: &[&OutputType], refs: &mut Option<Refs<'_>>) -> Json {
     if let [one] = shapes {
-        return output_type_schema(one);
+        return inner_schema(one, refs);
     }
     let all_objects = shapes
         .iter()
         .all(|t| matches!(t.kind, OutputKind::Object(_)) && !t.nullable);
-    let any_of = Json::Arr(shapes.iter().map(|t| output_type_schema(t)).collect());
+    let any_of = Json::Arr(shapes.iter().map(|t| type_schema(t, refs)).collect());
     if all_objects {
         Json::obj()
             .with("type", Json::str("object"))
@@ -131,8 +205,20 @@ fn any_of_schema(shapes: &[&OutputType]) -> Json {
 /// one shape is published as itself, several as an `anyOf` whose root stays `type: object`
 /// when every shape is an object, as MCP's 2025-11-25 schema requires of `outputSchema`. A
 /// plain tool declaring `any_of` and a tool whose actions return those shapes publish the
-/// same bytes.
+/// same bytes. A use of one of the tool's `shapes:` is a `$ref` into `$defs` at the root
+/// (every dialect that publishes outputs takes JSON Schema 2020-12 references); the root
+/// itself is always written out, as MCP requires `type: object` there.
 pub(crate) fn output_schema(tool: &Tool) -> Option<Json> {
+    output_schema_with(tool, true)
+}
+
+/// The tool's output schema with its shapes inlined: what it would publish without
+/// `shapes:` (`stats` shows what they save).
+pub(crate) fn inlined_output_schema(tool: &Tool) -> Option<Json> {
+    output_schema_with(tool, false)
+}
+
+fn output_schema_with(tool: &Tool, references: bool) -> Option<Json> {
     if let Some(verbatim) = &tool.output_schema {
         return Some(value_json(verbatim));
     }
@@ -149,7 +235,15 @@ pub(crate) fn output_schema(tool: &Tool) -> Option<Json> {
             }
         }
     }
-    (!distinct.is_empty()).then(|| any_of_schema(&distinct))
+    if distinct.is_empty() {
+        return None;
+    }
+    let mut refs = (references && !tool.output_shapes.is_empty()).then(|| Refs {
+        defs: &tool.output_shapes,
+        used: std::collections::BTreeSet::new(),
+    });
+    let root = any_of_schema(&distinct, &mut refs);
+    Some(Refs::append_defs(&mut refs, root))
 }
 
 /// MCP's `outputSchema` must be an object schema (2025-11-25): the output schema when its

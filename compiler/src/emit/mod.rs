@@ -45,6 +45,12 @@ pub fn published_output_schema(tool: &crate::ir::Tool) -> Option<String> {
     extras::output_schema(tool).map(|j| j.to_canonical())
 }
 
+/// The tool's output schema as it would be published without `shapes:` (each use inlined),
+/// to show what the shapes save.
+pub fn inlined_output_schema(tool: &crate::ir::Tool) -> Option<String> {
+    extras::inlined_output_schema(tool).map(|j| j.to_canonical())
+}
+
 /// One role × family array, in one dialect, as published.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Emitted {

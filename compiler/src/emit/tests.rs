@@ -138,6 +138,7 @@ fn tools() -> Vec<Tool> {
         hosted: None,
         title_at: (true, true),
         output_schema: None,
+        output_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -206,6 +207,7 @@ fn tools() -> Vec<Tool> {
         hosted: None,
         title_at: (true, true),
         output_schema: None,
+        output_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -233,6 +235,7 @@ fn tools() -> Vec<Tool> {
         hosted: None,
         title_at: (true, true),
         output_schema: None,
+        output_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -254,6 +257,7 @@ fn tools() -> Vec<Tool> {
         hosted: None,
         title_at: (true, true),
         output_schema: None,
+        output_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -753,6 +757,7 @@ fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
                         kind: k.clone(),
                         description: format!("the {n}"),
                         nullable: *nullable,
+                        shape: None,
                     },
                     required: true,
                 })
@@ -760,6 +765,7 @@ fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
         ),
         description: String::new(),
         nullable: false,
+        shape: None,
     };
     let idx = ir
         .tools

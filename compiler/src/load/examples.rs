@@ -206,13 +206,14 @@ pub fn read_action_extras(
     what: &str,
     with_output: bool,
     action: &mut ActionDef,
+    cx: &mut super::output::ShapeCx<'_>,
     d: &mut Diags,
 ) {
     if let Some(n) = s.get("examples") {
         action.examples = read_examples(n, what, d);
     }
     if with_output && let Some(n) = s.get("output") {
-        action.output = super::output::read_output_root(n, &format!("the output of {what}"), d);
+        action.output = super::output::read_output_root(n, &format!("the output of {what}"), cx, d);
     }
 }
 
@@ -221,6 +222,7 @@ pub fn read_action_extras(
 pub fn read_tool_extras(
     t: &Struct<'_>,
     name: &Sp<String>,
+    cx: &mut super::output::ShapeCx<'_>,
     d: &mut Diags,
 ) -> (Option<OutputType>, Vec<Icon>) {
     if t.get("selector").is_some()
@@ -236,7 +238,7 @@ pub fn read_tool_extras(
         );
     }
     let output = t.get("output").and_then(|n| {
-        super::output::read_output_root(n, &format!("the output of tool `{}`", name.v), d)
+        super::output::read_output_root(n, &format!("the output of tool `{}`", name.v), cx, d)
     });
     let icons = match t.get("icon") {
         Some(crate::load::yaml::Node {

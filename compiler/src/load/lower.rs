@@ -233,6 +233,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
         hosted: t.hosted.clone(),
         title_at: t.title_at,
         output_schema: t.output_schema.clone(),
+        output_shapes: t.output_shapes.clone(),
         span: Span::file_start(t.file),
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::diag::{Diagnostic, FileId, Span};
 use crate::ir::{Dialect, Field, Limits, Property, Route, Template, TraitDecl, TraitKind, Type};
+use crate::load::output::ShapeCx;
 use crate::load::read::{self, Diags, Sp, Struct};
 use crate::load::yaml::{Node, Value};
 
@@ -114,6 +115,8 @@ pub struct ToolDef {
     pub title_at: (bool, bool),
     /// `output_schema:`, a verbatim output schema.
     pub output_schema: Option<serde_json::Value>,
+    /// `shapes:`, resolved (see `ir::Tool::output_shapes`).
+    pub output_shapes: Vec<(String, crate::ir::OutputType)>,
     /// `implements:`, the Rust type the typed call becomes.
     pub implements: Option<Sp<String>>,
     /// `parameters:`, what the parameters object says beyond its fields.
@@ -616,6 +619,7 @@ const TOOL_KEYS: &[&str] = &[
     "replaceable_by",
     "examples",
     "output",
+    "shapes",
     "icon",
     "title",
     "implements",
@@ -670,9 +674,14 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("fields")
         .map(|node| read_fields(node, d))
         .unwrap_or_default();
-    let actions = read_actions(&t, &name, d);
+    let mut shapes = match t.get("shapes") {
+        Some(n) => ShapeCx::read(n, d),
+        None => ShapeCx::none(),
+    };
+    let actions = read_actions(&t, &name, &mut shapes, d);
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
-    let (output, icons) = super::examples::read_tool_extras(&t, &name, d);
+    let (output, icons) = super::examples::read_tool_extras(&t, &name, &mut shapes, d);
+    let output_shapes = shapes.finish(d);
     let meta = t.get("meta").map(|n| read_meta(n, d)).unwrap_or_default();
     let hosted = t.get("hosted").and_then(|n| read_hosted(&t, n, d));
     let implements = t
@@ -697,6 +706,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     Some(ToolDef {
         output,
         output_schema,
+        output_shapes,
         title_at,
         icons,
         meta,
@@ -930,9 +940,14 @@ fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
 
 /// The actions of a tool: those under `actions:` for a selector tool, else one unnamed
 /// action whose body (`required`, `optional`, ...) sits at the top of the tool.
-fn read_actions(t: &Struct<'_>, name: &Sp<String>, d: &mut Diags) -> Vec<ActionDef> {
+fn read_actions(
+    t: &Struct<'_>,
+    name: &Sp<String>,
+    cx: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> Vec<ActionDef> {
     match (t.get("selector"), t.get("actions")) {
-        (_, Some(node)) => read_selector_actions(t, node, name, d),
+        (_, Some(node)) => read_selector_actions(t, node, name, cx, d),
         (Some(_), None) => {
             d.push(
                 Diagnostic::error(
@@ -948,7 +963,7 @@ fn read_actions(t: &Struct<'_>, name: &Sp<String>, d: &mut Diags) -> Vec<ActionD
             let span = name.span;
             let mut action = action_body(t, None, empty_template(span), Vec::new(), span, d);
             let what = format!("tool `{}`", name.v);
-            super::examples::read_action_extras(t, &what, false, &mut action, d);
+            super::examples::read_action_extras(t, &what, false, &mut action, cx, d);
             vec![action]
         }
     }
@@ -959,6 +974,7 @@ fn read_selector_actions(
     t: &Struct<'_>,
     node: &Node,
     name: &Sp<String>,
+    cx: &mut ShapeCx<'_>,
     d: &mut Diags,
 ) -> Vec<ActionDef> {
     if t.get("selector").is_none() {
@@ -986,7 +1002,7 @@ fn read_selector_actions(
     let mut actions = Vec::new();
     for (aname, anode) in read::entries(node, "actions", d) {
         read::check_name(&aname, "action", d);
-        if let Some(action) = read_named_action(aname, anode, d) {
+        if let Some(action) = read_named_action(aname, anode, cx, d) {
             actions.push(action);
         }
     }
@@ -1001,7 +1017,12 @@ fn read_selector_actions(
 }
 
 /// One entry of `actions:`.
-fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<ActionDef> {
+fn read_named_action(
+    aname: Sp<String>,
+    anode: &Node,
+    cx: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> Option<ActionDef> {
     let what = format!("action `{}`", aname.v);
     let a = Struct::read(
         anode,
@@ -1030,7 +1051,7 @@ fn read_named_action(aname: Sp<String>, anode: &Node, d: &mut Diags) -> Option<A
         .unwrap_or_default();
     let span = aname.span;
     let mut action = action_body(&a, Some(aname), description, traits, span, d);
-    super::examples::read_action_extras(&a, &what, true, &mut action, d);
+    super::examples::read_action_extras(&a, &what, true, &mut action, cx, d);
     Some(action)
 }
 
