@@ -252,20 +252,24 @@ const OUTPUT_UNMAPPABLE: &str = r##"{"tools": [
   {"name": "stats", "description": "Stats.", "inputSchema": {"type": "object", "properties": {}},
    "outputSchema": {"type": "object", "properties": {
      "count": {"type": "integer", "minimum": 0, "description": "Rows."},
-     "byName": {"type": "object", "description": "Counts per name."}
+     "byName": {"type": "object", "description": "Counts per name."},
+     "either": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "Either."}
    }, "required": ["count"], "additionalProperties": false},
    "icons": [{"src": "https://example.com/a.svg"}, {"src": "https://example.com/b.svg"}],
    "_meta": {"io.toolsurface/sha256": "00", "vendor/x": 1}},
   {"name": "kinds", "description": "Kinds.", "inputSchema": {"type": "object", "properties": {}},
-   "outputSchema": {"type": "object", "properties": {
+   "outputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {
      "kind": {"type": ["string", "null"], "enum": ["a", "b", null], "description": "The kind."},
-     "rows": {"type": "array", "description": "Any cells."}
+     "rows": {"type": "array", "description": "Any cells."},
+     "since": {"type": "string", "format": "date-time", "title": "Since", "description": "From."}
    }, "required": ["kind", "rows"], "additionalProperties": false}}
 ]}"##;
 
 /// An output `output:` cannot say as written is reported by pointer and left out whole (never
-/// published differently); one it can say becomes `output:`; foreign `_meta` keys become
-/// `meta:` and every icon is kept; toolsurface's own `_meta` keys are not imported.
+/// published differently); one it can say becomes `output:`, with the keywords it does not
+/// model (`$schema`, `format`, `title`) kept verbatim at their node (`json_schema:`) and
+/// named; foreign `_meta` keys become `meta:` and every icon is kept; toolsurface's own
+/// `_meta` keys are not imported.
 #[test]
 fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     let tmp = tempfile::tempdir().unwrap();
@@ -275,8 +279,18 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
     let o = run(&["import", "--from", &s(&input), "--out", &s(&out)]);
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
-    let want = "stats: `outputSchema` kept verbatim (`output_schema:`), so no typed result is generated: `minimum` has no equivalent in `output:` at /tools/0/outputSchema/properties/count/minimum [/tools/0/outputSchema]";
+    let want = "stats: `outputSchema` kept verbatim (`output_schema:`), so no typed result is generated: `anyOf` has no equivalent in `output:` at /tools/0/outputSchema/properties/either/anyOf (and 1 more) [/tools/0/outputSchema]";
     assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    for (key, at) in [
+        ("$schema", "/tools/1/outputSchema/$schema"),
+        ("format", "/tools/1/outputSchema/properties/since/format"),
+        ("title", "/tools/1/outputSchema/properties/since/title"),
+    ] {
+        let want = format!(
+            "kinds: `{key}` kept verbatim (`json_schema:`): published as written, read by no typed result [{at}]"
+        );
+        assert!(text.contains(&want), "missing {want:?} in:\n{text}");
+    }
     assert!(!text.contains("io.toolsurface/sha256"), "{text}");
     assert!(text.contains("equals the input"), "{text}");
     let stats = std::fs::read_to_string(out.join("tools/stats.yaml")).unwrap();
@@ -294,6 +308,13 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
         kinds.contains("output:\n  type: object\n  properties:\n    kind:\n      type: enum\n      description: \"The kind.\"\n      nullable: true\n      values: [\"a\", \"b\"]"),
         "{kinds}"
     );
+    assert!(
+        kinds.contains("      json_schema: {\"format\":\"date-time\",\"title\":\"Since\"}\n")
+            && kinds.contains(
+                "  json_schema: {\"$schema\":\"http://json-schema.org/draft-07/schema#\"}\n"
+            ),
+        "{kinds}"
+    );
     let emitted = stdout(&run(&[
         "emit",
         &s(&out),
@@ -303,7 +324,7 @@ fn an_output_the_language_cannot_express_is_reported_and_left_out() {
         "mcp",
     ]));
     assert!(
-        emitted.contains(r#""outputSchema":{"type":"object","properties":{"kind":{"type":["string","null"],"description":"The kind.","enum":["a","b",null]},"rows":{"type":"array","description":"Any cells."}},"required":["kind","rows"],"additionalProperties":false}"#),
+        emitted.contains(r#""outputSchema":{"type":"object","properties":{"kind":{"type":["string","null"],"description":"The kind.","enum":["a","b",null]},"rows":{"type":"array","description":"Any cells."},"since":{"type":"string","description":"From.","format":"date-time","title":"Since"}},"required":["kind","rows"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}"#),
         "{emitted}"
     );
 }

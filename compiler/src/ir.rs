@@ -503,6 +503,9 @@ pub struct OutputType {
     /// sees the definition; only the published output schema writes it as
     /// `{"$ref":"#/$defs/<name>"}` (the lock's per-action records stay inlined).
     pub shape: Option<String>,
+    /// `json_schema:`: keywords published verbatim after the modelled ones (`$schema`, a
+    /// `title`, a `format`…), read by no typed reader of results.
+    pub extra: Vec<(String, serde_json::Value)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -255,6 +255,7 @@ fn node(x: &Value, y: &Value, path: &[String], out: &mut Vec<Change>) {
             "description changed".into(),
         );
     }
+    verbatim_keywords(x, y, path, out);
     let (tx, ty) = (types(x), types(y));
     if tx != ty {
         let widened = tx.iter().all(|t| ty.contains(t));
@@ -315,6 +316,37 @@ fn node(x: &Value, y: &Value, path: &[String], out: &mut Vec<Change>) {
         (None, None) => {}
     }
     properties(x, y, path, out);
+}
+
+/// Keywords kept verbatim (`json_schema:`: `$schema`, `title`, `format`…) describe a result
+/// but change what no typed reader reads: each added, changed or removed one is compatible.
+fn verbatim_keywords(x: &Value, y: &Value, path: &[String], out: &mut Vec<Change>) {
+    let (Some(ox), Some(oy)) = (x.as_object(), y.as_object()) else {
+        return;
+    };
+    let modelled = |k: &String| crate::load::types::OUTPUT_MODELLED.contains(&k.as_str());
+    let mut keys: Vec<&String> = ox
+        .keys()
+        .chain(oy.keys())
+        .filter(|k| !modelled(k))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let what = match (ox.get(k), oy.get(k)) {
+            (a, b) if a == b => continue,
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            _ => "changed",
+        };
+        push(
+            out,
+            "output-keyword-changed",
+            path,
+            Verdict::Compatible,
+            format!("`{k}` {what} (kept verbatim: no typed reader reads it)"),
+        );
+    }
 }
 
 fn enum_values(x: &Value, y: &Value, path: &[String], out: &mut Vec<Change>) {

@@ -372,6 +372,17 @@ fn output_rules_judge_from_the_reader_side() {
         "output-enum-value-removed/r/t/-/k",
         Verdict::Compatible,
     );
+    // A keyword kept verbatim (`json_schema:`) is read by no typed reader: compatible.
+    let m_dated = "    m: { type: string, description: M., json_schema: { format: date-time } }\n";
+    let m_dated_too = "    m: { type: string, description: M., json_schema: { format: date } }\n";
+    for (a, b) in [(m, m_dated), (m_dated, m_dated_too), (m_dated, m)] {
+        has(
+            &obj(a, "m"),
+            &obj(b, "m"),
+            "output-keyword-changed/r/t/-/m",
+            Verdict::Compatible,
+        );
+    }
     let m_int = "    m: { type: integer, description: M. }\n";
     has(
         &obj(m, "m"),

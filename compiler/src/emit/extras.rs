@@ -178,6 +178,9 @@ fn inner_schema(ty: &OutputType, refs: &mut Option<Refs<'_>>) -> Json {
         }
         _ => {}
     }
+    for (k, v) in &ty.extra {
+        node = node.with(k, value_json(v));
+    }
     node
 }
 

@@ -758,6 +758,7 @@ fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
                         description: format!("the {n}"),
                         nullable: *nullable,
                         shape: None,
+                        extra: Vec::new(),
                     },
                     required: true,
                 })
@@ -766,6 +767,7 @@ fn ir_with_extras(publish: crate::ir::Publish) -> Ir {
         description: String::new(),
         nullable: false,
         shape: None,
+        extra: Vec::new(),
     };
     let idx = ir
         .tools

@@ -3,9 +3,12 @@
 //! Responses `output_schema`, Gemini `responseJsonSchema` → `output:`) and MCP `icons` →
 //! `icon:`. MCP `_meta` keys under toolsurface's own namespace (the lock hash and the traits
 //! `emit` writes) are recognized and dropped: they are derived again from the imported
-//! definitions. Whatever `output:` cannot say (bounds, formats, open objects with declared
-//! properties, unions below the root, names the language cannot spell) is reported by its
-//! JSON pointer, and the output is then left out whole rather than published differently.
+//! definitions. A keyword `output:` does not model (`$schema`, `title`, `format`, bounds) is
+//! kept verbatim at its node (`json_schema:`) and named by its JSON pointer, so the output
+//! stays typed; what it cannot say at all (open objects with declared properties, unions
+//! below the root, `$ref`, names the language cannot spell) is reported by its pointer, and
+//! the output is then kept verbatim whole (`output_schema:`) rather than published
+//! differently.
 
 use std::fmt::Write as _;
 
@@ -21,6 +24,17 @@ pub(super) struct OutNode {
     kind: OutKind,
     description: String,
     nullable: bool,
+    /// Keywords `output:` does not model, kept verbatim (`json_schema:`).
+    extra: Vec<(String, Value)>,
+}
+
+/// What reading an output schema found beside the nodes: `blockers`, what `output:` cannot
+/// say (the output is then kept verbatim whole), and `kept`, keywords kept verbatim at
+/// their node (`json_schema:`), each with its pointer.
+#[derive(Default)]
+struct Found {
+    blockers: Vec<(String, String)>,
+    kept: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -91,10 +105,14 @@ pub(super) fn read(
         && let Some(schema) = body.get(key)
     {
         let p = format!("{ptr}/{key}");
-        let mut local = Vec::new();
-        let node = root(schema, &p, &mut local);
+        let mut found = Found::default();
+        let node = root(schema, &p, &mut found);
+        let local = found.blockers;
         if local.is_empty() {
             extras.output = node;
+            for (at, what) in found.kept {
+                note(at, what);
+            }
         } else {
             note(
                 p,
@@ -166,16 +184,16 @@ fn icon(first: &Value, ptr: &str, note: &mut impl FnMut(String, String)) -> Opti
 
 /// The root of an output schema: a union of shapes (`anyOf`, with `type: object` beside it
 /// when every shape is a non-nullable object, as `emit` writes it) or one shape.
-fn root(schema: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNode> {
+fn root(schema: &Value, ptr: &str, found: &mut Found) -> Option<OutNode> {
     let Some(branches) = schema.get("anyOf").and_then(Value::as_array) else {
-        return node(schema, ptr, notes);
+        return node(schema, ptr, found);
     };
     if let Some(o) = schema.as_object() {
         for k in o
             .keys()
             .filter(|k| !["anyOf", "type"].contains(&k.as_str()))
         {
-            notes.push((
+            found.blockers.push((
                 format!("{ptr}/{}", escape(k)),
                 format!("`{k}` beside a root `anyOf` has no equivalent in `output:`"),
             ));
@@ -184,14 +202,14 @@ fn root(schema: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<
     let shapes: Vec<OutNode> = branches
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| node(b, &format!("{ptr}/anyOf/{i}"), notes))
+        .filter_map(|(i, b)| node(b, &format!("{ptr}/anyOf/{i}"), found))
         .collect();
     let all_objects = shapes
         .iter()
         .all(|s| matches!(s.kind, OutKind::Object(_)) && !s.nullable);
     let typed = schema.get("type") == Some(&Value::from("object"));
     if shapes.len() < 2 || typed != all_objects {
-        notes.push((
+        found.blockers.push((
             ptr.to_owned(),
             "a root `anyOf` that `output: any_of` would publish differently".into(),
         ));
@@ -200,33 +218,35 @@ fn root(schema: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<
         kind: OutKind::AnyOf(shapes),
         description: String::new(),
         nullable: false,
+        extra: Vec::new(),
     })
 }
 
-/// Keys `output:` maps; `title` is ignored as in parameters.
-const OUTPUT_KEYS: [&str; 8] = [
-    "type",
-    "description",
-    "enum",
-    "items",
-    "properties",
-    "required",
-    "additionalProperties",
-    "title",
-];
+/// Keys without which a node cannot be typed: references (`shapes:` has them, but an input's
+/// `$defs` may be placed or named otherwise) and a union below the root.
+const OUTPUT_BLOCKERS: [&str; 4] = ["$ref", "$defs", "anyOf", "oneOf"];
 
 /// One output schema node (not a union).
-fn node(v: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNode> {
+fn node(v: &Value, ptr: &str, found: &mut Found) -> Option<OutNode> {
+    let notes = &mut found.blockers;
     let Some(o) = v.as_object() else {
         notes.push((ptr.to_owned(), "a schema that is not an object".into()));
         return None;
     };
-    for k in o.keys().filter(|k| !OUTPUT_KEYS.contains(&k.as_str())) {
-        notes.push((
-            format!("{ptr}/{}", escape(k)),
-            format!("`{k}` has no equivalent in `output:`"),
-        ));
+    let mut extra = Vec::new();
+    for (k, val) in o {
+        let at = format!("{ptr}/{}", escape(k));
+        if OUTPUT_BLOCKERS.contains(&k.as_str()) {
+            notes.push((at, format!("`{k}` has no equivalent in `output:`")));
+        } else if !crate::load::types::OUTPUT_MODELLED.contains(&k.as_str()) {
+            found.kept.push((
+                at,
+                format!("`{k}` kept verbatim (`json_schema:`): published as written, read by no typed result"),
+            ));
+            extra.push((k.clone(), val.clone()));
+        }
     }
+    let notes = &mut found.blockers;
     let (base, nullable) = match o.get("type") {
         Some(Value::String(t)) => (t.as_str(), false),
         Some(Value::Array(list)) => match list.as_slice() {
@@ -272,12 +292,12 @@ fn node(v: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNo
         "number" => OutKind::Number,
         "boolean" => OutKind::Boolean,
         "array" => OutKind::Array(match o.get("items") {
-            Some(items) => Some(Box::new(node(items, &format!("{ptr}/items"), notes)?)),
+            Some(items) => Some(Box::new(node(items, &format!("{ptr}/items"), found)?)),
             None => None,
         }),
-        "object" => OutKind::Object(properties(o, ptr, notes)?),
+        "object" => OutKind::Object(properties(o, ptr, found)?),
         other => {
-            notes.push((
+            found.blockers.push((
                 format!("{ptr}/type"),
                 format!("type `{other}` has no equivalent in `output:`"),
             ));
@@ -285,7 +305,7 @@ fn node(v: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNo
         }
     };
     if o.contains_key("enum") && !matches!(kind, OutKind::Enum(_)) {
-        notes.push((
+        found.blockers.push((
             format!("{ptr}/enum"),
             "an enum of a type other than string".into(),
         ));
@@ -294,6 +314,7 @@ fn node(v: &Value, ptr: &str, notes: &mut Vec<(String, String)>) -> Option<OutNo
         kind,
         description,
         nullable,
+        extra,
     })
 }
 
@@ -328,8 +349,9 @@ fn enum_values(
 fn properties(
     o: &serde_json::Map<String, Value>,
     ptr: &str,
-    notes: &mut Vec<(String, String)>,
+    found: &mut Found,
 ) -> Option<Vec<(String, OutNode, bool)>> {
+    let notes = &mut found.blockers;
     let declared = o.get("properties").and_then(Value::as_object);
     let closed = o.get("additionalProperties") == Some(&Value::Bool(false));
     let has_props = declared.is_some_and(|p| !p.is_empty());
@@ -352,15 +374,16 @@ fn properties(
     for (name, p) in declared.into_iter().flatten() {
         let pptr = format!("{ptr}/properties/{}", escape(name));
         if !crate::load::read::is_field_name(name) {
-            notes.push((pptr, format!("property name `{name}` is outside ^[a-zA-Z0-9_.-]{{1,64}}$ (a result cannot be renamed)")));
+            found.blockers.push((pptr, format!("property name `{name}` is outside ^[a-zA-Z0-9_.-]{{1,64}}$ (a result cannot be renamed)")));
             continue;
         }
         out.push((
             name.clone(),
-            node(p, &pptr, notes)?,
+            node(p, &pptr, found)?,
             required.contains(&name.as_str()),
         ));
     }
+    let notes = &mut found.blockers;
     for r in required
         .iter()
         .filter(|r| !out.iter().any(|(n, _, _)| n == *r))
@@ -438,6 +461,10 @@ fn write_node(s: &mut String, n: &OutNode, depth: usize) {
             }
         }
         _ => {}
+    }
+    if !n.extra.is_empty() {
+        let map: serde_json::Map<String, Value> = n.extra.iter().cloned().collect();
+        let _ = writeln!(s, "{pad}json_schema: {}", Value::Object(map));
     }
 }
 

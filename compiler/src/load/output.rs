@@ -283,6 +283,7 @@ fn read_output_union(
         description: String::new(),
         nullable: false,
         shape: None,
+        extra: Vec::new(),
     })
 }
 
@@ -325,7 +326,7 @@ fn read_output(
         crate::load::model::TYPES,
         d,
     )?;
-    let mut known = vec!["type", "description", "nullable"];
+    let mut known = vec!["type", "description", "nullable", "json_schema"];
     known.extend_from_slice(keys_for(&ty.v));
     let s = Struct::read(node, what, &known, &[], d)?;
     let description = match s.get("description") {
@@ -376,11 +377,16 @@ fn read_output(
         "object" => OutputKind::Object(read_properties(&s, what, cx, d)),
         _ => return None,
     };
+    let extra = s
+        .get("json_schema")
+        .map(|n| crate::load::types::output_verbatim(n, d))
+        .unwrap_or_default();
     Some(OutputType {
         kind,
         description,
         nullable,
         shape: None,
+        extra,
     })
 }
 

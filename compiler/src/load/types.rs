@@ -277,6 +277,44 @@ fn publish_type_false(s: &Struct<'_>, d: &mut Diags) -> bool {
 /// `json_schema:` (root or type): keywords published verbatim, none of them one the language
 /// writes itself.
 pub(crate) fn verbatim(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Value)> {
+    verbatim_except(
+        n,
+        |key| MODELLED.contains(&key) && !ALSO_VERBATIM.contains(&key),
+        "use the field language's key for it (see docs/definition-language.md, Field types)",
+        d,
+    )
+}
+
+/// The keywords an output node writes itself (`output:`'s field language, and `shapes:`'s
+/// `$ref` / `$defs`): its `json_schema:` may hold any other.
+pub(crate) const OUTPUT_MODELLED: &[&str] = &[
+    "type",
+    "description",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "additionalProperties",
+    "$ref",
+    "$defs",
+];
+
+/// An output node's `json_schema:` (see [`OUTPUT_MODELLED`]).
+pub(crate) fn output_verbatim(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Value)> {
+    verbatim_except(
+        n,
+        |key| OUTPUT_MODELLED.contains(&key),
+        "use the output language's key for it, or `shapes:` for `$ref` / `$defs` (see docs/definition-language.md, Output)",
+        d,
+    )
+}
+
+fn verbatim_except(
+    n: &Node,
+    refused: impl Fn(&str) -> bool,
+    hint: &str,
+    d: &mut Diags,
+) -> Vec<(String, serde_json::Value)> {
     let Value::Map(entries) = &n.value else {
         d.push(read::wrong_type(
             n,
@@ -288,14 +326,14 @@ pub(crate) fn verbatim(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Valu
     let mut out = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let key = crate::load::yaml::key_text(k);
-        if MODELLED.contains(&key.as_str()) && !ALSO_VERBATIM.contains(&key.as_str()) {
+        if refused(&key) {
             d.push(
                 Diagnostic::error(
                     "modelled-keyword",
                     Some(k.span),
                     format!("`{key}` is written by the language itself, not under `json_schema:`"),
                 )
-                .with_hint("use the field language's key for it (see docs/definition-language.md, Field types)"),
+                .with_hint(hint),
             );
             continue;
         }
