@@ -321,6 +321,23 @@ fn an_unknown_shape_is_refused_with_a_suggestion_and_an_unused_one_warned() {
         .map(|d| d.message.as_str())
         .collect();
     assert_eq!(unused.len(), 2, "{unused:?}");
+
+    // A shape only an unused shape uses is unused too (and both are still checked).
+    let shapes = "  message: { type: string, description: M }\n  spare: { type: object, description: S, properties: { inner: { shape: inner } } }\n  inner: { type: integer, description: I }\n";
+    let found = codes(&with_shapes(shapes, "message"));
+    let unused: Vec<&str> = found
+        .iter()
+        .filter(|(c, _)| *c == "unused-shape")
+        .map(|(_, m)| m.as_str())
+        .collect();
+    assert_eq!(
+        unused,
+        [
+            "shape `spare` is used by no output of the tool",
+            "shape `inner` is used by no output of the tool"
+        ],
+        "{found:?}"
+    );
 }
 
 #[test]

@@ -153,9 +153,7 @@ fn shapes_detail(ir: &toolsurface_compiler::Ir, surfaces: &[emit::Emitted]) -> S
         };
         if detail.is_empty() {
             detail.push_str(
-                "
-output shapes (each once under `$defs`; inlined: each use written out)
-",
+                "\noutput shapes (each once under `$defs`; inlined: each use written out)\n",
             );
         }
         let names: Vec<&str> = tool.output_shapes.iter().map(|(n, _)| n.as_str()).collect();

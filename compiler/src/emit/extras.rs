@@ -90,22 +90,18 @@ impl Refs<'_> {
         let Some(defs) = refs.as_ref().map(|r| r.defs) else {
             return root;
         };
-        let mut rendered: Vec<(usize, Json)> = Vec::new();
-        loop {
-            let next = refs.as_ref().and_then(|r| {
-                r.used
-                    .iter()
-                    .copied()
-                    .find(|ix| !rendered.iter().any(|(done, _)| done == ix))
-            });
-            let Some(ix) = next else { break };
+        // Rendering a shape may mark the shapes it uses: render until none is left.
+        let mut rendered = std::collections::BTreeMap::new();
+        while let Some(ix) = refs
+            .as_ref()
+            .and_then(|r| r.used.iter().copied().find(|ix| !rendered.contains_key(ix)))
+        {
             let schema = inner_schema(&defs[ix].1, refs);
-            rendered.push((ix, schema));
+            rendered.insert(ix, schema);
         }
         if rendered.is_empty() {
             return root;
         }
-        rendered.sort_by_key(|(ix, _)| *ix);
         let entries = rendered
             .into_iter()
             .map(|(ix, schema)| (defs[ix].0.clone(), schema))

@@ -246,7 +246,6 @@ fn node(v: &Value, ptr: &str, found: &mut Found) -> Option<OutNode> {
             extra.push((k.clone(), val.clone()));
         }
     }
-    let notes = &mut found.blockers;
     let (base, nullable) = match o.get("type") {
         Some(Value::String(t)) => (t.as_str(), false),
         Some(Value::Array(list)) => match list.as_slice() {

@@ -43,8 +43,8 @@ enum ShapeState {
 /// time it is used (or at [`ShapeCx::finish`]), once, and a cycle is refused with its path.
 pub struct ShapeCx<'n> {
     shapes: Vec<(Sp<String>, &'n Node)>,
+    /// Per shape; one still `Unread` when the outputs are read is used by none of them.
     state: Vec<ShapeState>,
-    used: Vec<bool>,
     /// The shapes being read, outermost first (the cycle's path).
     stack: Vec<usize>,
 }
@@ -55,7 +55,6 @@ impl<'n> ShapeCx<'n> {
         ShapeCx {
             shapes: Vec::new(),
             state: Vec::new(),
-            used: Vec::new(),
             stack: Vec::new(),
         }
     }
@@ -72,7 +71,6 @@ impl<'n> ShapeCx<'n> {
         ShapeCx {
             shapes,
             state: (0..n).map(|_| ShapeState::Unread).collect(),
-            used: vec![false; n],
             stack: Vec::new(),
         }
     }
@@ -98,7 +96,6 @@ impl<'n> ShapeCx<'n> {
             );
             return None;
         };
-        self.used[ix] = true;
         let mut ty = self.resolve(ix, Some(name.span), d)?;
         ty.shape = Some(name.v);
         if let Some(n) = s.get("description") {
@@ -160,22 +157,26 @@ impl<'n> ShapeCx<'n> {
     }
 
     /// After the tool's outputs: every shape read (an unused one is still checked, and
-    /// warned about), the resolved ones in declaration order.
+    /// warned about, as is one only unused shapes use), the resolved ones in declaration
+    /// order.
     pub fn finish(mut self, d: &mut Diags) -> Vec<(String, OutputType)> {
-        for ix in 0..self.shapes.len() {
-            if !self.used[ix] {
-                d.push(
-                    Diagnostic::warning(
-                        "unused-shape",
-                        Some(self.shapes[ix].0.span),
-                        format!(
-                            "shape `{}` is used by no output of the tool",
-                            self.shapes[ix].0.v
-                        ),
-                    )
-                    .with_hint("use it as `{ shape: name }`, or remove it"),
-                );
-            }
+        let unused: Vec<usize> = (0..self.shapes.len())
+            .filter(|&ix| matches!(self.state[ix], ShapeState::Unread))
+            .collect();
+        for &ix in &unused {
+            d.push(
+                Diagnostic::warning(
+                    "unused-shape",
+                    Some(self.shapes[ix].0.span),
+                    format!(
+                        "shape `{}` is used by no output of the tool",
+                        self.shapes[ix].0.v
+                    ),
+                )
+                .with_hint("use it as `{ shape: name }`, or remove it"),
+            );
+        }
+        for ix in unused {
             let _ = self.resolve(ix, None, d);
         }
         self.shapes
