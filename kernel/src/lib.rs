@@ -10,9 +10,11 @@ use std::fmt;
 
 mod implements;
 mod json;
+pub mod plan;
 pub mod publish;
 mod scan;
 pub mod vocab;
+pub mod walk;
 
 pub use implements::FromNonNegative;
 pub use json::{json_equal, to_json, to_value};

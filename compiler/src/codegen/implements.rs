@@ -133,7 +133,7 @@ fn default_value(ty: &RType<'_>, v: &serde_json::Value) -> Result<(TokenStream, 
                 .collect::<Result<Vec<_>, _>>()?;
             (quote!(::std::vec![#(#each),*]), false)
         }
-        (Def::Object { .. } | Def::Check(_), _, _) | (_, TypePlan::Any, _) => {
+        (Def::Object { .. } | Def::Json { .. }, _, _) | (_, TypePlan::Any, _) => {
             return Err(format!(
                 "the default {v} of an object or JSON-valued field cannot be applied by the \
                  conversion yet"

@@ -1,8 +1,11 @@
 //! One tool's module: a strict struct per action (real Rust types, enums for enum fields,
-//! nested structs for objects), the per-tool action enum, and the hand-written validating walk
-//! that turns a JSON object into them with model-facing error texts. All of it is generated
-//! from the tool's plan (`plan::lower_tool`) and its fields' plan types (`plan::lower_type`):
-//! the IR's types are lowered by that one rule, and this module only names what it defines.
+//! nested structs for objects), the per-tool action enum, the tool's plan as a static
+//! (`RULES`, the JSON of its `ToolPlan`) that the kernel's one walk interprets, the builders
+//! that move the walk's [`Record`](toolsurface_kernel::walk::Record) into those structs, and
+//! the one-pass decoder that answers the common case first. All of it is generated from the
+//! tool's plan (`plan::lower_tool`) and its fields' plan types (`plan::lower_type`): the IR's
+//! types are lowered by that one rule, the rules of a call exist once in code (the kernel's
+//! walk) and once as data (the plan), and this module only names what it defines.
 
 use std::collections::BTreeSet;
 
@@ -12,7 +15,7 @@ use quote::{format_ident, quote};
 use super::names::{ident, pascal_str, snake, unique_pascal};
 use super::rt;
 use crate::ir::Tool;
-use crate::plan::{self, ActionPlan, MemberPlan, ObjectPlan, Presence, ToolPlan, TypePlan};
+use crate::plan::{self, ActionPlan, MemberPlan, Presence, ToolPlan, TypePlan};
 
 /// A field type as the generated code holds it: the plan's type (its kind, bounds and
 /// `expected …` texts, lowered once by `plan::lower_type`) and the names of what the module
@@ -28,7 +31,7 @@ pub(super) struct RType<'p> {
 #[derive(Clone)]
 pub(super) enum Def<'p> {
     Plain,
-    /// The static holding a string's compiled pattern.
+    /// The static holding a string's compiled pattern (the decoder's).
     Pattern(Ident),
     /// The enum type (`ALL`, `as_str`) and its variants, in the plan's value order.
     Enum {
@@ -37,13 +40,41 @@ pub(super) enum Def<'p> {
     },
     /// An array's item type.
     Array(Box<RType<'p>>),
-    /// The struct and its walk (`parse_<name>`).
+    /// The struct and its builder (`build_<name>`); `at` is where the decoder finds its plan.
     Object {
         name: Ident,
-        parse_fn: Ident,
+        build_fn: Ident,
+        at: Option<At>,
     },
-    /// `null`, `const` or a union: the function converting a value to its JSON typed value.
-    Check(Ident),
+    /// `null`, `const` or a union: a JSON value the walk checks; `at` as for an object.
+    Json {
+        at: Option<At>,
+    },
+}
+
+/// Where a type stands in the tool's plan: an action's index, then the steps from its object
+/// (`toolsurface_kernel::walk::Step`). The decoder hands a value of an object or JSON-valued
+/// type to the walk there. `None` for a type no action reaches (the decoder never reads it).
+#[derive(Clone)]
+pub(super) struct At {
+    action: usize,
+    steps: Vec<TokenStream>,
+}
+
+impl At {
+    fn then(&self, step: TokenStream) -> At {
+        let mut steps = self.steps.clone();
+        steps.push(step);
+        At {
+            action: self.action,
+            steps,
+        }
+    }
+}
+
+/// `step` appended to an optional place.
+fn then(at: &Option<At>, step: TokenStream) -> Option<At> {
+    at.as_ref().map(|a| a.then(step))
 }
 
 impl RType<'_> {
@@ -54,43 +85,47 @@ impl RType<'_> {
                 let t = items.rust();
                 quote!(::std::vec::Vec<#t>)
             }
-            Def::Plain | Def::Pattern(_) | Def::Check(_) => match self.plan {
+            Def::Plain | Def::Pattern(_) | Def::Json { .. } => match self.plan {
                 TypePlan::String { .. } => quote!(::std::string::String),
                 TypePlan::Integer { .. } => quote!(i64),
                 TypePlan::Number { .. } => quote!(f64),
                 TypePlan::Boolean => quote!(bool),
-                _ if self.holds_json() => {
+                TypePlan::Any
+                | TypePlan::Null
+                | TypePlan::Const { .. }
+                | TypePlan::Union { .. } => {
                     let rt = rt();
                     quote!(#rt::serde_json::Value)
                 }
-                _ => undefined(self),
+                TypePlan::Enum { .. } | TypePlan::Array { .. } | TypePlan::Object { .. } => {
+                    undefined(self)
+                }
             },
         }
     }
 
-    /// Whether the typed value is JSON itself (`any`, `null`, `const`, a union).
-    fn holds_json(&self) -> bool {
-        match self.plan {
-            TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
-                true
+    /// The walk's `__t` (a `Typed`) built as this type: an expression of type
+    /// `Result<Self, CallError>`, in a builder.
+    fn built(&self) -> TokenStream {
+        match (&self.def, self.plan) {
+            (Def::Enum { name, .. }, _) => quote!(__t.variant(&#name::ALL)),
+            (Def::Array(items), _) => {
+                let item = items.built();
+                quote!(__t.list(|__t| #item))
             }
-            TypePlan::String { .. }
-            | TypePlan::Integer { .. }
-            | TypePlan::Number { .. }
-            | TypePlan::Boolean
-            | TypePlan::Enum { .. }
-            | TypePlan::Array { .. }
-            | TypePlan::Object { .. } => false,
+            (Def::Object { build_fn, .. }, _) => quote!(__t.record().and_then(#build_fn)),
+            (_, TypePlan::String { .. }) => quote!(__t.string()),
+            (_, TypePlan::Integer { .. }) => quote!(__t.int()),
+            (_, TypePlan::Number { .. }) => quote!(__t.num()),
+            (_, TypePlan::Boolean) => quote!(__t.boolean()),
+            (
+                _,
+                TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. },
+            ) => {
+                quote!(__t.json())
+            }
+            _ => undefined(self),
         }
-    }
-
-    /// The typed value `e` of this type as JSON (what a union or an open object keeps).
-    fn json_value(&self, e: TokenStream) -> TokenStream {
-        if self.holds_json() {
-            return e;
-        }
-        let rt = rt();
-        quote!(#rt::to_value(#e))
     }
 }
 
@@ -101,66 +136,11 @@ fn undefined(ty: &RType<'_>) -> TokenStream {
     quote!(::core::compile_error!(#msg))
 }
 
-/// A piece of an error-message path: literal text or a runtime expression (`prefix`, an index).
-#[derive(Clone)]
-enum Part {
-    Lit(String),
-    Expr(TokenStream),
-}
-
-/// The path an error message starts with, e.g. `action=wait: timeout_s`.
-#[derive(Clone, Default)]
-struct Ctx(Vec<Part>);
-
-impl Ctx {
-    fn lit(s: &str) -> Ctx {
-        Ctx(vec![Part::Lit(s.to_owned())])
-    }
-    fn plus_lit(&self, s: &str) -> Ctx {
-        let mut c = self.clone();
-        c.0.push(Part::Lit(s.to_owned()));
-        c
-    }
-    fn plus_expr(&self, e: TokenStream) -> Ctx {
-        let mut c = self.clone();
-        c.0.push(Part::Expr(e));
-        c
-    }
-    /// An expression of type `&str`; allocates only when the path has runtime parts.
-    fn render(&self) -> TokenStream {
-        if self.0.iter().all(|p| matches!(p, Part::Lit(_))) {
-            let s: String = self
-                .0
-                .iter()
-                .map(|p| match p {
-                    Part::Lit(s) => s.as_str(),
-                    Part::Expr(_) => "",
-                })
-                .collect();
-            return quote!(#s);
-        }
-        let mut fmt = String::new();
-        let mut args = Vec::new();
-        for p in &self.0 {
-            match p {
-                Part::Lit(s) => fmt.push_str(&s.replace('{', "{{").replace('}', "}}")),
-                Part::Expr(e) => {
-                    fmt.push_str("{}");
-                    args.push(e.clone());
-                }
-            }
-        }
-        quote!(&::std::format!(#fmt, #(#args),*))
-    }
-}
-
 /// Per-module naming and the definitions collected while lowering field types.
 struct ModCx<'p> {
     used: BTreeSet<String>,
     defs: Vec<TokenStream>,
     patterns: usize,
-    /// Conversion functions of JSON-valued kinds defined so far (`value_<n>`).
-    values: usize,
     depth: usize,
     /// The tool's other keys (`parameters: additional_properties`): their type and the
     /// action structs' member holding them.
@@ -196,9 +176,9 @@ fn derives(copy_eq: bool) -> TokenStream {
     }
 }
 
-/// Define what the module needs for the plan's type `ty`; `hint` is the PascalCase base for
-/// any type it defines.
-fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> RType<'p> {
+/// Define what the module needs for the plan's type `ty` at `at`; `hint` is the PascalCase
+/// base for any type it defines.
+fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str, at: Option<At>) -> RType<'p> {
     let rt = rt();
     let def = match ty {
         TypePlan::String {
@@ -213,13 +193,14 @@ fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> RType<'p> {
             Def::Pattern(name)
         }
         TypePlan::Enum { values, .. } => lower_enum(cx, values, hint),
-        TypePlan::Array { items, .. } => {
-            Def::Array(Box::new(lower(cx, items, &format!("{hint}Item"))))
-        }
-        TypePlan::Object { object } => lower_object(cx, object, hint),
-        TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
-            Def::Check(lower_json(cx, ty, hint))
-        }
+        TypePlan::Array { items, .. } => Def::Array(Box::new(lower(
+            cx,
+            items,
+            &format!("{hint}Item"),
+            then(&at, quote!(#rt::walk::Step::Items)),
+        ))),
+        TypePlan::Object { object } => lower_object(cx, object, hint, at),
+        TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => Def::Json { at },
         TypePlan::String { pattern: None, .. }
         | TypePlan::Integer { .. }
         | TypePlan::Number { .. }
@@ -227,147 +208,6 @@ fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> RType<'p> {
         | TypePlan::Any => Def::Plain,
     };
     RType { plan: ty, def }
-}
-
-/// [`lower`] for `null`, `const` and unions: the module's function converting a value to its
-/// JSON typed value, or refusing it as the plan interpreter does (`<path>: expected null`,
-/// `expected <the constant>`; a union: the first accepting branch's value, `expected <the
-/// branches>` when none accepts, and for `one_of` `expected exactly one of <…>` when a second
-/// accepts). The path is built only for a refusal.
-fn lower_json<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str) -> Ident {
-    let rt = rt();
-    cx.values += 1;
-    let check = format_ident!("value_{}", cx.values);
-    let body = match ty {
-        TypePlan::Null => {
-            let e = refuse_json("null");
-            quote! {
-                match __v {
-                    #rt::Val::Null => ::core::result::Result::Ok(#rt::serde_json::Value::Null),
-                    __v => #e,
-                }
-            }
-        }
-        TypePlan::Const { value, expected } => {
-            let e = refuse_json(expected);
-            let text = value.to_string();
-            let stat = format_ident!("CONST_{}", cx.values);
-            cx.defs.push(quote! {
-                static #stat: ::std::sync::LazyLock<#rt::serde_json::Value> =
-                    ::std::sync::LazyLock::new(|| #rt::serde_json::from_str(#text).unwrap_or_default());
-            });
-            quote! {
-                if #rt::json_equal(&#rt::to_json(::core::clone::Clone::clone(&__v)), &#stat) {
-                    ::core::result::Result::Ok(::core::clone::Clone::clone(&*#stat))
-                } else {
-                    #e
-                }
-            }
-        }
-        TypePlan::Union {
-            branches,
-            one,
-            expected,
-            ambiguous,
-        } => union_body(cx, branches, *one, (expected, ambiguous), hint),
-        _ => quote!(::core::result::Result::Ok(#rt::to_json(__v))),
-    };
-    cx.defs.push(quote! {
-        #[allow(clippy::redundant_closure_call)]
-        fn #check(
-            __v: #rt::Val<'_>,
-            __path: &dyn ::core::ops::Fn() -> ::std::string::String,
-        ) -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
-            #body
-        }
-    });
-    check
-}
-
-/// The `format!` string of a JSON-valued kind's refusal: `<path>: expected <expected>`.
-fn refusal_format(expected: &str) -> String {
-    format!(
-        "{{}}: expected {}",
-        expected.replace('{', "{{").replace('}', "}}")
-    )
-}
-
-/// A JSON-valued kind's conversion function refusing `__v` at `__path()`.
-fn refuse_json(expected: &str) -> TokenStream {
-    let rt = rt();
-    let fmt = refusal_format(expected);
-    quote!(::core::result::Result::Err(#rt::invalid(&::std::format!(#fmt, __path()), &__v)))
-}
-
-/// The body of a union's conversion function: each branch tried in order on a copy of the
-/// value (its own refusal is dropped); `one` (`one_of`) refuses a second accepting branch.
-/// `texts` are the plan's `expected` and `ambiguous`.
-fn union_body<'p>(
-    cx: &mut ModCx<'p>,
-    branches: &'p [TypePlan],
-    one: bool,
-    (expected, ambiguous): (&str, &str),
-    hint: &str,
-) -> TokenStream {
-    let rt = rt();
-    let ambiguous = refusal_format(ambiguous);
-    let b = format_ident!("__b");
-    let inner = Ctx(vec![Part::Expr(quote!(__path()))]);
-    let tries: Vec<TokenStream> = branches
-        .iter()
-        .enumerate()
-        .map(|(i, branch)| {
-            let rty = lower(cx, branch, &format!("{hint}Branch{}", i + 1));
-            let tried = match &rty.def {
-                // A branch that is itself a JSON kind: its own conversion function.
-                Def::Check(f) => {
-                    quote!(#f(::core::clone::Clone::clone(&__v), __path))
-                }
-                _ => {
-                    let conv = convert(cx, &rty, &b, &inner);
-                    let value = rty.json_value(quote!(#conv));
-                    quote! {
-                        (|| -> ::core::result::Result<#rt::serde_json::Value, #rt::CallError> {
-                            let #b = ::core::clone::Clone::clone(&__v);
-                            ::core::result::Result::Ok(#value)
-                        })()
-                    }
-                }
-            };
-            if one {
-                quote! {
-                    if let ::core::result::Result::Ok(__x) = #tried {
-                        if __accepted.is_some() {
-                            return ::core::result::Result::Err(#rt::invalid(&::std::format!(#ambiguous, __path()), &__v));
-                        }
-                        __accepted = ::core::option::Option::Some(__x);
-                    }
-                }
-            } else {
-                quote! {
-                    if let ::core::result::Result::Ok(__x) = #tried {
-                        return ::core::result::Result::Ok(__x);
-                    }
-                }
-            }
-        })
-        .collect();
-    let refuse = refuse_json(expected);
-    if one {
-        quote! {
-            let mut __accepted: ::core::option::Option<#rt::serde_json::Value> = ::core::option::Option::None;
-            #(#tries)*
-            match __accepted {
-                ::core::option::Option::Some(__x) => ::core::result::Result::Ok(__x),
-                ::core::option::Option::None => #refuse,
-            }
-        }
-    } else {
-        quote! {
-            #(#tries)*
-            #refuse
-        }
-    }
 }
 
 /// [`lower`] for an enum field: its enum type (`ALL`, `as_str`) defined in the module.
@@ -392,24 +232,40 @@ fn lower_enum(cx: &mut ModCx<'_>, values: &[String], hint: &str) -> Def<'static>
     Def::Enum { name, variants }
 }
 
-/// [`lower`] for an object field: its struct and its own walk (`parse_<name>`) defined in
-/// the module.
-fn lower_object<'p>(cx: &mut ModCx<'p>, object: &'p ObjectPlan, hint: &str) -> Def<'p> {
+/// [`lower`] for an object field: its struct and its builder (`build_<name>`) defined in the
+/// module.
+fn lower_object<'p>(
+    cx: &mut ModCx<'p>,
+    object: &'p plan::ObjectPlan,
+    hint: &str,
+    at: Option<At>,
+) -> Def<'p> {
     let rt = rt();
     let name = cx.fresh(hint);
-    let parse_fn = format_ident!("parse_{}", name.to_string().to_lowercase());
-    let props: Vec<WalkField> = object
+    let build_fn = build_ident(cx, &name);
+    let props: Vec<BuiltField> = object
         .fields
         .iter()
-        .map(|p| WalkField {
+        .enumerate()
+        .map(|(i, p)| BuiltField {
             name: p.name.clone(),
             ident: snake(&p.name),
-            ty: lower(cx, &p.ty, &format!("{name}{}", pascal_str(&p.name))),
+            ty: lower(
+                cx,
+                &p.ty,
+                &format!("{name}{}", pascal_str(&p.name)),
+                then(&at, quote!(#rt::walk::Step::Field(#i))),
+            ),
             required: p.required,
         })
         .collect();
     let other = object.additional.as_deref().map(|t| {
-        let ty = lower(cx, t, &format!("{name}Other"));
+        let ty = lower(
+            cx,
+            t,
+            &format!("{name}Other"),
+            then(&at, quote!(#rt::walk::Step::Other)),
+        );
         (ty, other_keys_ident(props.iter().map(|p| &p.ident)))
     });
     let d = derives(false);
@@ -421,24 +277,57 @@ fn lower_object<'p>(cx: &mut ModCx<'p>, object: &'p ObjectPlan, hint: &str) -> D
         #d
         pub struct #name { #( #fields, )* }
     });
-    let walk = walk(
-        cx,
-        &Walk {
-            prefix: Ctx(vec![Part::Expr(quote!(__prefix))]),
-            prefix_expr: quote!(__prefix),
-            selector: None,
-            object,
-            fields: &props,
-            additional: other.as_ref(),
-            build: quote!(#name),
-        },
-    );
-    cx.defs.push(quote! {
-        fn #parse_fn(__obj: #rt::Pairs<'_>, __prefix: &str) -> ::core::result::Result<#name, #rt::CallError> {
-            #walk
+    cx.defs
+        .push(builder(&build_fn, &quote!(#name), &props, other.as_ref()));
+    Def::Object { name, build_fn, at }
+}
+
+/// A field of a generated struct that a builder fills: its JSON name, its member, its type.
+struct BuiltField<'p> {
+    name: String,
+    ident: Ident,
+    ty: RType<'p>,
+    required: bool,
+}
+
+/// `fn <build_fn>(Record) -> Result<<strukt>, CallError>`: the walk's record of an object moved
+/// into its struct, field by field in the plan's order (the record's), an open object's other
+/// keys as they are. No rule is checked here (the walk checked them all); a value of another
+/// kind than the field's is a generator bug, refused as `plan_mismatch`.
+fn builder(
+    build_fn: &Ident,
+    strukt: &TokenStream,
+    fields: &[BuiltField<'_>],
+    other: Option<&(RType<'_>, Ident)>,
+) -> TokenStream {
+    let rt = rt();
+    let inits = fields.iter().map(|f| {
+        let id = &f.ident;
+        let value = f.ty.built();
+        let take = if f.required {
+            quote!(required)
+        } else {
+            quote!(optional)
+        };
+        quote! {
+            #id: #rt::walk::#take(__fields.next(), |__t| #value)?
         }
     });
-    Def::Object { name, parse_fn }
+    let other = other.map(|(_, id)| quote!(#id: __record.other,));
+    let fields_binding = if fields.is_empty() {
+        quote!()
+    } else {
+        quote!(let mut __fields = __record.fields.into_iter();)
+    };
+    quote! {
+        #[allow(unused_variables)]
+        fn #build_fn(
+            __record: #rt::walk::Record,
+        ) -> ::core::result::Result<#strukt, #rt::CallError> {
+            #fields_binding
+            ::core::result::Result::Ok(#strukt { #(#inits,)* #other })
+        }
+    }
 }
 
 /// The member of a generated struct holding an open object's other keys: `additional_properties`
@@ -462,7 +351,7 @@ fn other_keys_field((_, id): &(RType<'_>, Ident)) -> TokenStream {
     }
 }
 
-fn struct_field(f: &WalkField<'_>) -> TokenStream {
+fn struct_field(f: &BuiltField<'_>) -> TokenStream {
     let id = &f.ident;
     let t = f.ty.rust();
     let rename = (*id != f.name).then(|| {
@@ -480,107 +369,8 @@ fn struct_field(f: &WalkField<'_>) -> TokenStream {
     }
 }
 
-/// Conversion of the owned value `v` to `ty`; `path` names it in errors. Evaluates to the
-/// typed value or returns the error from the enclosing function.
-fn convert(cx: &mut ModCx<'_>, ty: &RType<'_>, v: &Ident, path: &Ctx) -> TokenStream {
-    let rt = rt();
-    let err = |expected: &str| {
-        let msg = path.plus_lit(&format!(": expected {expected}")).render();
-        quote!(return ::core::result::Result::Err(#rt::invalid(#msg, &#v)))
-    };
-    match (ty.plan, &ty.def) {
-        (
-            TypePlan::Integer {
-                minimum,
-                maximum,
-                expected,
-            },
-            _,
-        ) => {
-            let e = err(expected);
-            let guard = range_guard(minimum, maximum);
-            quote! {
-                match #rt::as_int(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
-            }
-        }
-        (
-            TypePlan::Number {
-                minimum,
-                maximum,
-                expected,
-            },
-            _,
-        ) => {
-            let e = err(expected);
-            let guard = range_guard(minimum, maximum);
-            quote! {
-                match #rt::as_num(&#v) { ::core::option::Option::Some(n) #guard => n, _ => #e }
-            }
-        }
-        (TypePlan::Boolean, _) => {
-            let e = err("true or false");
-            quote! {
-                match #rt::as_bool(&#v) { ::core::option::Option::Some(b) => b, _ => #e }
-            }
-        }
-        (TypePlan::String { expected, .. }, def) => {
-            let e = err(expected);
-            let checks = string_checks(ty.plan, def);
-            if checks.is_empty() {
-                return quote! {
-                    match #v {
-                        #rt::Val::Str(s) => s.into_owned(),
-                        #v => #e,
-                    }
-                };
-            }
-            quote! {
-                match #rt::as_str(&#v) {
-                    ::core::option::Option::Some(s) if #(#checks)&&* => #rt::into_string(#v),
-                    _ => #e,
-                }
-            }
-        }
-        (TypePlan::Enum { values, expected }, Def::Enum { name, variants }) => {
-            let e = err(expected);
-            let arms = values
-                .iter()
-                .zip(variants)
-                .map(|(s, var)| quote!(::core::option::Option::Some(#s) => #name::#var,));
-            quote! {
-                match #rt::as_str(&#v) { #(#arms)* _ => #e }
-            }
-        }
-        (
-            TypePlan::Array {
-                min_items,
-                max_items,
-                expected,
-                ..
-            },
-            Def::Array(items),
-        ) => convert_array(cx, items, (min_items, max_items), v, path, err(expected)),
-        (TypePlan::Object { .. }, Def::Object { parse_fn, .. }) => {
-            let e = err("an object");
-            let prefix = path.plus_lit(": ").render();
-            quote! {
-                match #v {
-                    #rt::Val::Obj(o) => #parse_fn(o, #prefix)?,
-                    #v => #e,
-                }
-            }
-        }
-        (TypePlan::Any, _) => quote!(#rt::to_json(#v)),
-        (_, Def::Check(f)) => {
-            let p = path.render();
-            quote!(#f(#v, &|| ::std::string::String::from(#p))?)
-        }
-        _ => undefined(ty),
-    }
-}
-
 /// A string's checks on `s` beyond its type (its length in characters, its pattern), as the
-/// walk and the decoder both test them.
+/// decoder tests them (the walk tests the plan's).
 fn string_checks(plan: &TypePlan, def: &Def<'_>) -> Vec<TokenStream> {
     let rt = rt();
     let mut checks = Vec::new();
@@ -601,249 +391,8 @@ fn string_checks(plan: &TypePlan, def: &Def<'_>) -> Vec<TokenStream> {
     checks
 }
 
-/// [`convert`] for an array: each item converted (its path `name[i]`), then the length
-/// checked against `bounds`; `e` is the refusal.
-fn convert_array(
-    cx: &mut ModCx<'_>,
-    items: &RType<'_>,
-    bounds: (&Option<u64>, &Option<u64>),
-    v: &Ident,
-    path: &Ctx,
-    e: TokenStream,
-) -> TokenStream {
-    let rt = rt();
-    let (min, max) = bounds;
-    cx.depth += 1;
-    let d = cx.depth;
-    let i = format_ident!("__i{d}");
-    let item = format_ident!("__item{d}");
-    let list = format_ident!("__list{d}");
-    let out = format_ident!("__out{d}");
-    let item_path = path.plus_lit("[").plus_expr(quote!(#i)).plus_lit("]");
-    let conv = convert(cx, items, &item, &item_path);
-    cx.depth -= 1;
-    let guard = array_length_range(*min, *max)
-        .map(|range| quote!(if #range.contains(&#list.len())))
-        .unwrap_or_default();
-    quote! {
-        match #v {
-            #rt::Val::Arr(#list) #guard => {
-                let mut #out = ::std::vec::Vec::with_capacity(#list.len());
-                for (#i, #item) in #list.into_iter().enumerate() {
-                    let _ = #i;
-                    #out.push(#conv);
-                }
-                #out
-            }
-            #v => #e,
-        }
-    }
-}
-
-struct WalkField<'p> {
-    name: String,
-    ident: Ident,
-    ty: RType<'p>,
-    required: bool,
-}
-
-struct Walk<'a, 'p> {
-    /// The message prefix (`action=wait: `, `read_file: `, or the nested `__prefix`).
-    prefix: Ctx,
-    /// `prefix` as a `&str` expression.
-    prefix_expr: TokenStream,
-    selector: Option<&'a str>,
-    /// The plan's object: its `belongs` lists and constraints.
-    object: &'a ObjectPlan,
-    /// Its fields with their generated types.
-    fields: &'a [WalkField<'p>],
-    /// An open object's other keys: their type and the struct member holding them.
-    additional: Option<&'a (RType<'p>, Ident)>,
-    /// The struct path to build.
-    build: TokenStream,
-}
-
-/// The validating walk over one object: every key checked against the accepted fields, values
-/// converted, then required fields and constraints. Evaluates to `Result<Struct, CallError>`.
-fn walk(cx: &mut ModCx<'_>, w: &Walk<'_, '_>) -> TokenStream {
-    let rt = rt();
-    let prefix = &w.prefix_expr;
-    let locals: Vec<Ident> = w
-        .fields
-        .iter()
-        .map(|f| format_ident!("f_{}", f.name))
-        .collect();
-    let types: Vec<TokenStream> = w.fields.iter().map(|f| f.ty.rust()).collect();
-    let v = format_ident!("__v");
-    let mut arms = Vec::new();
-    for (f, local) in w.fields.iter().zip(&locals) {
-        let name = &f.name;
-        let path = w.prefix.plus_lit(name);
-        let conv = convert(cx, &f.ty, &v, &path);
-        arms.push(quote! {
-            #name => {
-                if #v.is_null() { continue; }
-                if #local.is_some() {
-                    return ::core::result::Result::Err(#rt::duplicate(#prefix, #name));
-                }
-                #local = ::core::option::Option::Some(#conv);
-            }
-        });
-    }
-    let (selector_state, selector_arm) = match w.selector {
-        Some(sel) => (
-            quote!(let mut __selector_seen = false;),
-            quote! {
-                #sel => {
-                    if __selector_seen {
-                        return ::core::result::Result::Err(#rt::duplicate(#prefix, #sel));
-                    }
-                    __selector_seen = true;
-                }
-            },
-        ),
-        None => (quote!(), quote!()),
-    };
-    let null_ok = if w.object.belongs.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            if #v.is_null() && BELONGS.iter().any(|(f, _)| *f == &*__k) { continue; }
-        }
-    };
-    let finish = walk_finish(w, &locals);
-    let build = &w.build;
-    let mut inits: Vec<TokenStream> = w
-        .fields
-        .iter()
-        .zip(&locals)
-        .map(|(f, local)| {
-            let id = &f.ident;
-            quote!(#id: #local)
-        })
-        .collect();
-    let (tables, extra_state, other) = other_keys(cx, w, &v, &mut inits);
-    quote! {
-        #tables
-        #selector_state
-        #extra_state
-        #( let mut #locals: ::core::option::Option<#types> = ::core::option::Option::None; )*
-        for (__k, #v) in __obj {
-            match &*__k {
-                #selector_arm
-                #(#arms)*
-                _ => {
-                    #null_ok
-                    #other
-                }
-            }
-        }
-        #(#finish)*
-        ::core::result::Result::Ok(#build { #(#inits),* })
-    }
-}
-
-/// What [`walk`] does with a key that is no field: an open object's other key (null counts as
-/// absent, a second one is a duplicate; converted and kept as JSON), else refused. Returns the
-/// walk's tables, its state for the other keys and the arm's body; pushes the struct member's
-/// initializer onto `inits`.
-fn other_keys(
-    cx: &mut ModCx<'_>,
-    w: &Walk<'_, '_>,
-    v: &Ident,
-    inits: &mut Vec<TokenStream>,
-) -> (TokenStream, TokenStream, TokenStream) {
-    let rt = rt();
-    let prefix = &w.prefix_expr;
-    let accepted = w.fields.iter().map(|f| f.name.as_str());
-    let belongs = &w.object.belongs;
-    let belongs_pairs = belongs.iter().map(|b| {
-        let (f, to) = (&b.field, &b.actions);
-        quote!((#f, #to))
-    });
-    match w.additional {
-        Some((ty, id)) => {
-            inits.push(quote!(#id: __extra));
-            let path = w.prefix.plus_expr(quote!(__k));
-            let conv = convert(cx, ty, v, &path);
-            let value = ty.json_value(quote!(#conv));
-            let belongs = (!belongs.is_empty())
-                .then(|| quote!(const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];));
-            (
-                quote!(#belongs),
-                quote!(let mut __extra = #rt::serde_json::Map::new();),
-                quote! {
-                    if #v.is_null() { continue; }
-                    if __extra.contains_key(&*__k) {
-                        return ::core::result::Result::Err(#rt::duplicate(#prefix, &__k));
-                    }
-                    let __x = #value;
-                    __extra.insert(::std::string::String::from(&*__k), __x);
-                },
-            )
-        }
-        None => (
-            quote! {
-                const ACCEPTED: &[&str] = &[#(#accepted),*];
-                const BELONGS: &[(&str, &str)] = &[#(#belongs_pairs),*];
-            },
-            quote!(),
-            quote!(return ::core::result::Result::Err(#rt::unexpected_field(#prefix, &__k, ACCEPTED, BELONGS));),
-        ),
-    }
-}
-
-/// The end of [`walk`]: required fields present, then `exactly_one_of` and `forbidden_with`,
-/// each refusal worded with the walk's prefix. `locals` hold the fields' values.
-fn walk_finish(w: &Walk<'_, '_>, locals: &[Ident]) -> Vec<TokenStream> {
-    let rt = rt();
-    let prefix = &w.prefix_expr;
-    let mut finish = Vec::new();
-    for (f, local) in w.fields.iter().zip(locals) {
-        if f.required {
-            let name = &f.name;
-            finish.push(quote! {
-                let ::core::option::Option::Some(#local) = #local else {
-                    return ::core::result::Result::Err(#rt::missing(#prefix, #name));
-                };
-            });
-        }
-    }
-    for group in &w.object.exactly_one_of {
-        let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
-        let flags = group.iter().map(given);
-        let n = names.len();
-        finish.push(quote! {
-            {
-                const GROUP: [&str; #n] = [#(#names),*];
-                let given = [#(#flags),*];
-                if given.iter().filter(|g| **g).count() != 1 {
-                    let named: ::std::vec::Vec<&str> = GROUP
-                        .iter()
-                        .zip(given)
-                        .filter(|(_, g)| *g)
-                        .map(|(n, _)| *n)
-                        .collect();
-                    return ::core::result::Result::Err(#rt::exactly_one(#prefix, &GROUP, &named));
-                }
-            }
-        });
-    }
-    for fw in &w.object.forbidden_with {
-        let a = given(&fw.field);
-        let b = given(&fw.with);
-        let msg = &fw.message;
-        finish.push(quote! {
-            if #a && #b {
-                return ::core::result::Result::Err(#rt::constraint(#prefix, #msg));
-            }
-        });
-    }
-    finish
-}
-
 /// Whether a constraint counts its member given, by the plan's presence rule, tested on the
-/// member's local (`f_<name>`, the walk's and the decoder's both; a required one is no
+/// member's local in the decoder (`f_<name>`; a required one is no
 /// longer an `Option` at that point, and is always given).
 fn given(m: &MemberPlan) -> TokenStream {
     let local = format_ident!("f_{}", m.field);
@@ -867,6 +416,7 @@ pub(super) fn field_type<'l, 'p>(lowered: &'l Lowered<'p>, name: &str) -> Option
 /// tool's plan (`plan::lower_tool`: its actions' objects, prefixes, `belongs` lists and
 /// constraints with their presence rules) and its fields' plan types (`plan::lower_type`).
 pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
+    let rt = rt();
     let module = snake(&tool.name);
     // Every declared field once (one definition, one type), in declaration order.
     let types: Vec<(&str, TypePlan)> = tool
@@ -879,7 +429,6 @@ pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
         used: ["Call", "Action"].iter().map(|s| (*s).to_owned()).collect(),
         defs: Vec::new(),
         patterns: 0,
-        values: 0,
         depth: 0,
         open_root: None,
     };
@@ -887,10 +436,20 @@ pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
     let action_idents = action_idents(&mut cx, tp);
     let lowered: Vec<(String, RType<'_>)> = types
         .iter()
-        .map(|(name, ty)| ((*name).to_owned(), lower(&mut cx, ty, &pascal_str(name))))
+        .map(|(name, ty)| {
+            let at = field_at(tp, name);
+            (
+                (*name).to_owned(),
+                lower(&mut cx, ty, &pascal_str(name), at),
+            )
+        })
         .collect();
     cx.open_root = other.as_ref().map(|t| {
-        let ty = lower(&mut cx, t, "OtherKey");
+        let at = (!tp.actions.is_empty()).then(|| At {
+            action: 0,
+            steps: vec![quote!(#rt::walk::Step::Other)],
+        });
+        let ty = lower(&mut cx, t, "OtherKey", at);
         let idents: Vec<Ident> = lowered.iter().map(|(n, _)| snake(n)).collect();
         (ty, other_keys_ident(idents.iter()))
     });
@@ -902,6 +461,7 @@ pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
     } else {
         selector_items(&mut cx, tp, &action_idents, outer, &lowered)
     };
+    items.push(rules_static(tp));
     items.push(super::implements::conversions(
         tool,
         tp,
@@ -916,6 +476,40 @@ pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
             #(#items)*
             #(#defs)*
         }
+    }
+}
+
+/// Where the declared field `name` stands in the plan: the first action taking it, and its
+/// index among that action's fields.
+fn field_at(tp: &ToolPlan, name: &str) -> Option<At> {
+    let rt = rt();
+    tp.actions.iter().enumerate().find_map(|(a, action)| {
+        let i = action.object.fields.iter().position(|f| f.name == name)?;
+        Some(At {
+            action: a,
+            steps: vec![quote!(#rt::walk::Step::Field(#i))],
+        })
+    })
+}
+
+/// `RULES`: the tool's plan as JSON, read on first use into the kernel's `ToolRules` (its
+/// patterns compiled once) — the data the one walk interprets.
+fn rules_static(tp: &ToolPlan) -> TokenStream {
+    let rt = rt();
+    let json = match serde_json::to_string(tp) {
+        Ok(json) => json,
+        Err(e) => {
+            let msg = format!(
+                "toolsurface codegen: the plan of {} is no JSON: {e}",
+                tp.name
+            );
+            return quote!(::core::compile_error!(#msg););
+        }
+    };
+    quote! {
+        /// This tool's plan (`toolsurface plan`'s `ToolPlan`): the rules the walk reads.
+        static RULES: ::std::sync::LazyLock<#rt::walk::ToolRules> =
+            ::std::sync::LazyLock::new(|| #rt::walk::ToolRules::from_json(#json));
     }
 }
 
@@ -955,7 +549,7 @@ fn parse_entry(outer: &Ident) -> TokenStream {
     }
 }
 
-/// A plain tool's items: the `Call` struct, `parse`, the walk and the decoder.
+/// A plain tool's items: the `Call` struct, `parse`, the walk, the builder and the decoder.
 fn plain_items(
     cx: &mut ModCx<'_>,
     tp: &ToolPlan,
@@ -965,7 +559,7 @@ fn plain_items(
 ) -> Vec<TokenStream> {
     let rt = rt();
     let d = derives(false);
-    let (st, walk_fn) = action_items(cx, action, &ident("Call"), None, lowered);
+    let (st, build_fn, build) = action_items(cx, action, &ident("Call"), lowered);
     let decode = decoder(
         cx,
         tp,
@@ -983,27 +577,24 @@ fn plain_items(
         quote! {
             #parse
 
-            /// The validating walk: decides what the decoder left, and words every refusal.
+            /// The walk: the kernel's, over this tool's plan. Decides what the decoder left,
+            /// and words every refusal.
             #[inline(never)]
             fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
-                let __obj = __obj.into_pairs()?;
-                #walk_fn
+                let (_, __record) = RULES.walk(__obj)?;
+                #build_fn(__record)
             }
+
+            #build
 
             #decode
         },
     ]
 }
 
-/// One action of a tool with a selector: its selector value, struct name and walk function.
-struct Variant {
-    name: String,
-    strukt: Ident,
-    walk_fn: Ident,
-}
-
-/// A selector tool's items: a struct per action, the `Call` and `Action` enums, `parse`, the
-/// walk (selector first, then the action's walk) and the decoder.
+/// A selector tool's items: a struct per action with its builder, the `Call` and `Action`
+/// enums, `parse`, the walk (the kernel's: the selector, then the action's object) and the
+/// decoder.
 fn selector_items(
     cx: &mut ModCx<'_>,
     tp: &ToolPlan,
@@ -1011,30 +602,21 @@ fn selector_items(
     outer: &Ident,
     lowered: &Lowered<'_>,
 ) -> Vec<TokenStream> {
-    let rt = rt();
     let d = derives(false);
     let selector = tp.selector.as_deref().unwrap_or("action");
     let mut items = Vec::new();
     let mut variants = Vec::new();
-    let mut parse_fns = Vec::new();
+    let mut builds = Vec::new();
     for (action, id) in tp.actions.iter().zip(action_idents) {
         let aname = action.name.clone().unwrap_or_default();
-        let (st, walk_fn) = action_items(cx, action, id, Some(selector), lowered);
+        let (st, build_fn, build) = action_items(cx, action, id, lowered);
         let doc = format!(" `{selector}: {aname}`");
         items.push(quote! { #[doc = #doc] #d #st });
-        let f = format_ident!(
-            "parse_{}",
-            aname.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        );
-        parse_fns.push(quote! {
-            fn #f(__obj: #rt::Pairs<'_>) -> ::core::result::Result<#id, #rt::CallError> {
-                #walk_fn
-            }
-        });
+        builds.push(build);
         variants.push(Variant {
             name: aname,
             strukt: id.clone(),
-            walk_fn: f,
+            build_fn,
         });
     }
     let targets: Vec<Target<'_>> = tp
@@ -1048,36 +630,34 @@ fn selector_items(
         })
         .collect();
     let decode = decoder(cx, tp, outer, lowered, &targets);
-    items.push(selector_call(
-        selector,
-        &tp.expected_actions,
-        &variants,
-        outer,
-        &parse_fns,
-        &decode,
-    ));
+    items.push(selector_call(selector, &variants, outer, &builds, &decode));
     items
 }
 
-/// The `Call` and `Action` enums of a selector tool, `parse`, and the walk that reads the
-/// selector and hands the rest to the action's walk. `expected` is the plan's
-/// `expected_actions`.
+/// One action of a tool with a selector: its selector value, struct name and builder.
+struct Variant {
+    name: String,
+    strukt: Ident,
+    build_fn: Ident,
+}
+
+/// The `Call` and `Action` enums of a selector tool, `parse`, and the walk: the kernel's over
+/// the tool's plan, answering the action's index and its record, which that action's builder
+/// moves into its struct.
 fn selector_call(
     selector: &str,
-    expected: &str,
     variants: &[Variant],
     outer: &Ident,
-    parse_fns: &[TokenStream],
+    builds: &[TokenStream],
     decode: &TokenStream,
 ) -> TokenStream {
     let rt = rt();
     let d = derives(false);
     let strs: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
     let ids: Vec<&Ident> = variants.iter().map(|v| &v.strukt).collect();
-    let fns: Vec<&Ident> = variants.iter().map(|v| &v.walk_fn).collect();
+    let fns: Vec<&Ident> = variants.iter().map(|v| &v.build_fn).collect();
+    let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
     let n = strs.len();
-    let missing_msg = format!("missing {selector}: expected one of {expected}");
-    let bad_type = format!("{selector}: expected one of {expected}");
     let parse = parse_entry(outer);
     quote! {
         /// The typed call: one variant per action.
@@ -1106,50 +686,37 @@ fn selector_call(
 
         #parse
 
-        /// The validating walk: decides what the decoder left, and words every refusal.
+        /// The walk: the kernel's, over this tool's plan. Decides what the decoder left, and
+        /// words every refusal.
         #[inline(never)]
         fn walk(__obj: #rt::Obj<'_>) -> ::core::result::Result<Call, #rt::CallError> {
-            let __obj = __obj.into_pairs()?;
-            let __action = match __obj.iter().find(|(k, _)| &**k == #selector) {
-                ::core::option::Option::None | ::core::option::Option::Some((_, #rt::Val::Null)) => {
-                    return ::core::result::Result::Err(#rt::missing_selector(#missing_msg));
-                }
-                ::core::option::Option::Some((_, v)) => match #rt::as_str(v) {
-                    #( ::core::option::Option::Some(#strs) => Action::#ids, )*
-                    ::core::option::Option::Some(other) => {
-                        return ::core::result::Result::Err(#rt::unknown_action(#selector, other, #expected));
-                    }
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(#rt::invalid(#bad_type, v));
-                    }
-                },
-            };
+            let (__action, __record) = RULES.walk(__obj)?;
             match __action {
-                #( Action::#ids => #fns(__obj).map(Call::#ids), )*
+                #( #indices => #fns(__record).map(Call::#ids), )*
+                _ => ::core::result::Result::Err(#rt::walk::plan_mismatch()),
             }
         }
 
-        #(#parse_fns)*
+        #(#builds)*
 
         #decode
     }
 }
 
-/// The struct for one action and the body of its walk: the plan action's fields (declaration
-/// order) with their generated types, its prefix, `belongs` lists and constraints.
+/// The struct for one action, its builder's name and the builder: the plan action's fields
+/// (declaration order, the order of the walk's record) with their generated types.
 fn action_items(
     cx: &mut ModCx<'_>,
     action: &ActionPlan,
     name: &Ident,
-    selector: Option<&str>,
     lowered: &Lowered<'_>,
-) -> (TokenStream, TokenStream) {
-    let fields: Vec<WalkField<'_>> = action
+) -> (TokenStream, Ident, TokenStream) {
+    let fields: Vec<BuiltField<'_>> = action
         .object
         .fields
         .iter()
         .filter_map(|f| {
-            field_type(lowered, &f.name).map(|t| WalkField {
+            field_type(lowered, &f.name).map(|t| BuiltField {
                 name: f.name.clone(),
                 ident: snake(&f.name),
                 ty: t.clone(),
@@ -1165,20 +732,26 @@ fn action_items(
     let st = quote! {
         pub struct #name { #(#struct_fields,)* }
     };
-    let prefix = &action.prefix;
-    let walk_body = walk(
-        cx,
-        &Walk {
-            prefix: Ctx::lit(prefix),
-            prefix_expr: quote!(#prefix),
-            selector,
-            object: &action.object,
-            fields: &fields,
-            additional: open.as_ref(),
-            build: quote!(#name),
-        },
-    );
-    (st, walk_body)
+    let build_fn = build_ident(cx, name);
+    let build = builder(&build_fn, &quote!(#name), &fields, open.as_ref());
+    (st, build_fn, build)
+}
+
+/// The builder's name for the struct `name`: `build_<name in snake case>`, unique in the
+/// module.
+fn build_ident(cx: &mut ModCx<'_>, name: &Ident) -> Ident {
+    let mut snake_name = String::new();
+    for (i, c) in name.to_string().chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                snake_name.push('_');
+            }
+            snake_name.push(c.to_ascii_lowercase());
+        } else {
+            snake_name.push(c);
+        }
+    }
+    cx.fresh(&format!("build_{snake_name}"))
 }
 
 /// A field the decoder reads: its name, the typed local it goes into, its type.
@@ -1479,20 +1052,34 @@ fn read_fast(cx: &mut ModCx<'_>, ty: &RType<'_>, c: &Ident, depth: usize) -> Tok
                 }
             }
         }
-        (TypePlan::Object { .. }, Def::Object { parse_fn, .. }) => {
-            quote! {
-                match #c.value_at(#depth)? {
-                    #rt::Val::Obj(o) => #parse_fn(o, "").ok()?,
-                    _ => #none,
-                }
-            }
+        // An object or a JSON-valued kind: the walk reads the value where the plan has it.
+        (
+            TypePlan::Object { .. },
+            Def::Object {
+                build_fn,
+                at: Some(at),
+                ..
+            },
+        ) => {
+            let walked = decode_at(at, c, depth);
+            quote!(#build_fn(#walked.record().ok()?).ok()?)
+        }
+        (_, Def::Json { at: Some(at) }) => {
+            let walked = decode_at(at, c, depth);
+            quote!(#walked.json().ok()?)
         }
         (TypePlan::Any, _) => quote!(#rt::to_json(#c.value_at(#depth)?)),
-        (_, Def::Check(f)) => {
-            quote!(#f(#c.value_at(#depth)?, &::std::string::String::new).ok()?)
-        }
+        // No action reaches it: the decoder never reads it.
+        (_, Def::Object { at: None, .. } | Def::Json { at: None }) => none,
         _ => undefined(ty),
     }
+}
+
+/// The walk's typed value of the value at the cursor, `depth` containers deep, read by the
+/// tool's plan at `at` (returns `None` from the decoder when the walk would refuse it).
+fn decode_at(at: &At, c: &Ident, depth: usize) -> TokenStream {
+    let (action, steps) = (at.action, &at.steps);
+    quote!(RULES.decode_at(#action, &[#(#steps),*], #c.value_at(#depth)?)?)
 }
 
 /// `if <n in [min, max]>` for a match arm on `n` (empty when unbounded).

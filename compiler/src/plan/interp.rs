@@ -5,17 +5,20 @@
 //! walks call, so a model, a replayed transcript, `check`'s example check and the conformance
 //! corpus all hear the same text.
 //!
-//! The generated code's validating walk follows the same rules (its one-pass decoder, by its
-//! own contract, answers only what the walk would answer). `tests/adopt_call_check.rs` holds
-//! the two together on the standard surface and on folders with nested objects, arrays of
-//! objects and every constraint kind: the same accept/refuse, error text and typed value.
+//! The arguments are walked by the kernel's one walk (`toolsurface_kernel::walk`), the one the
+//! generated `Call::parse` runs over its static copy of each tool's plan; what generated code
+//! adds, its one-pass decoder, by its own contract answers only what the walk would answer.
+//! `tests/adopt_call_check.rs` and the conformance corpus hold the two together on the standard
+//! surface and on folders with nested objects, arrays of objects and every constraint kind:
+//! the same accept/refuse, error text and typed value.
 
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use toolsurface_kernel::{self as rt, Arguments, CallError, Obj, Pairs, Val, to_json};
+use toolsurface_kernel::walk::{Build, Patterns, Record, Walker};
+use toolsurface_kernel::{self as rt, Arguments, CallError, Obj, Pairs, Val};
 
-use super::{MemberPlan, ObjectPlan, Plan, Presence, RolePlan, SurfacePlan, ToolPlan, TypePlan};
+use super::{Plan, RolePlan, SurfacePlan, ToolPlan};
 
 /// A call the surface accepts: which tool and action it became, through which alias, and its
 /// typed arguments as the generated `Call` serializes them (selector first, then the action's
@@ -71,9 +74,8 @@ pub struct CallChecker<'p> {
     /// Per plan skill: offered by the role, and which tools it makes callable here.
     skills: Vec<SkillRules>,
     active_skills: Vec<usize>,
-    /// Every string pattern of the plan, compiled once (`None`: it does not compile, and every
-    /// value is refused, as generated).
-    patterns: HashMap<&'p str, Option<regex::Regex>>,
+    /// Every string pattern of the plan, compiled once.
+    patterns: Patterns,
 }
 
 #[derive(Clone, Copy)]
@@ -340,12 +342,12 @@ impl<'p> CallChecker<'p> {
             patterns: &self.patterns,
             build,
         };
-        let (action, arguments) = walker.tool(tool, pairs)?;
+        let (action, record) = walker.tool(tool, pairs)?;
         Ok(Checked {
             tool: &tool.name,
-            action,
+            action: tool.actions.get(action).and_then(|a| a.name.as_deref()),
             alias: alias.map(|a| a.name.as_str()),
-            arguments,
+            arguments: arguments(tool, action, record, build),
         })
     }
 }
@@ -358,409 +360,35 @@ enum Given<'x, 'y> {
 }
 
 /// Every pattern of the plan's string types, compiled once.
-fn compile_patterns(plan: &Plan) -> HashMap<&str, Option<regex::Regex>> {
-    fn visit<'p>(ty: &'p TypePlan, out: &mut HashMap<&'p str, Option<regex::Regex>>) {
-        match ty {
-            TypePlan::String {
-                pattern: Some(p), ..
-            } => {
-                out.entry(p.as_str())
-                    .or_insert_with(|| regex::Regex::new(p).ok());
-            }
-            TypePlan::Array { items, .. } => visit(items, out),
-            TypePlan::Object { object } => visit_object(object, out),
-            TypePlan::Union { branches, .. } => {
-                for b in branches {
-                    visit(b, out);
-                }
-            }
-            _ => {}
-        }
-    }
-    // An object's fields and its other keys' type.
-    fn visit_object<'p>(object: &'p ObjectPlan, out: &mut HashMap<&'p str, Option<regex::Regex>>) {
-        for f in &object.fields {
-            visit(&f.ty, out);
-        }
-        if let Some(other) = &object.additional {
-            visit(other, out);
-        }
-    }
-    let mut out = HashMap::new();
+fn compile_patterns(plan: &Plan) -> Patterns {
+    let mut patterns = Patterns::default();
     for t in &plan.tools {
-        for a in &t.actions {
-            visit_object(&a.object, &mut out);
-        }
+        patterns.add_tool(t);
     }
-    out
+    patterns
 }
 
-/// Whether a check builds the typed value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Build {
-    Typed,
-    Nothing,
-}
-
-/// One call's walk over the plan's rules.
-struct Walker<'c, 'p> {
-    patterns: &'c HashMap<&'p str, Option<regex::Regex>>,
-    build: Build,
-}
-
-impl<'p> Walker<'_, 'p> {
-    /// The tool's `parse`: the selector, then the chosen action's walk.
-    fn tool(
-        &self,
-        tool: &'p ToolPlan,
-        pairs: &Pairs<'_>,
-    ) -> Result<(Option<&'p str>, Value), CallError> {
-        let Some(sel) = tool.selector.as_deref() else {
-            let Some(action) = tool.actions.first() else {
-                return Ok((None, Value::Object(Map::new())));
-            };
-            let map = self.object(&action.object, None, pairs, &|| action.prefix.clone())?;
-            return Ok((None, Value::Object(map)));
-        };
-        let expected = &tool.expected_actions;
-        let index = match pairs.iter().find(|(k, _)| k == sel) {
-            None | Some((_, Val::Null)) => {
-                return Err(rt::missing_selector(&format!(
-                    "missing {sel}: expected one of {expected}"
-                )));
-            }
-            Some((_, v)) => match rt::as_str(v) {
-                Some(s) => match tool
-                    .actions
-                    .iter()
-                    .position(|a| a.name.as_deref() == Some(s))
-                {
-                    Some(i) => i,
-                    None => return Err(rt::unknown_action(sel, s, expected)),
-                },
-                None => {
-                    return Err(rt::invalid(
-                        &format!("{sel}: expected one of {expected}"),
-                        v,
-                    ));
-                }
-            },
-        };
-        let action = &tool.actions[index];
-        let name = action.name.as_deref();
-        let fields = self.object(&action.object, Some(sel), pairs, &|| action.prefix.clone())?;
-        if self.build == Build::Nothing {
-            return Ok((name, Value::Null));
-        }
-        let mut map = Map::with_capacity(fields.len() + 1);
-        map.insert(
-            sel.to_owned(),
-            Value::String(name.unwrap_or_default().to_owned()),
-        );
-        map.extend(fields);
-        Ok((name, Value::Object(map)))
-    }
-
-    /// The walk of [`ObjectPlan`]: every key checked against the fields (null = absent; a null
-    /// for a field another action takes is let through), values converted, then required
-    /// fields (declaration order), `exactly_one_of` groups, `forbidden_with` rules.
-    fn object(
-        &self,
-        rules: &ObjectPlan,
-        selector: Option<&str>,
-        pairs: &Pairs<'_>,
-        prefix: &dyn Fn() -> String,
-    ) -> Result<Map<String, Value>, CallError> {
-        let mut values: Vec<Option<Value>> = vec![None; rules.fields.len()];
-        // An open object's other keys, in input order.
-        let mut extra: Vec<(&str, Value)> = Vec::new();
-        let mut selector_seen = false;
-        for (key, v) in pairs {
-            let key: &str = key;
-            if Some(key) == selector {
-                if selector_seen {
-                    return Err(rt::duplicate(&prefix(), key));
-                }
-                selector_seen = true;
-                continue;
-            }
-            if let Some(i) = rules.fields.iter().position(|f| f.name == key) {
-                if v.is_null() {
-                    continue;
-                }
-                let f = &rules.fields[i];
-                if values[i].is_some() {
-                    return Err(rt::duplicate(&prefix(), &f.name));
-                }
-                let path = || format!("{}{}", prefix(), f.name);
-                values[i] = Some(self.convert(&f.ty, v, &path)?);
-                continue;
-            }
-            if v.is_null() && rules.belongs.iter().any(|b| b.field == key) {
-                continue;
-            }
-            if let Some(other) = rules.additional.as_deref() {
-                if v.is_null() {
-                    continue;
-                }
-                if extra.iter().any(|(k, _)| *k == key) {
-                    return Err(rt::duplicate(&prefix(), key));
-                }
-                let path = || format!("{}{key}", prefix());
-                let x = self.convert(other, v, &path)?;
-                extra.push((key, x));
-                continue;
-            }
-            let accepted: Vec<&str> = rules.fields.iter().map(|f| f.name.as_str()).collect();
-            let belongs: Vec<(&str, &str)> = rules
-                .belongs
-                .iter()
-                .map(|b| (b.field.as_str(), b.actions.as_str()))
-                .collect();
-            return Err(rt::unexpected_field(&prefix(), key, &accepted, &belongs));
-        }
-        constraints(rules, &values, prefix)?;
-        if self.build == Build::Nothing {
-            return Ok(Map::new());
-        }
-        let mut map = Map::with_capacity(rules.fields.len() + extra.len());
-        for (f, v) in rules.fields.iter().zip(values) {
-            if let Some(v) = v {
-                map.insert(f.name.clone(), v);
-            }
-        }
-        for (k, v) in extra {
-            map.insert(k.to_owned(), v);
-        }
-        Ok(map)
-    }
-
-    /// An array's items, each converted (item `i` is reported as `<path>[i]`).
-    fn items(
-        &self,
-        items: &TypePlan,
-        list: &[Val<'_>],
-        path: &dyn Fn() -> String,
-    ) -> Result<Value, CallError> {
-        let typed = self.build == Build::Typed;
-        let mut out = Vec::with_capacity(if typed { list.len() } else { 0 });
-        for (i, item) in list.iter().enumerate() {
-            let item = self.convert(items, item, &|| format!("{}[{i}]", path()))?;
-            if typed {
-                out.push(item);
-            }
-        }
-        Ok(if typed {
-            Value::Array(out)
-        } else {
-            Value::Null
-        })
-    }
-
-    /// The generated `convert`: the typed value, or `<path>: expected <…>, got <value>`.
-    /// With [`Build::Nothing`], strings, arrays and objects are checked but not copied (a
-    /// `null` stands for them; booleans are kept, `forbidden_with` reads them).
-    fn convert(
-        &self,
-        ty: &TypePlan,
-        v: &Val<'_>,
-        path: &dyn Fn() -> String,
-    ) -> Result<Value, CallError> {
-        let typed = self.build == Build::Typed;
-        let refuse = |expected: &str, v: &Val<'_>| refusal(path, expected, v);
-        match ty {
-            TypePlan::Integer {
-                minimum,
-                maximum,
-                expected,
-            } => match rt::as_int(v) {
-                Some(n) if minimum.is_none_or(|a| n >= a) && maximum.is_none_or(|b| n <= b) => {
-                    Ok(Value::from(n))
-                }
-                _ => refuse(expected, v),
-            },
-            TypePlan::Number {
-                minimum,
-                maximum,
-                expected,
-            } => match rt::as_num(v) {
-                Some(n) if minimum.is_none_or(|a| n >= a) && maximum.is_none_or(|b| n <= b) => {
-                    Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
-                }
-                _ => refuse(expected, v),
-            },
-            TypePlan::Boolean => match rt::as_bool(v) {
-                Some(b) => Ok(Value::Bool(b)),
-                None => refuse("true or false", v),
-            },
-            TypePlan::String {
-                min_length,
-                max_length,
-                pattern,
-                expected,
-            } => match rt::as_str(v) {
-                Some(s)
-                    if (min_length.is_none() && max_length.is_none()
-                        || rt::chars_within(
-                            s,
-                            min_length.unwrap_or(0),
-                            max_length.unwrap_or(u64::MAX),
-                        ))
-                        && pattern.as_deref().is_none_or(|p| {
-                            rt::matches(self.patterns.get(p).unwrap_or(&None), s)
-                        }) =>
-                {
-                    Ok(if typed {
-                        Value::String(s.to_owned())
-                    } else {
-                        Value::Null
-                    })
-                }
-                _ => refuse(expected, v),
-            },
-            TypePlan::Enum { values, expected } => match rt::as_str(v) {
-                Some(s) if values.iter().any(|x| x == s) => Ok(if typed {
-                    Value::String(s.to_owned())
-                } else {
-                    Value::Null
-                }),
-                _ => refuse(expected, v),
-            },
-            TypePlan::Array {
-                items,
-                min_items,
-                max_items,
-                expected,
-            } => match v {
-                Val::Arr(list)
-                    if (min_items.unwrap_or(0) as usize
-                        ..=max_items.map_or(usize::MAX, |m| m as usize))
-                        .contains(&list.len()) =>
-                {
-                    self.items(items, list, path)
-                }
-                v => refuse(expected, v),
-            },
-            TypePlan::Object { object } => match v {
-                Val::Obj(members) => Ok(Value::Object(self.object(
-                    object,
-                    None,
-                    members,
-                    &|| format!("{}: ", path()),
-                )?)),
-                v => refuse("an object", v),
-            },
-            TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
-                self.convert_json(ty, v, path)
-            }
-        }
-    }
-
-    /// [`Self::convert`] for the kinds whose typed value is the JSON value itself: any, null,
-    /// const, unions (the first accepting branch's value; `one`: a second is refused).
-    fn convert_json(
-        &self,
-        ty: &TypePlan,
-        v: &Val<'_>,
-        path: &dyn Fn() -> String,
-    ) -> Result<Value, CallError> {
-        let typed = self.build == Build::Typed;
-        let refuse = |expected: &str, v: &Val<'_>| refusal(path, expected, v);
-        match ty {
-            TypePlan::Any => Ok(if typed {
-                to_json(v.clone())
-            } else {
-                Value::Null
-            }),
-            TypePlan::Null => match v {
-                Val::Null => Ok(Value::Null),
-                v => refuse("null", v),
-            },
-            TypePlan::Const { value, expected } => {
-                if super::json_equal(&to_json(v.clone()), value) {
-                    Ok(value.clone())
-                } else {
-                    refuse(expected, v)
-                }
-            }
-            TypePlan::Union {
-                branches,
-                one,
-                expected,
-                ambiguous,
-            } => {
-                let mut accepted = None;
-                for b in branches {
-                    let Ok(x) = self.convert(b, v, path) else {
-                        continue;
-                    };
-                    if accepted.is_some() {
-                        return refuse(ambiguous, v);
-                    }
-                    accepted = Some(x);
-                    if !one {
-                        break;
-                    }
-                }
-                match accepted {
-                    Some(x) => Ok(x),
-                    None => refuse(expected, v),
-                }
-            }
-            _ => self.convert(ty, v, path),
-        }
-    }
-}
-
-/// `<path>: expected <expected>, got <value>`.
-fn refusal(path: &dyn Fn() -> String, expected: &str, v: &Val<'_>) -> Result<Value, CallError> {
-    Err(rt::invalid(&format!("{}: expected {expected}", path()), v))
-}
-
-/// After an object's walk: each required field (declaration order), each `exactly_one_of`
-/// group, each `forbidden_with` rule, on the values found.
-fn constraints(
-    rules: &ObjectPlan,
-    values: &[Option<Value>],
-    prefix: &dyn Fn() -> String,
-) -> Result<(), CallError> {
-    for (f, v) in rules.fields.iter().zip(values.iter()) {
-        if f.required && v.is_none() {
-            return Err(rt::missing(&prefix(), &f.name));
-        }
-    }
-    let present = |m: &MemberPlan| -> bool {
-        let value = || {
-            rules
-                .fields
-                .iter()
-                .zip(values.iter())
-                .find(|(f, _)| f.name == m.field)
-                .and_then(|(_, v)| v.as_ref())
-        };
-        match m.presence {
-            Presence::Always => true,
-            Presence::Never => false,
-            Presence::Given => value().is_some(),
-            Presence::True => matches!(value(), Some(Value::Bool(true))),
-        }
+/// The arguments a checker answers with: with [`Build::Nothing`] `null` for a tool with a
+/// selector, `{}` for a plain one; else the typed call as JSON, the selector first.
+fn arguments(tool: &ToolPlan, action: usize, record: Record, build: Build) -> Value {
+    let Some(action_plan) = tool.actions.get(action) else {
+        return Value::Object(Map::new());
     };
-    for group in &rules.exactly_one_of {
-        // Counted first: the lists are built only for the refusal.
-        if group.iter().filter(|m| present(m)).count() != 1 {
-            let names: Vec<&str> = group.iter().map(|m| m.field.as_str()).collect();
-            let given: Vec<&str> = group
-                .iter()
-                .filter(|m| present(m))
-                .map(|m| m.field.as_str())
-                .collect();
-            return Err(rt::exactly_one(&prefix(), &names, &given));
-        }
+    let fields = match build {
+        Build::Nothing => Map::new(),
+        Build::Typed => record.into_json(&action_plan.object),
+    };
+    let Some(sel) = tool.selector.as_deref() else {
+        return Value::Object(fields);
+    };
+    if build == Build::Nothing {
+        return Value::Null;
     }
-    for fw in &rules.forbidden_with {
-        if present(&fw.field) && present(&fw.with) {
-            return Err(rt::constraint(&prefix(), &fw.message));
-        }
-    }
-    Ok(())
+    let mut map = Map::with_capacity(fields.len() + 1);
+    map.insert(
+        sel.to_owned(),
+        Value::String(action_plan.name.clone().unwrap_or_default()),
+    );
+    map.extend(fields);
+    Value::Object(map)
 }

@@ -901,7 +901,8 @@ def rust_regex(pattern: str) -> re.Pattern[str] | None:
 
 
 # ---------------------------------------------------------------------------------------
-# The plan and its walk (compiler/src/plan/interp.rs, step for step).
+# The plan and its walk (kernel/src/walk.rs, step for step; the name rules of
+# compiler/src/plan/interp.rs).
 
 Fields: TypeAlias = dict[str, Any]
 

@@ -1,6 +1,6 @@
 // The kernel of the generated TypeScript host: a hand-written port of toolsurface's Rust
-// kernel (kernel/src/lib.rs, kernel/src/scan.rs, text/src/lib.rs) and of the plan
-// interpreter (compiler/src/plan/interp.rs). `toolsurface gen typescript` writes it verbatim
+// kernel (kernel/src/lib.rs, kernel/src/scan.rs, its walk kernel/src/walk.rs, text/src/lib.rs)
+// and of the plan interpreter's name rules (compiler/src/plan/interp.rs). `toolsurface gen typescript` writes it verbatim
 // beside the plan data; the walk reads that data, so no rule is written here twice.
 //
 // What must match Rust byte for byte: the JSON reading (duplicate keys kept in input order,
@@ -1182,7 +1182,7 @@ export function fromJs(x: unknown): Val {
 }
 
 // ---------------------------------------------------------------------------------------
-// The walk (compiler/src/plan/interp.rs `Walker`), building the typed call.
+// The walk (kernel/src/walk.rs `Walker`), building the typed call.
 
 type Typed = unknown;
 
