@@ -472,36 +472,6 @@ impl Typed {
         }
     }
 
-    /// The integer (the builders' accessors: a value of another kind means the generated types
-    /// and the plan they were generated with disagree, a bug refused as [`plan_mismatch`]).
-    pub fn int(self) -> Result<i64, CallError> {
-        match self {
-            Typed::Int(n) => Ok(n),
-            _ => Err(plan_mismatch()),
-        }
-    }
-
-    pub fn num(self) -> Result<f64, CallError> {
-        match self {
-            Typed::Num(n) => Ok(n),
-            _ => Err(plan_mismatch()),
-        }
-    }
-
-    pub fn boolean(self) -> Result<bool, CallError> {
-        match self {
-            Typed::Bool(b) => Ok(b),
-            _ => Err(plan_mismatch()),
-        }
-    }
-
-    pub fn string(self) -> Result<String, CallError> {
-        match self {
-            Typed::Str(s) => Ok(s),
-            _ => Err(plan_mismatch()),
-        }
-    }
-
     /// An enum value as the generated enum's variant (`all` is its `ALL`, in the plan's value
     /// order).
     pub fn variant<T: Copy>(self, all: &[T]) -> Result<T, CallError> {
@@ -521,20 +491,33 @@ impl Typed {
             _ => Err(plan_mismatch()),
         }
     }
+}
 
-    pub fn record(self) -> Result<Record, CallError> {
-        match self {
-            Typed::Record(r) => Ok(r),
-            _ => Err(plan_mismatch()),
+/// The builders' accessors, one per kind: the value when it is of that kind. A value of
+/// another kind means the generated types and the plan they were generated with disagree, a
+/// bug refused as [`plan_mismatch`].
+macro_rules! accessors {
+    ($($name:ident -> $t:ty = $variant:ident;)*) => {
+        impl Typed {
+            $(
+                pub fn $name(self) -> Result<$t, CallError> {
+                    match self {
+                        Typed::$variant(v) => Ok(v),
+                        _ => Err(plan_mismatch()),
+                    }
+                }
+            )*
         }
-    }
+    };
+}
 
-    pub fn json(self) -> Result<Value, CallError> {
-        match self {
-            Typed::Json(v) => Ok(v),
-            _ => Err(plan_mismatch()),
-        }
-    }
+accessors! {
+    int -> i64 = Int;
+    num -> f64 = Num;
+    boolean -> bool = Bool;
+    string -> String = Str;
+    record -> Record = Record;
+    json -> Value = Json;
 }
 
 impl Record {
