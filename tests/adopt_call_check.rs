@@ -449,7 +449,7 @@ fn value_of(ty: &Type) -> BoxedStrategy<Value> {
         Type::Union { branches, .. } => {
             prop::strategy::Union::new(branches.iter().map(value_of)).boxed()
         }
-        Type::Annotated { ty, .. } => value_of(ty),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => value_of(ty),
     }
 }
 

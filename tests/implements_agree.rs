@@ -104,7 +104,7 @@ fn boundary_values(ty: &Type) -> Vec<Value> {
         Type::Null => vec![Value::Null],
         Type::Const { value, .. } => vec![value.clone()],
         Type::Union { branches, .. } => branches.iter().flat_map(boundary_values).collect(),
-        Type::Annotated { ty, .. } => boundary_values(ty),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => boundary_values(ty),
         // Any value: nothing to bound; the examples carry such values.
         Type::Any => Vec::new(),
     }

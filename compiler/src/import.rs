@@ -963,7 +963,7 @@ fn limits_the_input_needs(defs: &[DefTool]) -> crate::ir::Limits {
                 .unwrap_or(0),
             Type::Array { items, .. } => longest_in_type(items),
             Type::Union { branches, .. } => branches.iter().map(longest_in_type).max().unwrap_or(0),
-            Type::Annotated { ty, .. } => longest_in_type(ty),
+            Type::Annotated { ty, .. } | Type::Shape { ty, .. } => longest_in_type(ty),
             _ => 0,
         }
     }

@@ -254,6 +254,9 @@ pub struct Tool {
     /// resolved (its own uses of other shapes inlined and tagged, see [`OutputType::shape`]).
     /// The published output schema lists the ones it uses under `$defs`.
     pub output_shapes: Vec<(String, OutputType)>,
+    /// `shapes:` the fields use (`Type::Shape`), declaration order, each resolved: the
+    /// parameters' `$defs` list the ones a published schema refers to in this order.
+    pub field_shapes: Vec<(String, Type)>,
     /// `implements:`: the Rust type path the typed call becomes (codegen builds it from the
     /// parsed call; `Handlers` receives it). Not published.
     pub implements: Option<String>,
@@ -387,6 +390,14 @@ pub enum Type {
         ty: Box<Type>,
         ann: Box<SchemaAnnotations>,
     },
+    /// A use of one of the tool file's `shapes:` (`{ shape: name }`): the shape's definition,
+    /// resolved (its own uses inlined and tagged the same way). Every reader sees the
+    /// definition in place; the emitter writes a `$ref` into the root's `$defs` where the
+    /// style takes references, and Rust codegen defines one type per shape.
+    Shape {
+        name: String,
+        ty: Box<Type>,
+    },
 }
 
 impl Type {
@@ -394,6 +405,7 @@ impl Type {
     pub fn peel(&self) -> (&Type, Option<&SchemaAnnotations>) {
         match self {
             Type::Annotated { ty, ann } => (ty.peel().0, Some(ann)),
+            Type::Shape { ty, .. } => ty.peel(),
             t => (t, None),
         }
     }

@@ -711,6 +711,9 @@ fn type_shape(ty: &ir::Type) -> TypeShape {
             form: form.keyword().to_owned(),
             branches: branches.iter().map(type_shape).collect(),
         },
+        // A shape's use is recorded as its definition: what a call may send. Its name is in
+        // the published bytes (a `$ref`), whose hash the lock pins.
+        ir::Type::Shape { ty, .. } => type_shape(ty),
         ir::Type::Annotated { ty, ann } => {
             let mut other = serde_json::Map::new();
             let mut put = |k: &str, v: Option<serde_json::Value>| {

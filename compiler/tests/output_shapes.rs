@@ -333,8 +333,8 @@ fn an_unknown_shape_is_refused_with_a_suggestion_and_an_unused_one_warned() {
     assert_eq!(
         unused,
         [
-            "shape `spare` is used by no output of the tool",
-            "shape `inner` is used by no output of the tool"
+            "shape `spare` is used by no field and no output of the tool",
+            "shape `inner` is used by no field and no output of the tool"
         ],
         "{found:?}"
     );
@@ -354,7 +354,7 @@ fn a_shape_that_multiplies_past_the_guard_is_refused() {
     let found = codes(&with_shapes(&shapes, "s0"));
     assert!(
         found.iter().any(|(c, m)| *c == "shape-too-large"
-            && m.contains(&toolsurface_compiler::load::output::MAX_INLINED_NODES.to_string())),
+            && m.contains(&toolsurface_compiler::load::shapes::MAX_INLINED_NODES.to_string())),
         "{found:?}"
     );
 }

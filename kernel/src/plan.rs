@@ -221,4 +221,7 @@ pub enum TypePlan {
         expected: String,
         ambiguous: String,
     },
+    /// A use of the named shape of the tool's file: its definition `ty`, inlined (the walk
+    /// reads `ty`; a generator may define one type per shape name).
+    Shape { name: String, ty: Box<TypePlan> },
 }

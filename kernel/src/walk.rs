@@ -50,7 +50,9 @@ impl Patterns {
             } if !self.0.contains_key(p) => {
                 self.0.insert(p.clone(), regex::Regex::new(p).ok());
             }
-            TypePlan::Array { items, .. } => self.add_type(items),
+            TypePlan::Array { items, .. } | TypePlan::Shape { ty: items, .. } => {
+                self.add_type(items)
+            }
             TypePlan::Object { object } => self.add_object(object),
             TypePlan::Union { branches, .. } => {
                 for b in branches {
@@ -305,6 +307,8 @@ impl Walker<'_> {
             TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
                 self.convert_json(ty, v, path)
             }
+            // A shape's use is its definition.
+            TypePlan::Shape { ty, .. } => self.convert(ty, v, path),
         }
     }
 
@@ -452,6 +456,9 @@ impl Typed {
     /// (an enum as its string, an object's fields in declaration order with the absent ones
     /// left out, then its other keys), and what a union keeps of its accepting branch.
     pub fn into_json(self, ty: &TypePlan) -> Value {
+        if let TypePlan::Shape { ty, .. } = ty {
+            return self.into_json(ty);
+        }
         match (self, ty) {
             (Typed::Int(n), _) => Value::from(n),
             (Typed::Num(n), _) => {
@@ -574,7 +581,8 @@ pub enum Step {
     Items,
 }
 
-/// The type at `steps` from `object` (`None` where a step does not fit the plan).
+/// The type at `steps` from `object` (`None` where a step does not fit the plan). A shape's
+/// use is its definition: the steps go through it.
 fn type_at<'p>(object: &'p ObjectPlan, steps: &[Step]) -> Option<&'p TypePlan> {
     let (first, rest) = steps.split_first()?;
     let mut ty = match first {
@@ -583,6 +591,9 @@ fn type_at<'p>(object: &'p ObjectPlan, steps: &[Step]) -> Option<&'p TypePlan> {
         Step::Items => return None,
     };
     for step in rest {
+        while let TypePlan::Shape { ty: def, .. } = ty {
+            ty = def;
+        }
         ty = match (step, ty) {
             (Step::Field(i), TypePlan::Object { object }) => &object.fields.get(*i)?.ty,
             (Step::Other, TypePlan::Object { object }) => object.additional.as_deref()?,

@@ -100,7 +100,7 @@ def test_kinds_pydantic_facade_takes_the_examples() -> None:
             for a in t["actions"]
             for e in a["examples"]
         ]
-        assert len(examples) == 5
+        assert len(examples) == 6
         for tool, example in examples:
             text = json.dumps(example)
             ts.parse_call("worker", "chat", tool, text)

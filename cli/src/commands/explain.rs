@@ -503,6 +503,8 @@ fn nested_text(
         }
         Type::Array { items, .. } => nested_text(items, path, pad, field_text, out),
         Type::Annotated { ty, .. } => nested_text(ty, path, pad, field_text, out),
+        // A shape is outlined where it is used (its name is in the type text).
+        Type::Shape { ty, .. } => nested_text(ty, path, pad, field_text, out),
         Type::Union { branches, .. } => {
             for (i, b) in branches.iter().enumerate() {
                 nested_text(b, &format!("{path}.#{i}"), pad, field_text, out);
@@ -594,6 +596,7 @@ pub fn type_text(ty: &Type) -> String {
             Vec::new(),
         ),
         Type::Annotated { ty, ann } => (type_text(ty), annotation_texts(ann)),
+        Type::Shape { name, ty } => (format!("shape {name}: {}", type_text(ty)), Vec::new()),
     };
     if extra.is_empty() {
         base

@@ -381,7 +381,7 @@ fn value_for(name: &str, ty: &Type, rng: &mut Rng) -> Value {
             Some(b) => value_for(name, b, rng),
             None => Value::Null,
         },
-        Type::Annotated { ty, .. } => value_for(name, ty, rng),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => value_for(name, ty, rng),
     }
 }
 

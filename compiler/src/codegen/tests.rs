@@ -99,3 +99,39 @@ fn the_conversion_fills_a_fields_default() {
     *default(&mut ir) = Some(serde_json::json!({"rows": 1}));
     assert!(text(&ir).contains("compile_error!"));
 }
+
+/// A shape is one Rust type, named after it, however many fields, items, properties and
+/// branches use it (the plan inlines each use; codegen defines the type once).
+#[test]
+fn a_shape_is_one_type_named_after_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/kinds");
+    let sources = crate::read_dir(&root).expect("read the conformance fixture");
+    let compiled = crate::compile(&sources);
+    let Some(ir) = compiled.ir else {
+        panic!(
+            "{}",
+            crate::diag::render_all(&compiled.diagnostics, &sources)
+        );
+    };
+    let text = render(&generate(&ir).expect("generate"));
+    let module = text
+        .split("pub mod route {")
+        .nth(1)
+        .and_then(|m| m.split("\npub mod ").next())
+        .expect("the route module");
+    for def in ["pub struct Point {", "pub struct Leg {", "pub enum Mode {"] {
+        assert_eq!(module.matches(def).count(), 1, "{def} once in:\n{module}");
+    }
+    // `point` is used by a field, by `leg.to` and by a union branch: one type, no copies.
+    assert!(!module.contains("pub struct Point2"), "{module}");
+    assert!(module.contains("pub start: Point,"), "{module}");
+    assert!(module.contains("pub to: Point,"), "{module}");
+    assert!(
+        module.contains("pub legs: ::std::vec::Vec<Leg>,"),
+        "{module}"
+    );
+    assert!(
+        module.contains("pub via: ::core::option::Option<Mode>,"),
+        "{module}"
+    );
+}

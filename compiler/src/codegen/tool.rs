@@ -97,9 +97,10 @@ impl RType<'_> {
                     let rt = rt();
                     quote!(#rt::serde_json::Value)
                 }
-                TypePlan::Enum { .. } | TypePlan::Array { .. } | TypePlan::Object { .. } => {
-                    undefined(self)
-                }
+                TypePlan::Enum { .. }
+                | TypePlan::Array { .. }
+                | TypePlan::Object { .. }
+                | TypePlan::Shape { .. } => undefined(self),
             },
         }
     }
@@ -145,6 +146,9 @@ struct ModCx<'p> {
     /// The tool's other keys (`parameters: additional_properties`): their type and the
     /// action structs' member holding them.
     open_root: Option<(RType<'p>, Ident)>,
+    /// Each shape lowered so far, by name: every use of it is this one type (named after the
+    /// shape), its decoder place the first use's (the plan holds the same type at each).
+    shapes: std::collections::BTreeMap<String, RType<'p>>,
 }
 
 impl ModCx<'_> {
@@ -180,6 +184,14 @@ fn derives(copy_eq: bool) -> TokenStream {
 /// base for any type it defines.
 fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str, at: Option<At>) -> RType<'p> {
     let rt = rt();
+    if let TypePlan::Shape { name, ty: def } = ty {
+        if let Some(lowered) = cx.shapes.get(name) {
+            return lowered.clone();
+        }
+        let lowered = lower(cx, def, &pascal_str(name), at);
+        cx.shapes.insert(name.clone(), lowered.clone());
+        return lowered;
+    }
     let def = match ty {
         TypePlan::String {
             pattern: Some(p), ..
@@ -201,6 +213,8 @@ fn lower<'p>(cx: &mut ModCx<'p>, ty: &'p TypePlan, hint: &str, at: Option<At>) -
         ))),
         TypePlan::Object { object } => lower_object(cx, object, hint, at),
         TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => Def::Json { at },
+        // Taken above.
+        TypePlan::Shape { .. } => Def::Plain,
         TypePlan::String { pattern: None, .. }
         | TypePlan::Integer { .. }
         | TypePlan::Number { .. }
@@ -431,6 +445,7 @@ pub fn tool_module(tool: &Tool, tp: &ToolPlan, outer: &Ident) -> TokenStream {
         patterns: 0,
         depth: 0,
         open_root: None,
+        shapes: std::collections::BTreeMap::new(),
     };
     // Action struct names first, so field types yield to them.
     let action_idents = action_idents(&mut cx, tp);

@@ -68,7 +68,7 @@ fn type_name(ty: &Type) -> &'static str {
             ..
         } => "one_of",
         Type::Union { .. } => "any_of",
-        Type::Annotated { ty, .. } => type_name(ty),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => type_name(ty),
     }
 }
 
@@ -81,6 +81,9 @@ pub fn type_lines(ty: &Type, indent: usize, out: &mut String) {
         Type::Annotated { ty, ann } => {
             type_lines(ty, indent, out);
             annotation_lines(ann, indent, out);
+        }
+        Type::Shape { name, .. } => {
+            let _ = writeln!(out, "{pad}shape: {}", scalar(name));
         }
         Type::Union {
             form: UnionForm::TypeList,
@@ -145,7 +148,7 @@ fn keyword_lines(ty: &Type, indent: usize, out: &mut String) {
                 line("maximum", number(*v));
             }
         }
-        Type::Boolean | Type::Any | Type::Null | Type::Annotated { .. } => {}
+        Type::Boolean | Type::Any | Type::Null | Type::Annotated { .. } | Type::Shape { .. } => {}
         Type::Enum { values } => line("values", flow_list(values)),
         Type::Const { value, .. } => line("value", json(value)),
         Type::Array {

@@ -59,6 +59,23 @@ pub(crate) fn output_type_schema(ty: &OutputType) -> Json {
     type_schema(ty, &mut None)
 }
 
+/// The `$ref` of the shape `name` under the root's `$defs`: a URI fragment holding a JSON
+/// Pointer (RFC 6901's `~0`/`~1`, then percent-encoding what a fragment may not hold raw, as
+/// `#/$defs/Page%20Ref`).
+pub(crate) fn def_ref(name: &str) -> String {
+    let mut out = String::from("#/$defs/");
+    let escaped = name.replace('~', "~0").replace('/', "~1");
+    for b in escaped.bytes() {
+        let raw = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?".contains(&b);
+        if raw {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The shapes a published output schema refers to: the tool's `shapes:` and which of them
 /// (by declaration index) a `$ref` has named so far.
 struct Refs<'t> {
@@ -74,14 +91,10 @@ impl Refs<'_> {
         let ix = self.defs.iter().position(|(n, _)| n == name)?;
         self.used.insert(ix);
         let own = &self.defs[ix].1.description;
-        Some(
-            Json::obj()
-                .with("$ref", Json::str(format!("#/$defs/{name}")))
-                .with_opt(
-                    "description",
-                    (ty.description != *own).then(|| Json::str(ty.description.clone())),
-                ),
-        )
+        Some(Json::obj().with("$ref", Json::str(def_ref(name))).with_opt(
+            "description",
+            (ty.description != *own).then(|| Json::str(ty.description.clone())),
+        ))
     }
 
     /// `$defs` appended to a root: each shape used (and each shape those use), declaration

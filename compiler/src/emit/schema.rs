@@ -3,9 +3,12 @@
 //! the actions that use it, in one of three styles (plain JSON Schema, OpenAI strict, the
 //! Gemini OpenAPI subset). The per-action strictness lives in `Call::parse`, not here.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use crate::ir::{RenderedTool, SchemaAnnotations, Tool, Type, UnionForm};
 
-use super::extras::value_json;
+use super::extras::{def_ref, value_json};
 
 use super::EmitError;
 use super::json::Json;
@@ -26,6 +29,23 @@ pub(crate) enum Style {
     /// family, whose client (google-genai's MCP-to-Tool conversion) refuses the key. The
     /// objects stay closed where it matters: `Call::parse` refuses unknown fields.
     Open,
+}
+
+impl Style {
+    /// Whether a use of a shape is a `$ref` into the root's `$defs` (JSON Schema 2020-12
+    /// references: every style but Gemini's OpenAPI subset, which has none, so the shape is
+    /// inlined there).
+    fn takes_references(self) -> bool {
+        self != Style::Gemini
+    }
+}
+
+/// The shapes a parameters schema refers to: per shape (index in `Tool::field_shapes`) the
+/// description path of its first use, where its definition's texts are rendered (a shape's
+/// texts are the same at every use).
+#[derive(Default)]
+struct Refs {
+    used: BTreeMap<usize, String>,
 }
 
 /// The rendered texts of one tool, looked up by the paths the IR uses.
@@ -114,6 +134,8 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
         }
     }
 
+    let refs = RefCell::new(Refs::default());
+    let refs = style.takes_references().then_some(&refs);
     let mut properties = Vec::new();
     let mut required = Vec::new();
     if let Some(selector) = &tool.selector {
@@ -148,6 +170,7 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
             texts: Some(texts),
             path: name.to_owned(),
             style,
+            refs,
         };
         if !unlisted(&field.ty) {
             properties.push((
@@ -168,13 +191,58 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
                 texts: Some(texts),
                 path: "*".to_owned(),
                 style,
+                refs,
             }
             .schema(t, None, false)?,
         ),
         None => None,
     };
     let root = object_schema_with(head, properties, required, additional, style);
-    Ok(annotated(root, &params.ann, true, style))
+    let root = annotated(root, &params.ann, true, style);
+    match refs {
+        Some(refs) => with_defs(root, texts, style, refs),
+        None => Ok(root),
+    }
+}
+
+/// `$defs` appended to the parameters root: each shape a `$ref` named (and each shape those
+/// name), in the declaration order of `shapes:`; the root unchanged when none is.
+fn with_defs(
+    root: Json,
+    texts: &Texts<'_>,
+    style: Style,
+    refs: &RefCell<Refs>,
+) -> Result<Json, EmitError> {
+    let shapes = &texts.tool.field_shapes;
+    let mut rendered: BTreeMap<usize, Json> = BTreeMap::new();
+    // Rendering a definition may name more shapes: render until none is left.
+    loop {
+        let next = refs
+            .borrow()
+            .used
+            .iter()
+            .find(|(ix, _)| !rendered.contains_key(ix))
+            .map(|(ix, path)| (*ix, path.clone()));
+        let Some((ix, path)) = next else { break };
+        let Some((_, def)) = shapes.get(ix) else {
+            break;
+        };
+        let node = Node {
+            texts: Some(texts),
+            path,
+            style,
+            refs: Some(refs),
+        };
+        rendered.insert(ix, node.schema(def, None, false)?);
+    }
+    if rendered.is_empty() {
+        return Ok(root);
+    }
+    let entries = rendered
+        .into_iter()
+        .filter_map(|(ix, schema)| Some((shapes.get(ix)?.0.clone(), schema)))
+        .collect();
+    Ok(root.with("$defs", Json::Obj(entries)))
 }
 
 /// A field required but not described under `properties` (`unlisted: true`).
@@ -268,6 +336,8 @@ struct Node<'t, 'a> {
     /// `field`, `field.prop`, `field.prop.sub` (array items add no segment).
     path: String,
     style: Style,
+    /// Where a use of a shape is a `$ref` (`None`: every shape inlined).
+    refs: Option<&'t RefCell<Refs>>,
 }
 
 impl Node<'_, '_> {
@@ -276,7 +346,36 @@ impl Node<'_, '_> {
             texts: self.texts,
             path: format!("{}.{prop}", self.path),
             style: self.style,
+            refs: self.refs,
         }
+    }
+
+    /// A use of the shape `name`: `{"$ref":"#/$defs/<name>"}` with the use's own description
+    /// beside it (strict style, optional: `anyOf` the reference or `null`), the shape marked
+    /// used with this path; `None` when this node inlines shapes, or the shape is none of
+    /// the tool's.
+    fn reference(&self, name: &str, description: Option<&str>, nullable: bool) -> Option<Json> {
+        let refs = self.refs?;
+        let ix = self
+            .texts?
+            .tool
+            .field_shapes
+            .iter()
+            .position(|(n, _)| n == name)?;
+        refs.borrow_mut()
+            .used
+            .entry(ix)
+            .or_insert_with(|| self.path.clone());
+        let reference = Json::obj().with("$ref", Json::str(def_ref(name)));
+        let description = description.filter(|d| !d.is_empty()).map(Json::str);
+        Some(if nullable {
+            let null = Json::obj().with("type", Json::str("null"));
+            Json::obj()
+                .with_opt("description", description)
+                .with("anyOf", Json::Arr(vec![reference, null]))
+        } else {
+            reference.with_opt("description", description)
+        })
     }
 
     fn non_finite(&self) -> EmitError {
@@ -307,6 +406,12 @@ impl Node<'_, '_> {
                 let own = description.filter(|d| !d.is_empty());
                 let inner = self.schema(ty, own.or_else(|| ann.description.clone()), nullable)?;
                 return Ok(annotated(inner, ann, false, style));
+            }
+            Type::Shape { name, ty } => {
+                if let Some(reference) = self.reference(name, description.as_deref(), nullable) {
+                    return Ok(reference);
+                }
+                return self.schema(ty, description, nullable);
             }
             Type::Any | Type::Const { .. } | Type::Union { .. } => {
                 return self.typeless(ty, description, nullable);
@@ -371,7 +476,8 @@ impl Node<'_, '_> {
             | Type::Null
             | Type::Const { .. }
             | Type::Union { .. }
-            | Type::Annotated { .. } => {}
+            | Type::Annotated { .. }
+            | Type::Shape { .. } => {}
             Type::Object {
                 properties,
                 additional,
@@ -509,6 +615,7 @@ pub(crate) fn bare_schema(ty: &Type, path: &str) -> Result<Json, EmitError> {
         texts: None,
         path: path.to_owned(),
         style: Style::JsonSchema,
+        refs: None,
     };
     node.schema(ty, None, false)
 }

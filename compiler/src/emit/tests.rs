@@ -139,6 +139,7 @@ fn tools() -> Vec<Tool> {
         title_at: (true, true),
         output_schema: None,
         output_shapes: Vec::new(),
+        field_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -208,6 +209,7 @@ fn tools() -> Vec<Tool> {
         title_at: (true, true),
         output_schema: None,
         output_shapes: Vec::new(),
+        field_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -236,6 +238,7 @@ fn tools() -> Vec<Tool> {
         title_at: (true, true),
         output_schema: None,
         output_shapes: Vec::new(),
+        field_shapes: Vec::new(),
         implements: None,
         span: span(),
     };
@@ -258,6 +261,7 @@ fn tools() -> Vec<Tool> {
         title_at: (true, true),
         output_schema: None,
         output_shapes: Vec::new(),
+        field_shapes: Vec::new(),
         implements: None,
         span: span(),
     };

@@ -33,3 +33,26 @@ impl Interned {
         i
     }
 }
+
+/// The plan's types as a host kernel walks them: each use of a shape (`kind: shape`) replaced
+/// by its definition, which is what the walk reads of it (the generated host types name no
+/// shape either), so the hand-written kernels need no kind of their own for it.
+pub(crate) fn inline_shapes(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            if m.get("kind").and_then(Value::as_str) == Some("shape")
+                && let Some(mut def) = m.remove("ty")
+            {
+                inline_shapes(&mut def);
+                *v = def;
+                return;
+            }
+            for x in m.values_mut() {
+                inline_shapes(x);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(inline_shapes),
+        _ => {}
+    }
+}

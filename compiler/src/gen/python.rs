@@ -103,6 +103,8 @@ fn host_plan(plan: &Plan) -> Value {
             })
         })
         .collect();
+    let mut tools = to_value(&plan.tools);
+    super::inline_shapes(&mut tools);
     json!({
         "format": HOST_PLAN_FORMAT,
         "plan_format": plan.format,
@@ -110,7 +112,7 @@ fn host_plan(plan: &Plan) -> Value {
         "activation_tool": plan.activation_tool,
         "families": to_value(&plan.families),
         "traits": to_value(&plan.traits),
-        "tools": to_value(&plan.tools),
+        "tools": tools,
         "aliases": to_value(&plan.aliases),
         "retired": to_value(&plan.retired),
         "skills": to_value(&plan.skills),
@@ -230,6 +232,7 @@ fn py_str(s: &str) -> String {
 
 fn py_type(ty: &TypePlan) -> String {
     match ty {
+        TypePlan::Shape { ty, .. } => py_type(ty),
         TypePlan::String { .. } => "str".to_owned(),
         TypePlan::Integer { .. } => "int".to_owned(),
         TypePlan::Number { .. } => "float".to_owned(),
@@ -776,6 +779,7 @@ fn pydantic_type(ty: &TypePlan, indent: &str) -> String {
     };
     let num = |v: f64| format!("{v:?}");
     match ty {
+        TypePlan::Shape { ty, .. } => pydantic_type(ty, indent),
         TypePlan::String {
             min_length,
             max_length,

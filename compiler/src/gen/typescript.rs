@@ -151,6 +151,7 @@ fn plan_ts(plan: &Plan) -> Result<String, GenError> {
             }
         }
     }
+    super::inline_shapes(&mut tools);
     add_const_json(&mut tools);
     let data = json!({
         "activation_tool": plan.activation_tool,
@@ -368,6 +369,7 @@ fn int_type(minimum: Option<i64>, maximum: Option<i64>) -> &'static str {
 
 fn ts_type(ty: &TypePlan) -> String {
     match ty {
+        TypePlan::Shape { ty, .. } => ts_type(ty),
         TypePlan::String { .. } => "string".to_owned(),
         TypePlan::Integer {
             minimum, maximum, ..
@@ -798,6 +800,7 @@ fn index_ts(plan: &Plan, names: &TypeNames) -> String {
 fn zod_type(ty: &TypePlan) -> String {
     let bound = |m: &str, v: Option<String>| v.map(|v| format!(".{m}({v})")).unwrap_or_default();
     match ty {
+        TypePlan::Shape { ty, .. } => zod_type(ty),
         TypePlan::String {
             min_length,
             max_length,

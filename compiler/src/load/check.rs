@@ -1248,7 +1248,7 @@ impl<'a> AliasOnTool<'a> {
 pub(crate) fn value_problem(ty: &Type, v: &Node) -> Option<String> {
     let kind = v.value.kind();
     match (ty, &v.value) {
-        (Type::Annotated { ty, .. }, _) => value_problem(ty, v),
+        (Type::Annotated { ty, .. } | Type::Shape { ty, .. }, _) => value_problem(ty, v),
         (Type::Any, _) | (Type::Null, Value::Null) => None,
         (Type::Null, _) => Some(format!("of the wrong type: expected null, found {kind}")),
         (Type::Const { value, .. }, _) => (!crate::plan::json_equal(&v.to_json(), value))

@@ -206,7 +206,7 @@ pub fn read_action_extras(
     what: &str,
     with_output: bool,
     action: &mut ActionDef,
-    cx: &mut super::output::ShapeCx<'_>,
+    cx: &mut super::shapes::ShapeCx<'_>,
     d: &mut Diags,
 ) {
     if let Some(n) = s.get("examples") {
@@ -222,7 +222,7 @@ pub fn read_action_extras(
 pub fn read_tool_extras(
     t: &Struct<'_>,
     name: &Sp<String>,
-    cx: &mut super::output::ShapeCx<'_>,
+    cx: &mut super::shapes::ShapeCx<'_>,
     d: &mut Diags,
 ) -> (Option<OutputType>, Vec<Icon>) {
     if t.get("selector").is_some()

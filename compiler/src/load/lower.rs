@@ -234,6 +234,7 @@ fn lower_tool(t: &ToolDef, families: &[Family], traits: &[TraitDecl], defs: &Def
         title_at: t.title_at,
         output_schema: t.output_schema.clone(),
         output_shapes: t.output_shapes.clone(),
+        field_shapes: t.field_shapes.clone(),
         span: Span::file_start(t.file),
     }
 }

@@ -46,6 +46,7 @@ pub mod output;
 pub mod read;
 pub mod render;
 pub mod sandbox;
+pub mod shapes;
 pub mod strategy;
 pub mod types;
 pub mod yaml;

@@ -5,9 +5,12 @@
 use std::collections::BTreeSet;
 
 use crate::diag::{Diagnostic, FileId, Span};
-use crate::ir::{Dialect, Field, Limits, Property, Route, Template, TraitDecl, TraitKind, Type};
-use crate::load::output::ShapeCx;
+use crate::ir::{
+    Dialect, Field, Limits, Property, Route, SchemaAnnotations, Template, TraitDecl, TraitKind,
+    Type,
+};
 use crate::load::read::{self, Diags, Sp, Struct};
+use crate::load::shapes::ShapeCx;
 use crate::load::yaml::{Node, Value};
 
 /// Everything read from a definitions folder.
@@ -115,8 +118,10 @@ pub struct ToolDef {
     pub title_at: (bool, bool),
     /// `output_schema:`, a verbatim output schema.
     pub output_schema: Option<serde_json::Value>,
-    /// `shapes:`, resolved (see `ir::Tool::output_shapes`).
+    /// `shapes:` the outputs use, resolved (see `ir::Tool::output_shapes`).
     pub output_shapes: Vec<(String, crate::ir::OutputType)>,
+    /// `shapes:` the fields use, resolved (see `ir::Tool::field_shapes`).
+    pub field_shapes: Vec<(String, crate::ir::Type)>,
     /// `implements:`, the Rust type the typed call becomes.
     pub implements: Option<Sp<String>>,
     /// `parameters:`, what the parameters object says beyond its fields.
@@ -670,18 +675,22 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         crate::consolidate::replaceable::read_replaceable(n, d);
     }
     let selector = t.get("selector").and_then(|n| read_selector(n, d));
-    let (fields, broken_fields) = t
-        .get("fields")
-        .map(|node| read_fields(node, d))
-        .unwrap_or_default();
     let mut shapes = match t.get("shapes") {
         Some(n) => ShapeCx::read(n, d),
         None => ShapeCx::none(),
     };
+    let (fields, broken_fields) = t
+        .get("fields")
+        .map(|node| read_fields(node, &mut shapes, d))
+        .unwrap_or_default();
+    let parameters = t
+        .get("parameters")
+        .map(|n| super::types::read_parameters(n, &mut shapes, d))
+        .unwrap_or_default();
     let actions = read_actions(&t, &name, &mut shapes, d);
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
     let (output, icons) = super::examples::read_tool_extras(&t, &name, &mut shapes, d);
-    let output_shapes = shapes.finish(d);
+    let used_shapes = shapes.finish(d);
     let meta = t.get("meta").map(|n| read_meta(n, d)).unwrap_or_default();
     let hosted = t.get("hosted").and_then(|n| read_hosted(&t, n, d));
     let implements = t
@@ -699,14 +708,11 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
             "`output_schema` (verbatim) and `output` (typed) say the same thing: keep one",
         ));
     }
-    let parameters = t
-        .get("parameters")
-        .map(|n| super::types::read_parameters(n, d))
-        .unwrap_or_default();
     Some(ToolDef {
         output,
         output_schema,
-        output_shapes,
+        output_shapes: used_shapes.outputs,
+        field_shapes: used_shapes.fields,
         title_at,
         icons,
         meta,
@@ -901,7 +907,7 @@ fn read_selector(n: &Node, d: &mut Diags) -> Option<SelectorDef> {
 }
 
 /// `fields:`: the fields that read, and the names of those that did not.
-fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
+fn read_fields(node: &Node, sh: &mut ShapeCx<'_>, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
     let mut fields = Vec::new();
     let mut broken_fields = BTreeSet::new();
     let mut spelled: Vec<(String, String)> = Vec::new();
@@ -923,7 +929,7 @@ fn read_fields(node: &Node, d: &mut Diags) -> (Vec<Field>, BTreeSet<String>) {
         }
         spelled.push((fname.v.clone(), rust));
         let what = format!("field `{}`", fname.v);
-        match read_type(fnode, &what, true, d) {
+        match read_type(fnode, &what, true, sh, d) {
             Some((ty, description)) => fields.push(Field {
                 description: description.unwrap_or_else(|| empty_template(fname.span)),
                 name: fname.v,
@@ -1248,12 +1254,16 @@ pub fn read_type(
     node: &Node,
     what: &str,
     with_description: bool,
+    sh: &mut ShapeCx<'_>,
     d: &mut Diags,
 ) -> Option<(Type, Option<Template>)> {
     let Value::Map(entries) = &node.value else {
         d.push(read::wrong_type(node, what, "a mapping with `type:`"));
         return None;
     };
+    if super::shapes::is_use(node) {
+        return read_shape_use(node, what, with_description, sh, d);
+    }
     let listed = entries
         .iter()
         .find(|(k, _)| k.as_str() == Some("type"))
@@ -1279,7 +1289,7 @@ pub fn read_type(
     let body = TypeBody { s, node, what };
     let mut branches = Vec::with_capacity(names.len());
     for name in &names {
-        branches.push(body.read_one(name, d)?);
+        branches.push(body.read_one(name, sh, d)?);
     }
     let ty = match branches.len() {
         1 => branches.pop()?,
@@ -1290,6 +1300,47 @@ pub fn read_type(
     };
     let ty = super::types::annotate(ty, &body.s, with_description, d);
     Some((ty, description))
+}
+
+/// A use of a shape as a field type, `{ shape: name, description? }`: the shape's definition
+/// tagged with its name. A field's description is the use's own (none: the shape's, which
+/// its definition publishes); elsewhere the use's description annotates the node.
+fn read_shape_use(
+    node: &Node,
+    what: &str,
+    with_description: bool,
+    sh: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> Option<(Type, Option<Template>)> {
+    let (name, def, own) = sh.use_shape::<Type>(node, what, d)?;
+    let ty = Type::Shape {
+        name: name.v,
+        ty: Box::new(def),
+    };
+    if with_description {
+        // Without its own, the use says nothing beside the reference: the shape's own
+        // description is published once, in its definition.
+        let description = match &own {
+            Some(n) => read::template(n, "description", d)?,
+            None => empty_template(node.span),
+        };
+        return Some((ty, Some(description)));
+    }
+    let Some(n) = own else {
+        return Some((ty, None));
+    };
+    let text = read::string(&n, "description", d)?.v.trim().to_owned();
+    let ann = SchemaAnnotations {
+        description: Some(text),
+        ..SchemaAnnotations::default()
+    };
+    Some((
+        Type::Annotated {
+            ty: Box::new(ty),
+            ann: Box::new(ann),
+        },
+        None,
+    ))
 }
 
 /// The `type:` of a field type (or, `kind` = "output", of an output declaration), one of
@@ -1415,7 +1466,7 @@ struct TypeBody<'n, 'w> {
 
 impl TypeBody<'_, '_> {
     /// The type `name` from this node's keys (one name of a type list, or the only one).
-    fn read_one(&self, name: &str, d: &mut Diags) -> Option<Type> {
+    fn read_one(&self, name: &str, sh: &mut ShapeCx<'_>, d: &mut Diags) -> Option<Type> {
         let (s, node, what) = (&self.s, self.node, self.what);
         if matches!(name, "string" | "integer" | "number" | "boolean") && s.get("const").is_some() {
             return super::types::read_const(s, node, "const", Some(name), what, d);
@@ -1426,14 +1477,14 @@ impl TypeBody<'_, '_> {
             "number" => self.read_number(d),
             "boolean" => Type::Boolean,
             "enum" => self.read_enum(d)?,
-            "array" => self.read_array(d)?,
-            "object" => self.read_object(d),
+            "array" => self.read_array(sh, d)?,
+            "object" => self.read_object(sh, d),
             "any" => Type::Any,
             "null" => Type::Null,
             "const" => super::types::read_const(s, node, "value", None, what, d)?,
             other => Type::Union {
                 form: super::types::union_form(other)?,
-                branches: super::types::read_branches(s, node, what, d)?,
+                branches: super::types::read_branches(s, node, what, sh, d)?,
             },
         })
     }
@@ -1504,7 +1555,7 @@ impl TypeBody<'_, '_> {
         })
     }
 
-    fn read_array(&self, d: &mut Diags) -> Option<Type> {
+    fn read_array(&self, sh: &mut ShapeCx<'_>, d: &mut Diags) -> Option<Type> {
         let what = self.what;
         let Some(inode) = self.s.get("items") else {
             d.push(
@@ -1517,7 +1568,7 @@ impl TypeBody<'_, '_> {
             );
             return None;
         };
-        let (items, _) = read_type(inode, &format!("the items of {what}"), false, d)?;
+        let (items, _) = read_type(inode, &format!("the items of {what}"), false, sh, d)?;
         let min_items = self.uint("min_items", d);
         let max_items = self.uint("max_items", d);
         check_bounds(
@@ -1535,14 +1586,14 @@ impl TypeBody<'_, '_> {
         })
     }
 
-    fn read_object(&self, d: &mut Diags) -> Type {
+    fn read_object(&self, sh: &mut ShapeCx<'_>, d: &mut Diags) -> Type {
         let what = self.what;
         let mut properties: Vec<Property> = Vec::new();
         if let Some(pnode) = self.s.get("properties") {
             for (pname, p) in read::entries(pnode, "properties", d) {
                 read::check_field_name(&pname, "property", d);
                 let pwhat = format!("property `{}` of {what}", pname.v);
-                if let Some((ty, description)) = read_type(p, &pwhat, true, d) {
+                if let Some((ty, description)) = read_type(p, &pwhat, true, sh, d) {
                     properties.push(Property {
                         name: pname.v,
                         ty,
@@ -1556,7 +1607,7 @@ impl TypeBody<'_, '_> {
             mark_required_properties(rnode, &mut properties, what, d);
         }
         let (additional, implicit_open) = match self.s.get("additional_properties") {
-            Some(n) => read_additional(n, &format!("the other properties of {what}"), d),
+            Some(n) => read_additional(n, &format!("the other properties of {what}"), sh, d),
             None => (None, false),
         };
         Type::Object {
@@ -1570,12 +1621,17 @@ impl TypeBody<'_, '_> {
 /// `additional_properties:`: `false` (the default: other keys refused), `true` (any value),
 /// `implicit` (any value, and no keyword published: JSON Schema's default, what an input
 /// without `additionalProperties` says), or the type other keys' values have.
-pub(crate) fn read_additional(n: &Node, what: &str, d: &mut Diags) -> (Option<Type>, bool) {
+pub(crate) fn read_additional(
+    n: &Node,
+    what: &str,
+    sh: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> (Option<Type>, bool) {
     match &n.value {
         Value::Bool(false) => (None, false),
         Value::Bool(true) => (Some(Type::Any), false),
         Value::Str(s) if s == "implicit" => (Some(Type::Any), true),
-        Value::Map(_) => (read_type(n, what, false, d).map(|(t, _)| t), false),
+        Value::Map(_) => (read_type(n, what, false, sh, d).map(|(t, _)| t), false),
         _ => {
             d.push(read::wrong_type(
                 n,

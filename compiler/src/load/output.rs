@@ -7,199 +7,15 @@
 //! depends on the arguments (introspect's targets), published exactly as a tool whose
 //! actions return different shapes.
 //!
-//! A tool file's `shapes:` names output shapes that its outputs use as `{ shape: name }`
-//! ([`ShapeCx`]): each is read once, its uses are its definition tagged with the name, and
-//! the published schema lists it once under `$defs`.
+//! A tool file's `shapes:` names types that its outputs use as `{ shape: name }`
+//! (`load/shapes.rs`, shared with the fields): each is read once, its uses are its definition
+//! tagged with the name, and the published schema lists it once under `$defs`.
 
 use crate::diag::Diagnostic;
 use crate::ir::{Icon, OutputKind, OutputProperty, OutputType};
-use crate::load::read::{self, Diags, Sp, Struct};
+use crate::load::read::{self, Diags, Struct};
+use crate::load::shapes::{MAX_INLINED_NODES, ShapeCx, output_nodes, too_large};
 use crate::load::yaml::{Node, Value};
-
-/// The most schema nodes one output may hold with its shapes inlined (what the lock's
-/// per-action records and every reader of outputs see): a shape used twice by a shape used
-/// twice … doubles at each level, so a few lines of YAML could otherwise ask for millions.
-pub const MAX_INLINED_NODES: usize = 10_000;
-
-/// The schema nodes of an output type, its shapes inlined.
-fn node_count(t: &OutputType) -> usize {
-    1 + match &t.kind {
-        OutputKind::Array(Some(items)) => node_count(items),
-        OutputKind::Object(props) => props.iter().map(|p| node_count(&p.ty)).sum(),
-        OutputKind::AnyOf(shapes) => shapes.iter().map(node_count).sum(),
-        _ => 0,
-    }
-}
-
-enum ShapeState {
-    Unread,
-    /// Being read: a use met now is a cycle.
-    Reading,
-    /// Read (`None`: refused, already reported).
-    Read(Option<OutputType>),
-}
-
-/// The `shapes:` of one tool file while its outputs are read: each shape is read the first
-/// time it is used (or at [`ShapeCx::finish`]), once, and a cycle is refused with its path.
-pub struct ShapeCx<'n> {
-    shapes: Vec<(Sp<String>, &'n Node)>,
-    /// Per shape; one still `Unread` when the outputs are read is used by none of them.
-    state: Vec<ShapeState>,
-    /// The shapes being read, outermost first (the cycle's path).
-    stack: Vec<usize>,
-}
-
-impl<'n> ShapeCx<'n> {
-    /// No shapes (a tool file without `shapes:`).
-    pub fn none() -> ShapeCx<'static> {
-        ShapeCx {
-            shapes: Vec::new(),
-            state: Vec::new(),
-            stack: Vec::new(),
-        }
-    }
-
-    /// A tool file's `shapes: { name: <output node>, … }`.
-    pub fn read(node: &'n Node, d: &mut Diags) -> ShapeCx<'n> {
-        let mut shapes = Vec::new();
-        for (name, n) in read::entries(node, "shapes", d) {
-            if read::check_field_name(&name, "shape", d) {
-                shapes.push((name, n));
-            }
-        }
-        let n = shapes.len();
-        ShapeCx {
-            shapes,
-            state: (0..n).map(|_| ShapeState::Unread).collect(),
-            stack: Vec::new(),
-        }
-    }
-
-    /// A use `{ shape: name, description? }`: the shape's definition tagged with its name.
-    fn use_shape(&mut self, node: &Node, what: &str, d: &mut Diags) -> Option<OutputType> {
-        let s = Struct::read(node, what, &["shape", "description"], &["shape"], d)?;
-        let name = s.get("shape").and_then(|n| read::string(n, "shape", d))?;
-        let Some(ix) = self.shapes.iter().position(|(n, _)| n.v == name.v) else {
-            let hint =
-                crate::diag::did_you_mean(&name.v, self.shapes.iter().map(|(n, _)| n.v.as_str()))
-                    .unwrap_or_else(|| "declare it under the tool's `shapes:`".into());
-            d.push(
-                Diagnostic::error(
-                    "unknown-shape",
-                    Some(name.span),
-                    format!(
-                        "{what} uses shape `{}`, which `shapes:` does not declare",
-                        name.v
-                    ),
-                )
-                .with_hint(hint),
-            );
-            return None;
-        };
-        let mut ty = self.resolve(ix, Some(name.span), d)?;
-        ty.shape = Some(name.v);
-        if let Some(n) = s.get("description") {
-            ty.description = read::string(n, "description", d)?.v.trim().to_owned();
-        }
-        Some(ty)
-    }
-
-    /// Shape `ix`, read on first need; `at`: the use that needs it (for a cycle's report).
-    fn resolve(
-        &mut self,
-        ix: usize,
-        at: Option<crate::diag::Span>,
-        d: &mut Diags,
-    ) -> Option<OutputType> {
-        match &self.state[ix] {
-            ShapeState::Read(t) => return t.clone(),
-            ShapeState::Reading => {
-                let from = self.stack.iter().position(|&i| i == ix).unwrap_or(0);
-                let path: Vec<&str> = self.stack[from..]
-                    .iter()
-                    .chain(std::iter::once(&ix))
-                    .map(|&i| self.shapes[i].0.v.as_str())
-                    .collect();
-                d.push(
-                    Diagnostic::error(
-                        "recursive-shape",
-                        at,
-                        format!(
-                            "shape `{}` contains itself: {}",
-                            self.shapes[ix].0.v,
-                            path.join(" → ")
-                        ),
-                    )
-                    .with_hint(
-                        "an output shape is finite: end the chain with a shape that uses none",
-                    ),
-                );
-                return None;
-            }
-            ShapeState::Unread => {}
-        }
-        self.state[ix] = ShapeState::Reading;
-        self.stack.push(ix);
-        let (name, node) = (self.shapes[ix].0.clone(), self.shapes[ix].1);
-        let what = format!("shape `{}`", name.v);
-        let read = read_output(node, &what, false, self, d);
-        self.stack.pop();
-        let read = read.and_then(|t| {
-            let n = node_count(&t);
-            if n > MAX_INLINED_NODES {
-                d.push(too_large(&what, n, name.span));
-                return None;
-            }
-            Some(t)
-        });
-        self.state[ix] = ShapeState::Read(read.clone());
-        read
-    }
-
-    /// After the tool's outputs: every shape read (an unused one is still checked, and
-    /// warned about, as is one only unused shapes use), the resolved ones in declaration
-    /// order.
-    pub fn finish(mut self, d: &mut Diags) -> Vec<(String, OutputType)> {
-        let unused: Vec<usize> = (0..self.shapes.len())
-            .filter(|&ix| matches!(self.state[ix], ShapeState::Unread))
-            .collect();
-        for &ix in &unused {
-            d.push(
-                Diagnostic::warning(
-                    "unused-shape",
-                    Some(self.shapes[ix].0.span),
-                    format!(
-                        "shape `{}` is used by no output of the tool",
-                        self.shapes[ix].0.v
-                    ),
-                )
-                .with_hint("use it as `{ shape: name }`, or remove it"),
-            );
-        }
-        for ix in unused {
-            let _ = self.resolve(ix, None, d);
-        }
-        self.shapes
-            .into_iter()
-            .zip(self.state)
-            .filter_map(|((name, _), st)| match st {
-                ShapeState::Read(Some(t)) => Some((name.v, t)),
-                _ => None,
-            })
-            .collect()
-    }
-}
-
-fn too_large(what: &str, nodes: usize, at: crate::diag::Span) -> Diagnostic {
-    Diagnostic::error(
-        "shape-too-large",
-        Some(at),
-        format!(
-            "{what} holds {nodes} schema nodes with its shapes inlined (at most {MAX_INLINED_NODES})"
-        ),
-    )
-    .with_hint("a shape used by a shape used … multiplies: use fewer levels or fewer uses")
-}
 
 fn keys_for(ty: &str) -> &'static [&'static str] {
     match ty {
@@ -220,7 +36,7 @@ pub fn read_output_root(
     d: &mut Diags,
 ) -> Option<OutputType> {
     let root = read_output_union(node, what, cx, d)?;
-    let n = node_count(&root);
+    let n = output_nodes(&root);
     if n > MAX_INLINED_NODES {
         d.push(too_large(what, n, node.span));
         return None;
@@ -288,6 +104,16 @@ fn read_output_union(
     })
 }
 
+/// A shape's definition in the output language (what a use of it reads).
+pub(crate) fn read_shape_definition(
+    node: &Node,
+    what: &str,
+    cx: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> Option<OutputType> {
+    read_output(node, what, false, cx, d)
+}
+
 /// An `output:` declaration (or a property / items node inside one, or a shape).
 /// `described`: the node must carry a `description` (object properties); the root and array
 /// items may omit it.
@@ -305,8 +131,12 @@ fn read_output(
         );
         return None;
     };
-    if entries.iter().any(|(k, _)| k.as_str() == Some("shape")) {
-        let ty = cx.use_shape(node, what, d)?;
+    if crate::load::shapes::is_use(node) {
+        let (name, mut ty, own) = cx.use_shape::<OutputType>(node, what, d)?;
+        ty.shape = Some(name.v);
+        if let Some(n) = own {
+            ty.description = read::string(&n, "description", d)?.v.trim().to_owned();
+        }
         if described && ty.description.is_empty() {
             d.push(
                 Diagnostic::error(

@@ -334,6 +334,25 @@ fn check_with(
     false
 }
 
+/// A shape's name: any text of 1 to 128 characters without control characters (a `$defs` key
+/// of JSON Schema is any string; its `$ref` escapes it, so an imported `Page Ref` keeps its
+/// name).
+pub fn check_shape_name(name: &Sp<String>, d: &mut Diags) -> bool {
+    let n = &name.v;
+    if (1..=128).contains(&n.chars().count()) && !n.chars().any(char::is_control) {
+        return true;
+    }
+    d.push(
+        Diagnostic::error(
+            "bad-name",
+            Some(name.span),
+            format!("shape name {n:?} is not a valid name"),
+        )
+        .with_hint("a shape name is 1 to 128 characters without control characters"),
+    );
+    false
+}
+
 /// Report a malformed name; returns whether it was well-formed.
 pub fn check_name(name: &Sp<String>, kind: &str, d: &mut Diags) -> bool {
     if is_name(&name.v) {

@@ -436,7 +436,7 @@ fn nested<'e>(
             }
         }
         Type::Array { items, .. } => nested(path, items, tool, slot, out),
-        Type::Annotated { ty, .. } => nested(path, ty, tool, slot, out),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => nested(path, ty, tool, slot, out),
         Type::Union { branches, .. } => {
             for (i, b) in branches.iter().enumerate() {
                 nested(&format!("{path}.#{i}"), b, tool, slot, out);

@@ -137,6 +137,7 @@ pub(crate) fn read_branches(
     s: &Struct<'_>,
     node: &Node,
     what: &str,
+    sh: &mut super::shapes::ShapeCx<'_>,
     d: &mut Diags,
 ) -> Option<Vec<Type>> {
     let Some(bnode) = s.get("branches") else {
@@ -164,7 +165,7 @@ pub(crate) fn read_branches(
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, b) in items.iter().enumerate() {
-        let (ty, _) = super::model::read_type(b, &format!("branch {i} of {what}"), false, d)?;
+        let (ty, _) = super::model::read_type(b, &format!("branch {i} of {what}"), false, sh, d)?;
         out.push(ty);
     }
     Some(out)
@@ -345,7 +346,11 @@ fn verbatim_except(
 /// A tool's `parameters:` (every key optional): `additional_properties` (as on an object
 /// field), and the root's `title`, `description` (of the schema, not the tool) and
 /// `json_schema` (verbatim keywords such as `$schema`).
-pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters {
+pub(crate) fn read_parameters(
+    n: &Node,
+    sh: &mut super::shapes::ShapeCx<'_>,
+    d: &mut Diags,
+) -> crate::ir::Parameters {
     let known = [
         "additional_properties",
         "title",
@@ -362,7 +367,7 @@ pub(crate) fn read_parameters(n: &Node, d: &mut Diags) -> crate::ir::Parameters 
             .map(|x| x.v)
     };
     let (additional, implicit_open) = match s.get("additional_properties") {
-        Some(a) => super::model::read_additional(a, "the parameters' other keys", d),
+        Some(a) => super::model::read_additional(a, "the parameters' other keys", sh, d),
         None => (None, false),
     };
     crate::ir::Parameters {

@@ -358,6 +358,7 @@ fn constraint_calls(
 /// the pattern refuses still makes a case).
 fn sample(ty: &TypePlan) -> Value {
     match ty {
+        TypePlan::Shape { ty, .. } => sample(ty),
         TypePlan::String {
             min_length,
             max_length,
@@ -415,6 +416,7 @@ const LONG_ASTRAL: &str =
 fn wrong_values(ty: &TypePlan) -> Vec<String> {
     let long = Value::String(LONG_ASTRAL.to_owned()).to_string();
     let mut v: Vec<String> = match ty {
+        TypePlan::Shape { ty, .. } => return wrong_values(ty),
         TypePlan::String {
             min_length,
             max_length,

@@ -35,7 +35,7 @@ pub use toolsurface_kernel::plan::{
 
 /// The plan format's version. A reader refuses a plan whose `format` it does not know; it
 /// grows by one when a field changes meaning or a required one is added.
-pub const PLAN_FORMAT: u32 = 2;
+pub const PLAN_FORMAT: u32 = 3;
 
 /// A whole definitions folder, lowered.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -508,6 +508,10 @@ pub(crate) fn lower_type(ty: &Type) -> TypePlan {
         },
         // Annotations change no verdict: the walk sees the type beneath.
         Type::Annotated { ty, .. } => lower_type(ty),
+        Type::Shape { name, ty } => TypePlan::Shape {
+            name: name.clone(),
+            ty: Box::new(lower_type(ty)),
+        },
     }
 }
 
@@ -571,7 +575,7 @@ fn expected_text(ty: &Type) -> String {
                 _ => texts.concat(),
             }
         }
-        Type::Annotated { ty, .. } => expected_text(ty),
+        Type::Annotated { ty, .. } | Type::Shape { ty, .. } => expected_text(ty),
     }
 }
 
