@@ -515,6 +515,11 @@ const UNMAPPABLE: &str = r##"[
     },
     "required": ["range"]
   }},
+  {"name": "fetch", "description": "Fetch a page.", "input_schema": {
+    "type": "object",
+    "$defs": {"Page Ref": {"type": "string"}, "Unused": {"type": "object"}},
+    "properties": {"page": {"$ref": "#/$defs/Page%20Ref"}}
+  }},
   {"name": "session", "description": "Manage a session.", "input_schema": {
     "oneOf": [
       {"type": "object", "properties": {"op": {"const": "open"}, "name": {"type": "string", "description": "Name."}}, "required": ["op", "name"]},
@@ -533,8 +538,9 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
     for want in [
-        "query: `$defs` at the root kept verbatim (`parameters: json_schema:`): published as written, not checked by Call::parse [/0/input_schema]",
-        "query: `$ref` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/range]",
+        "fetch: `$defs` not imported as `shapes:`: its entry `Unused` is referred to by nothing (imported, it would not be published) [/1/input_schema/$defs]",
+        "fetch: `$defs` at the root kept verbatim (`parameters: json_schema:`): published as written, not checked by Call::parse [/1/input_schema]",
+        "fetch: `$ref` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/1/input_schema/properties/page]",
         "query: `patternProperties` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/labels]",
         "query: `exclusiveMinimum` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/limit]",
         "session: a root `oneOf` discriminated by `op`: mapped to a selector with one action per branch",
@@ -550,6 +556,16 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     );
     let query = std::fs::read_to_string(out.join("tools/query.yaml")).unwrap();
     assert!(query.contains("\n  maxRows:\n"), "{query}");
+    // `$defs` whose entries the properties use are shapes, checked by Call::parse.
+    assert!(
+        query.contains("shapes:\n  Range:\n    type: object\n    properties:\n      from:\n        type: integer\n"),
+        "{query}"
+    );
+    assert!(
+        query.contains("  range:\n    shape: Range\n    description: \"Rows.\"\n"),
+        "{query}"
+    );
+    assert!(!text.contains("query: `$"), "{text}");
     // A union, a default: the language has them.
     assert!(query.contains("  value:\n    type: any_of\n    branches:\n      - type: string\n      - type: integer\n"), "{query}");
     assert!(query.contains("    default: 10\n"), "{query}");

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 mod extras;
 mod roundtrip;
+mod shapes;
 
 use crate::dialect::{self, DETECTION, DialectRules};
 use crate::ir::{Parameters, Property, SchemaAnnotations, Template, Type, UnionForm};
@@ -239,6 +240,8 @@ struct DefTool {
     parameters: Parameters,
     /// A provider-hosted tool's entry (`hosted:`), published verbatim.
     hosted: Option<Value>,
+    /// The root's `$defs` as `shapes:` (declaration order), when they import as shapes.
+    shapes: Vec<(String, Type)>,
 }
 
 impl DefTool {
@@ -256,6 +259,7 @@ impl DefTool {
             extras: extras::Extras::default(),
             parameters: Parameters::default(),
             hosted: None,
+            shapes: Vec::new(),
         }
     }
 }
@@ -268,6 +272,11 @@ struct Mapper<'n> {
     /// An object without `additionalProperties` is open ([`DialectRules::absent_additional_is_open`]).
     open_by_default: bool,
     depth: usize,
+    /// The root's `$defs` when they import as shapes (`import/shapes.rs`): each entry's JSON
+    /// and, once mapped, its type; a `$ref` to one is a use of it.
+    shapes: Vec<(String, Value, Option<Type>)>,
+    /// The root's pointer (where `$defs` stands).
+    root_ptr: String,
 }
 
 impl Mapper<'_> {
@@ -307,6 +316,9 @@ impl Mapper<'_> {
                 return Type::Any;
             }
         };
+        if let Some(ty) = self.shape_use(o, field) {
+            return ty;
+        }
         let mut ann = SchemaAnnotations::default();
         let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
         if !field {
@@ -369,6 +381,39 @@ impl Mapper<'_> {
                 ann: Box::new(ann),
             }
         }
+    }
+
+    /// A `$ref` to one of the root's `$defs` that import as shapes: a use of the shape (its
+    /// definition mapped once), with the use's description beside it (a field's is the
+    /// field's own, read by the caller).
+    fn shape_use(&mut self, o: &Map<String, Value>, field: bool) -> Option<Type> {
+        let name = shapes::referenced_name(o.get("$ref")?.as_str()?)?;
+        let ix = self.shapes.iter().position(|(n, _, _)| *n == name)?;
+        let def = match &self.shapes[ix].2 {
+            Some(t) => t.clone(),
+            None => {
+                let json = self.shapes[ix].1.clone();
+                let ptr = format!("{}/$defs/{}", self.root_ptr, escape(&name));
+                let t = self.ty(&json, &ptr, false);
+                self.shapes[ix].2 = Some(t.clone());
+                t
+            }
+        };
+        let ty = Type::Shape {
+            name,
+            ty: Box::new(def),
+        };
+        let description = o.get("description").and_then(Value::as_str);
+        Some(match description {
+            Some(d) if !field => Type::Annotated {
+                ty: Box::new(ty),
+                ann: Box::new(SchemaAnnotations {
+                    description: Some(d.to_owned()),
+                    ..SchemaAnnotations::default()
+                }),
+            },
+            _ => ty,
+        })
     }
 
     /// The constructs are decided in this order (unions, const, type lists, the type, what
@@ -1052,6 +1097,8 @@ fn import_tool(
         strict,
         open_by_default: rules.absent_additional_is_open(schema_key),
         depth: 0,
+        shapes: Vec::new(),
+        root_ptr: schema_ptr.clone(),
     };
     let mut tool = DefTool::new(name.clone(), description);
     if let Some((sel, actions, fields)) = selector_of(&mut m, schema, &schema_ptr) {
@@ -1061,6 +1108,11 @@ fn import_tool(
         let written = body.get(schema_key).is_some();
         (tool.fields, tool.parameters) =
             fields_of_a_plain_object_root(&mut m, schema, &schema_ptr, written);
+        tool.shapes = m
+            .shapes
+            .drain(..)
+            .filter_map(|(name, _, ty)| Some((name, ty?)))
+            .collect();
     }
     (tool.traits, tool.title, tool.title_at) = rules.read_traits_and_title(t, &name);
     tool.extras = tool_extras;
@@ -1158,6 +1210,15 @@ fn fields_of_a_plain_object_root(
     written: bool,
 ) -> (Vec<DefProp>, Parameters) {
     let root = schema.as_object().cloned().unwrap_or_default();
+    match shapes::shapes_of(&root) {
+        Ok(defs) => {
+            m.shapes = defs.into_iter().map(|(n, v)| (n, v, None)).collect();
+        }
+        Err(why) => m.note(
+            &format!("{schema_ptr}/$defs"),
+            format!("`$defs` not imported as `shapes:`: {why}"),
+        ),
+    }
     if let Some(t) = root.get("type").and_then(Value::as_str)
         && t != "object"
     {
@@ -1178,6 +1239,9 @@ fn fields_of_a_plain_object_root(
     };
     for (k, v) in &root {
         let modelled = ["type", "properties", "required", "additionalProperties"];
+        if k == "$defs" && !m.shapes.is_empty() {
+            continue;
+        }
         // A title or description that is no string has no place in the language's: kept
         // verbatim like any other keyword, not lost.
         let text_held = ["title", "description"].contains(&k.as_str()) && v.is_string();
@@ -1514,6 +1578,7 @@ fn tool_yaml(d: &DefTool, rules: &dyn DialectRules, source: &str) -> String {
         let _ = writeln!(s, "  description: \"\"");
     }
     write_parameters(&mut s, &d.parameters);
+    write_shapes(&mut s, &d.shapes);
     if d.fields.is_empty() {
         let _ = writeln!(s, "fields: {{}}");
     } else {
@@ -1588,6 +1653,18 @@ fn write_parameters(s: &mut String, params: &Parameters) {
         );
         crate::consolidate::render::annotation_lines(&params.ann, 2, &mut body);
         let _ = write!(s, "parameters:\n{body}");
+    }
+}
+
+/// `shapes:`, the root's `$defs` imported as shapes.
+fn write_shapes(s: &mut String, shapes: &[(String, Type)]) {
+    if shapes.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "shapes:");
+    for (name, ty) in shapes {
+        let _ = writeln!(s, "  {}:", crate::consolidate::render::scalar(name));
+        crate::consolidate::render::type_lines(ty, 4, s);
     }
 }
 

@@ -30,6 +30,23 @@ pub struct Ir {
 }
 
 impl Ir {
+    /// This IR with every use of a field shape written out (its definition in place, its
+    /// use's description kept): what the surfaces would publish without `shapes:` in their
+    /// arguments (`stats` shows what the shapes save).
+    pub fn with_field_shapes_inlined(&self) -> Ir {
+        let mut ir = self.clone();
+        for t in &mut ir.tools {
+            for f in &mut t.fields {
+                f.ty = f.ty.inlined();
+            }
+            if let Some(a) = &mut t.parameters.additional {
+                *a = a.inlined();
+            }
+            t.field_shapes.clear();
+        }
+        ir
+    }
+
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools
             .binary_search_by(|t| t.name.as_str().cmp(name))
@@ -401,6 +418,46 @@ pub enum Type {
 }
 
 impl Type {
+    /// The type with every use of a shape replaced by the shape's definition.
+    pub fn inlined(&self) -> Type {
+        match self {
+            Type::Shape { ty, .. } => ty.inlined(),
+            Type::Annotated { ty, ann } => Type::Annotated {
+                ty: Box::new(ty.inlined()),
+                ann: ann.clone(),
+            },
+            Type::Array {
+                items,
+                min_items,
+                max_items,
+            } => Type::Array {
+                items: Box::new(items.inlined()),
+                min_items: *min_items,
+                max_items: *max_items,
+            },
+            Type::Object {
+                properties,
+                additional,
+                implicit_open,
+            } => Type::Object {
+                properties: properties
+                    .iter()
+                    .map(|p| Property {
+                        ty: p.ty.inlined(),
+                        ..p.clone()
+                    })
+                    .collect(),
+                additional: additional.as_deref().map(|t| Box::new(t.inlined())),
+                implicit_open: *implicit_open,
+            },
+            Type::Union { form, branches } => Type::Union {
+                form: *form,
+                branches: branches.iter().map(Type::inlined).collect(),
+            },
+            t => t.clone(),
+        }
+    }
+
     /// The type without its annotations, and the annotations (`None` when it has none).
     pub fn peel(&self) -> (&Type, Option<&SchemaAnnotations>) {
         match self {

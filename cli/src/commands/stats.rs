@@ -102,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     );
     out.push_str(&detail);
     out.push_str(&shapes_detail(&ir, &surfaces));
+    out.push_str(&field_shapes_detail(&ir, &surfaces)?);
     let mut so = std::io::stdout().lock();
     so.write_all(out.as_bytes())?;
     so.flush()?;
@@ -169,6 +170,55 @@ fn shapes_detail(ir: &toolsurface_compiler::Ir, surfaces: &[emit::Emitted]) -> S
         );
     }
     detail
+}
+
+/// What `shapes:` save in the arguments: per shown surface and tool whose fields use shapes,
+/// its published JSON (each shape once under the parameters' `$defs`, or inlined where the
+/// dialect takes no references) against the same tool with every use written out.
+fn field_shapes_detail(
+    ir: &toolsurface_compiler::Ir,
+    surfaces: &[emit::Emitted],
+) -> anyhow::Result<String> {
+    let mut detail = String::new();
+    if ir.tools.iter().all(|t| t.field_shapes.is_empty()) {
+        return Ok(detail);
+    }
+    let inlined_ir = ir.with_field_shapes_inlined();
+    for e in surfaces {
+        let inlined = emit::surface(&inlined_ir, &e.role, &e.family, Some(e.dialect))?;
+        for t in e.published_tools() {
+            let uses_shapes = ir.tool(&t.name).is_some_and(|x| !x.field_shapes.is_empty());
+            let Some(plain) = inlined
+                .published_tools()
+                .into_iter()
+                .find(|x| x.name == t.name)
+            else {
+                continue;
+            };
+            if !uses_shapes {
+                continue;
+            }
+            if detail.is_empty() {
+                detail.push_str(
+                    "
+field shapes (each once under the parameters' `$defs`; inlined: each use written out)
+",
+                );
+            }
+            let _ = writeln!(
+                detail,
+                "  {} × {}: {} — {} tokens, {} bytes; inlined {} tokens, {} bytes",
+                e.role,
+                e.family,
+                t.name,
+                tokens::count(&t.json),
+                t.json.len(),
+                tokens::count(&plain.json),
+                plain.json.len()
+            );
+        }
+    }
+    Ok(detail)
 }
 
 /// The summary rows under `head`, each column padded to its widest cell (role, family and

@@ -18,6 +18,7 @@ use crate::ir::{Dialect, Family, Ir, RenderedTool, SkillStrategy, SurfaceInstanc
 
 pub use crate::dialect::{Annotations, annotations, title as derived_title};
 pub use extras::META_PREFIX;
+pub(crate) use extras::def_ref;
 pub use json::pretty;
 
 /// A type's JSON Schema without descriptions, as canonical JSON text (for the strict union).

@@ -114,6 +114,33 @@ pub(crate) fn read_shape_definition(
     read_output(node, what, false, cx, d)
 }
 
+/// A use of a shape in an output, `{ shape: name, description? }`: the definition tagged with
+/// its name, described by the use where it says so.
+fn read_output_use(
+    node: &Node,
+    what: &str,
+    described: bool,
+    cx: &mut ShapeCx<'_>,
+    d: &mut Diags,
+) -> Option<OutputType> {
+    let (name, mut ty, own) = cx.use_shape::<OutputType>(node, what, d)?;
+    ty.shape = Some(name.v);
+    if let Some(n) = own {
+        ty.description = read::string(&n, "description", d)?.v.trim().to_owned();
+    }
+    if described && ty.description.is_empty() {
+        d.push(
+            Diagnostic::error(
+                "missing-key",
+                Some(node.span),
+                format!("{what} is missing `description` (its shape has none)"),
+            )
+            .with_hint("describe the shape, or the use: { shape: name, description: ... }"),
+        );
+    }
+    Some(ty)
+}
+
 /// An `output:` declaration (or a property / items node inside one, or a shape).
 /// `described`: the node must carry a `description` (object properties); the root and array
 /// items may omit it.
@@ -132,22 +159,7 @@ fn read_output(
         return None;
     };
     if crate::load::shapes::is_use(node) {
-        let (name, mut ty, own) = cx.use_shape::<OutputType>(node, what, d)?;
-        ty.shape = Some(name.v);
-        if let Some(n) = own {
-            ty.description = read::string(&n, "description", d)?.v.trim().to_owned();
-        }
-        if described && ty.description.is_empty() {
-            d.push(
-                Diagnostic::error(
-                    "missing-key",
-                    Some(node.span),
-                    format!("{what} is missing `description` (its shape has none)"),
-                )
-                .with_hint("describe the shape, or the use: { shape: name, description: ... }"),
-            );
-        }
-        return Some(ty);
+        return read_output_use(node, what, described, cx, d);
     }
     let ty = crate::load::model::read_type_name(
         node,
