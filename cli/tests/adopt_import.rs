@@ -538,9 +538,7 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
     let text = stdout(&o);
     assert_eq!(code(&o), 0, "{text}\n{}", stderr(&o));
     for want in [
-        "fetch: `$defs` not imported as `shapes:`: its entry `Unused` is referred to by nothing (imported, it would not be published) [/1/input_schema/$defs]",
-        "fetch: `$defs` at the root kept verbatim (`parameters: json_schema:`): published as written, not checked by Call::parse [/1/input_schema]",
-        "fetch: `$ref` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/1/input_schema/properties/page]",
+        "fetch: a `$defs` entry no property refers to: kept verbatim (`parameters: json_schema:`), published beside the shapes [/1/input_schema/$defs/Unused]",
         "query: `patternProperties` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/labels]",
         "query: `exclusiveMinimum` kept verbatim (`json_schema:`): published as written, not checked by Call::parse [/0/input_schema/properties/limit]",
         "session: a root `oneOf` discriminated by `op`: mapped to a selector with one action per branch",
@@ -566,6 +564,13 @@ fn what_the_language_cannot_express_is_reported_with_its_pointer() {
         "{query}"
     );
     assert!(!text.contains("query: `$"), "{text}");
+    // `#/$defs/Page%20Ref` names the entry `Page Ref`: a shape of that name.
+    let fetch = std::fs::read_to_string(out.join("tools/fetch.yaml")).unwrap();
+    assert!(
+        fetch.contains("shapes:\n  Page Ref:\n    type: string\n"),
+        "{fetch}"
+    );
+    assert!(fetch.contains("  page:\n    shape: Page Ref\n"), "{fetch}");
     // A union, a default: the language has them.
     assert!(query.contains("  value:\n    type: any_of\n    branches:\n      - type: string\n      - type: integer\n"), "{query}");
     assert!(query.contains("    default: 10\n"), "{query}");

@@ -1210,9 +1210,17 @@ fn fields_of_a_plain_object_root(
     written: bool,
 ) -> (Vec<DefProp>, Parameters) {
     let root = schema.as_object().cloned().unwrap_or_default();
+    let mut unused_defs = Map::new();
     match shapes::shapes_of(&root) {
         Ok(defs) => {
-            m.shapes = defs.into_iter().map(|(n, v)| (n, v, None)).collect();
+            m.shapes = defs.shapes.into_iter().map(|(n, v)| (n, v, None)).collect();
+            for name in defs.unused.keys() {
+                m.note(
+                    &format!("{schema_ptr}/$defs/{}", escape(name)),
+                    "a `$defs` entry no property refers to: kept verbatim (`parameters: json_schema:`), published beside the shapes",
+                );
+            }
+            unused_defs = defs.unused;
         }
         Err(why) => m.note(
             &format!("{schema_ptr}/$defs"),
@@ -1240,6 +1248,7 @@ fn fields_of_a_plain_object_root(
     for (k, v) in &root {
         let modelled = ["type", "properties", "required", "additionalProperties"];
         if k == "$defs" && !m.shapes.is_empty() {
+            // Its entries nothing uses were each named above; they stay as written.
             continue;
         }
         // A title or description that is no string has no place in the language's: kept
@@ -1258,6 +1267,10 @@ fn fields_of_a_plain_object_root(
                 keys.join(", ")
             ),
         );
+    }
+    if !unused_defs.is_empty() {
+        ann.extra
+            .push(("$defs".to_owned(), Value::Object(unused_defs)));
     }
     let (additional, implicit_open) = if root.is_empty() && m.open_by_default {
         // A tool without a schema: an object of any keys, as the provider would read it.

@@ -8,4 +8,5 @@ mod bad_defs;
 mod consolidate;
 mod emit_snapshots;
 mod emit_yaml;
+mod field_shapes;
 mod output_shapes;

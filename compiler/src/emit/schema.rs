@@ -238,10 +238,23 @@ fn with_defs(
     if rendered.is_empty() {
         return Ok(root);
     }
-    let entries = rendered
+    let mut entries: Vec<(String, Json)> = rendered
         .into_iter()
         .filter_map(|(ix, schema)| Some((shapes.get(ix)?.0.clone(), schema)))
         .collect();
+    // Entries kept verbatim (`parameters: json_schema: { $defs: … }`: what an import found no
+    // property using) follow the shapes in the one `$defs`.
+    let mut root = root;
+    if let Json::Obj(keys) = &mut root
+        && let Some(at) = keys.iter().position(|(k, _)| k == "$defs")
+        && let (_, Json::Obj(verbatim)) = keys.remove(at)
+    {
+        for (name, schema) in verbatim {
+            if !entries.iter().any(|(n, _)| *n == name) {
+                entries.push((name, schema));
+            }
+        }
+    }
     Ok(root.with("$defs", Json::Obj(entries)))
 }
 

@@ -1,42 +1,61 @@
-//! An input's `$defs` as the tool file's `shapes:`. A parameters schema whose `$defs` entries
-//! are each referred to (from the properties or from one another) by `$ref`s of the form
-//! `#/$defs/<name>` — a JSON Pointer in a URI fragment, percent-decoded and `~1`/`~0`
-//! unescaped to find the entry — with no cycle and nothing beside a `$ref` but its
-//! `description`, is imported as shapes: each entry a shape of the same name, each `$ref` a
-//! `{ shape: name }` use, so `Call::parse` checks them and `emit` writes the same `$defs` and
-//! `$ref`s back. Anything else (a pointer into an entry, `definitions`, an entry nothing uses,
-//! a recursive entry, keywords beside a `$ref`) keeps the whole `$defs` verbatim as before,
-//! with a note saying why.
+//! An input's `$defs` as the tool file's `shapes:`. The entries a parameters schema's
+//! properties reach by `$ref`s of the form `#/$defs/<name>` — a JSON Pointer in a URI
+//! fragment, percent-decoded and `~1`/`~0` unescaped to find the entry — with no cycle among
+//! them and nothing beside a `$ref` but its `description`, are imported as shapes: each a
+//! shape of the same name, each `$ref` a `{ shape: name }` use, so `Call::parse` checks them
+//! and `emit` writes the same `$defs` and `$ref`s back. An entry nothing reaches is kept
+//! verbatim (`parameters: json_schema: { $defs: … }`, published beside the shapes). Anything
+//! else (a pointer into an entry, `definitions`, a recursive entry, keywords beside a `$ref`)
+//! keeps the whole `$defs` verbatim as before, with a note saying why.
 
 use serde_json::{Map, Value};
 
 use crate::emit::def_ref;
 use crate::load::shapes::MAX_INLINED_NODES;
 
-/// The `$defs` entries of a root that import as shapes (declaration order), or why they do not.
-pub(super) fn shapes_of(root: &Map<String, Value>) -> Result<Vec<(String, Value)>, String> {
+/// What a root's `$defs` import as: the entries its properties use (directly or through one
+/// another), as shapes in declaration order, and the others, kept verbatim.
+#[derive(Debug)]
+pub(super) struct Defs {
+    pub(super) shapes: Vec<(String, Value)>,
+    pub(super) unused: Map<String, Value>,
+}
+
+/// The `$defs` of a root as shapes (and the entries nothing uses, kept as written), or why
+/// the used ones do not import.
+pub(super) fn shapes_of(root: &Map<String, Value>) -> Result<Defs, String> {
+    let none = || Defs {
+        shapes: Vec::new(),
+        unused: Map::new(),
+    };
     let Some(defs) = root.get("$defs") else {
-        return Ok(Vec::new());
+        return Ok(none());
     };
     let Value::Object(defs) = defs else {
         return Err("`$defs` is no object".into());
     };
-    for name in defs.keys() {
+    let mut rest = root.clone();
+    rest.remove("$defs");
+    let from_root = references(&Value::Object(rest), defs)?;
+    // The entries the root reaches, each with its references (only theirs must import).
+    let mut uses: Vec<Option<Vec<usize>>> = vec![None; defs.len()];
+    let mut stack = from_root.clone();
+    while let Some(i) = stack.pop() {
+        if uses[i].is_some() {
+            continue;
+        }
+        let (name, def) = defs.iter().nth(i).ok_or("a `$defs` entry vanished")?;
         if name.is_empty() || name.chars().count() > 128 || name.chars().any(char::is_control) {
             return Err(format!(
                 "the `$defs` entry {name:?} has no shape name (1 to 128 characters without control characters)"
             ));
         }
+        let r = references(def, defs)?;
+        stack.extend(&r);
+        uses[i] = Some(r);
     }
-    // Each entry's references, and the root's (outside `$defs`).
-    let mut uses: Vec<Vec<usize>> = Vec::with_capacity(defs.len());
-    for (_, def) in defs {
-        uses.push(references(def, defs)?);
-    }
-    let mut rest = root.clone();
-    rest.remove("$defs");
-    let from_root = references(&Value::Object(rest), defs)?;
-    if let Some(path) = cycle(&uses) {
+    let graph: Vec<Vec<usize>> = uses.iter().map(|u| u.clone().unwrap_or_default()).collect();
+    if let Some(path) = cycle(&graph) {
         let names: Vec<&str> = path
             .iter()
             .filter_map(|&i| defs.keys().nth(i).map(String::as_str))
@@ -46,24 +65,21 @@ pub(super) fn shapes_of(root: &Map<String, Value>) -> Result<Vec<(String, Value)
             names.join(" → ")
         ));
     }
-    let reached = reachable(&from_root, &uses);
-    if let Some((name, _)) = defs
-        .iter()
-        .zip(&reached)
-        .find(|(_, r)| !**r)
-        .map(|(d, _)| d)
-    {
-        return Err(format!(
-            "its entry `{name}` is referred to by nothing (imported, it would not be published)"
-        ));
-    }
-    let inlined = inlined_nodes(&from_root, &uses, defs);
+    let inlined = inlined_nodes(&from_root, &graph, defs);
     if inlined > MAX_INLINED_NODES {
         return Err(format!(
             "inlined, its uses hold {inlined} schema nodes (a shape holds at most {MAX_INLINED_NODES})"
         ));
     }
-    Ok(defs.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+    let mut out = none();
+    for ((name, def), used) in defs.iter().zip(&uses) {
+        if used.is_some() {
+            out.shapes.push((name.clone(), def.clone()));
+        } else {
+            out.unused.insert(name.clone(), def.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The name a `$ref` names, when it is `#/$defs/<name>` exactly as [`def_ref`] writes it.
@@ -173,18 +189,6 @@ fn cycle(uses: &[Vec<usize>]) -> Option<Vec<usize>> {
     None
 }
 
-/// Which entries the root reaches.
-fn reachable(from_root: &[usize], uses: &[Vec<usize>]) -> Vec<bool> {
-    let mut seen = vec![false; uses.len()];
-    let mut stack = from_root.to_vec();
-    while let Some(i) = stack.pop() {
-        if !std::mem::replace(&mut seen[i], true) {
-            stack.extend(&uses[i]);
-        }
-    }
-    seen
-}
-
 /// A bound on the schema nodes of the root's uses with every entry inlined (each entry's own
 /// nodes plus its uses', counted once per use: what the guard of the language counts).
 fn inlined_nodes(from_root: &[usize], uses: &[Vec<usize>], defs: &Map<String, Value>) -> usize {
@@ -249,7 +253,7 @@ mod tests {
             .collect();
         let ok = root(json!({"properties": {"a": {"$ref": "#/$defs/l0"}}, "$defs": chain}));
         assert_eq!(
-            shapes_of(&ok).unwrap().len(),
+            shapes_of(&ok).unwrap().shapes.len(),
             10,
             "a chain of 10 is no cycle"
         );
@@ -259,15 +263,15 @@ mod tests {
             "b": {"type": "array", "items": {"$ref": "#/$defs/a"}}}}),
         );
         assert!(shapes_of(&cyclic).unwrap_err().contains("a → b → a"));
+        // An entry nothing reaches is kept as written (its own references unread).
         let unused = root(
             json!({"properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {
-            "a": {"type": "string"}, "b": {"type": "string"}}}),
+            "a": {"type": "string"},
+            "b": {"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}}}}),
         );
-        assert!(
-            shapes_of(&unused)
-                .unwrap_err()
-                .contains("`b` is referred to by nothing")
-        );
+        let defs = shapes_of(&unused).unwrap();
+        assert_eq!(defs.shapes.len(), 1);
+        assert_eq!(defs.unused.keys().collect::<Vec<_>>(), ["b"]);
         let beside = root(
             json!({"properties": {"a": {"$ref": "#/$defs/a", "title": "A"}},
             "$defs": {"a": {"type": "string"}}}),
@@ -288,7 +292,7 @@ mod tests {
         );
         let spaced = root(json!({"properties": {"p": {"$ref": "#/$defs/Page%20Ref"}},
             "$defs": {"Page Ref": {"type": "string"}}}));
-        assert_eq!(shapes_of(&spaced).unwrap()[0].0, "Page Ref");
+        assert_eq!(shapes_of(&spaced).unwrap().shapes[0].0, "Page Ref");
     }
 
     #[test]

@@ -691,6 +691,12 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
     let freeform = t.get("freeform").and_then(|n| read_freeform(n, d));
     let (output, icons) = super::examples::read_tool_extras(&t, &name, &mut shapes, d);
     let used_shapes = shapes.finish(d);
+    check_verbatim_defs(
+        &parameters,
+        &used_shapes.fields,
+        t.key_span("parameters"),
+        d,
+    );
     let meta = t.get("meta").map(|n| read_meta(n, d)).unwrap_or_default();
     let hosted = t.get("hosted").and_then(|n| read_hosted(&t, n, d));
     let implements = t
@@ -735,6 +741,36 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         actions,
         freeform,
     })
+}
+
+/// `parameters: json_schema: { $defs: … }` (entries kept as written beside the shapes) may not
+/// name a shape the fields use: the published `$defs` holds each name once.
+fn check_verbatim_defs(
+    parameters: &crate::ir::Parameters,
+    shapes: &[(String, Type)],
+    at: Option<Span>,
+    d: &mut Diags,
+) {
+    let verbatim = parameters
+        .ann
+        .extra
+        .iter()
+        .find(|(k, _)| k == "$defs")
+        .and_then(|(_, v)| v.as_object());
+    for name in verbatim.into_iter().flat_map(|o| o.keys()) {
+        if shapes.iter().any(|(n, _)| n == name) {
+            d.push(
+                Diagnostic::error(
+                    "shape-twice",
+                    at,
+                    format!(
+                        "`parameters: json_schema:` keeps a `$defs` entry `{name}`, the name of a shape the fields use"
+                    ),
+                )
+                .with_hint("rename one of them: the published `$defs` holds each name once"),
+            );
+        }
+    }
 }
 
 /// `title:`: a text (published as the tool's `title` and `annotations.title`), `false` (no
