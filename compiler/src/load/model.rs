@@ -141,6 +141,8 @@ pub struct ActionDef {
     pub exactly_one_of: Vec<Vec<Sp<String>>>,
     pub forbidden_with: Vec<ForbiddenDef>,
     pub traits: Vec<(Sp<String>, Node)>,
+    /// `defaults:` (named actions only): the action's own default for fields it takes.
+    pub defaults: Vec<(Sp<String>, Node)>,
     pub examples: Vec<super::examples::ExampleDef>,
     pub output: Option<crate::ir::OutputType>,
     pub span: Span,
@@ -1035,6 +1037,7 @@ fn read_named_action(
             "at_most_one_of",
             "forbidden_with",
             "traits",
+            "defaults",
             "examples",
             "output",
         ],
@@ -1051,6 +1054,13 @@ fn read_named_action(
         .unwrap_or_default();
     let span = aname.span;
     let mut action = action_body(&a, Some(aname), description, traits, span, d);
+    action.defaults = a
+        .get("defaults")
+        .map(|n| read::entries(n, "defaults", d))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect();
     super::examples::read_action_extras(&a, &what, true, &mut action, cx, d);
     Some(action)
 }
@@ -1110,6 +1120,7 @@ fn action_body(
         exactly_one_of,
         forbidden_with,
         traits,
+        defaults: Vec::new(),
         examples: Vec::new(),
         output: None,
         span,
