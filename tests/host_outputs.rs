@@ -113,7 +113,7 @@ const SHELL_FAMILY: [&str; 10] = [
     "sql_query",
 ];
 /// [`files_messages_and_the_framework_conform`]'s.
-const FILES_AND_FRAMEWORK: [&str; 11] = [
+const FILES_AND_FRAMEWORK: [&str; 12] = [
     "apply_patch",
     "file_edit",
     "grep_files",
@@ -121,6 +121,7 @@ const FILES_AND_FRAMEWORK: [&str; 11] = [
     "message_read context",
     "message_read history",
     "message_read payload",
+    "message_read turns",
     "read_file",
     "search_memory",
     "set_workdirs",
@@ -237,10 +238,15 @@ async fn files_messages_and_the_framework_conform() {
         std::io::BufReader::new(sample),
     )
     .unwrap();
-    for view in ["transcript", "turns", "audit"] {
+    for view in ["transcript", "audit"] {
         let args = format!(r#"{{"mode":"history","session_id":"sess-review","view":"{view}"}}"#);
         run("message_read", &args).await;
     }
+    run(
+        "message_read",
+        r#"{"mode":"turns","session_id":"sess-review"}"#,
+    )
+    .await;
     run(
         "message_read",
         r#"{"mode":"history","channel":"infra","limit":1}"#,

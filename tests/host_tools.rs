@@ -215,6 +215,73 @@ async fn message_read_over_the_imported_sample_transcript() {
     ok(&results[4]);
 }
 
+/// A call leaving `limit` out gets its mode's default from the definition (history 50
+/// messages, turns 10 turns, payload 4000 characters: message_read.yaml's `defaults:`, filled
+/// in by the generated conversion; the runtime keeps none of its own). The store holds more of
+/// each, so a smaller or larger default, or none, would show.
+#[tokio::test]
+async fn message_read_without_a_limit_reads_each_modes_default() {
+    let fx = Fixture::new(Role::SideChat, Family::Chat);
+    // 12 turns of 6 messages (72 in all); the last message is 5000 characters long.
+    let mut jsonl = String::new();
+    for i in 0..72 {
+        let content = if i == 71 {
+            "x".repeat(5000)
+        } else {
+            format!("message {i}")
+        };
+        let line = serde_json::json!({
+            "id": format!("d-{i:03}"),
+            "session_id": "sess-defaults",
+            "role": if i % 6 == 0 { "user" } else { "assistant" },
+            "at": format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60),
+            "turn": i / 6 + 1,
+            "content": content,
+        });
+        jsonl.push_str(&line.to_string());
+        jsonl.push('\n');
+    }
+    toolsurface::runtime::import_jsonl(
+        fx.host.message_store().as_ref(),
+        std::io::Cursor::new(jsonl),
+    )
+    .unwrap();
+    let results = fx
+        .run(
+            &Turn::normal(),
+            &[
+                (
+                    "h",
+                    "message_read",
+                    r#"{"mode":"history","session_id":"sess-defaults"}"#,
+                ),
+                (
+                    "t",
+                    "message_read",
+                    r#"{"mode":"turns","session_id":"sess-defaults"}"#,
+                ),
+                (
+                    "p",
+                    "message_read",
+                    r#"{"mode":"payload","message_id":"d-071","field":"content"}"#,
+                ),
+            ],
+        )
+        .await;
+    let history = structured(ok(&results[0]));
+    assert_eq!(history["total"], 72);
+    assert_eq!(history["returned"], 50, "{history}");
+    let turns = structured(ok(&results[1]));
+    assert_eq!(turns["mode"], "turns");
+    assert_eq!(turns["total_turns"], 12);
+    assert_eq!(turns["returned_turns"], 10, "{turns}");
+    assert_eq!(turns["turns"][0]["turn"], 3);
+    let payload = structured(ok(&results[2]));
+    assert_eq!(payload["total_chars"], 5000);
+    assert_eq!(payload["returned_chars"], 4000, "{payload}");
+    assert_eq!(payload["next_offset"], 4000);
+}
+
 #[tokio::test]
 async fn search_memory_answers_from_the_facts_store_with_provenance() {
     let fx = Fixture::new(Role::Steward, Family::Gemini);

@@ -321,7 +321,7 @@ fn parsed_calls_become_the_runtime_types() {
             message_id: "m-3".into(),
             field: messages::Field::ToolCalls,
             offset: 7,
-            limit: None,
+            limit: 4000,
         })
     );
     let Call::ShellSession(call) = Call::parse_in(
@@ -391,11 +391,12 @@ fn runtime_request(call: Call) -> Option<String> {
     })
 }
 
-/// A field's `default:` is applied by the generated `From`: for every optional field that
-/// declares one, the call without it becomes the same runtime request as the call giving
-/// the default, so the handler receives the definition's value (the runtime holds no
-/// default of its own). Were the default not filled in, the runtime field would be an
-/// `Option` and the two requests would differ (`None` against `Some(default)`).
+/// A field's `default:` (or the action's own, `defaults:`) is applied by the generated
+/// `From`: for every optional field that has one in an action, the call without it becomes
+/// the same runtime request as the call giving that default, so the handler receives the
+/// definition's value (the runtime holds no default of its own). Were the default not filled
+/// in, the runtime field would be an `Option` and the two requests would differ (`None`
+/// against `Some(default)`); were another action's default filled in, they would differ too.
 #[test]
 fn an_absent_field_reaches_the_runtime_as_its_default() {
     let ir = standard_ir();
@@ -405,11 +406,7 @@ fn an_absent_field_reaches_the_runtime_as_its_default() {
         let scope = scope_offering(t);
         for action in &tool.actions {
             for field in &action.optional {
-                let Some(default) = tool
-                    .field(field)
-                    .and_then(|f| f.ty.peel().1)
-                    .and_then(|a| a.default.clone())
-                else {
+                let Some(default) = tool.default_in(action, field).cloned() else {
                     continue;
                 };
                 let example = &action.examples.first().expect("an example").arguments;
@@ -429,13 +426,26 @@ fn an_absent_field_reaches_the_runtime_as_its_default() {
                     "{}.{field}: absent is not the default {default}",
                     tool.name
                 );
-                checked.push(format!("{}.{field}", tool.name));
+                checked.push(format!(
+                    "{}.{}{field}",
+                    tool.name,
+                    action
+                        .name
+                        .as_deref()
+                        .map(|a| format!("{a}."))
+                        .unwrap_or_default()
+                ));
             }
         }
     }
     // shell 3, exec_command 3, write_stdin 2, shell_session 2, grep_files 2, read_file 2,
-    // file_edit 1, message_read 4, search_memory 1, sql_query 1, set_workdirs 1.
-    assert!(checked.len() >= 22, "{checked:?}");
+    // file_edit 1, message_read 7 (view, before, after, offset, and limit in history, turns
+    // and payload), search_memory 1, sql_query 1, set_workdirs 1.
+    assert!(checked.len() >= 25, "{checked:?}");
+    for limit in ["history", "turns", "payload"] {
+        let name = format!("message_read.{limit}.limit");
+        assert!(checked.contains(&name), "{name} not checked: {checked:?}");
+    }
 }
 
 /// The defaults arrive as the definitions' values (read from the IR, not restated here).
@@ -473,6 +483,38 @@ fn defaults_arrive_as_the_definitions_values() {
     };
     assert_eq!(json!(c.before), default("message_read", "before"));
     assert_eq!(json!(c.after), default("message_read", "after"));
+    // `limit` means messages, turns or characters by mode: each mode's own default
+    // (`defaults:`), read from the IR as the action's.
+    let read = ir.tools.iter().find(|t| t.name == "message_read").unwrap();
+    let own = |mode: &str| {
+        read.default_in(read.action(mode).unwrap(), "limit")
+            .cloned()
+    };
+    let limit_of = |args: &str| {
+        let Call::MessageRead(call) =
+            Call::parse_in(&scope_offering(Tool::MessageRead), "message_read", args).unwrap()
+        else {
+            panic!("message_read");
+        };
+        match messages::MessageRead::from(call) {
+            messages::MessageRead::History(h) => json!(h.limit),
+            messages::MessageRead::Turns(t) => json!(t.limit),
+            messages::MessageRead::Payload(p) => json!(p.limit),
+            messages::MessageRead::Context(_) => panic!("context has no limit"),
+        }
+    };
+    let history = limit_of(r#"{"mode":"history","session_id":"s"}"#);
+    let turns = limit_of(r#"{"mode":"turns","channel":"c"}"#);
+    let payload = limit_of(r#"{"mode":"payload","message_id":"m-1","field":"content"}"#);
+    assert_eq!(
+        [Some(history), Some(turns), Some(payload)],
+        [own("history"), own("turns"), own("payload")]
+    );
+    // And those are 50 messages, 10 turns and 4000 characters (tool-defs says so).
+    assert_eq!(
+        [own("history"), own("turns"), own("payload")],
+        [Some(json!(50)), Some(json!(10)), Some(json!(4000))]
+    );
 }
 
 /// The runtime's texts get tool names from the generated `TOOL_NAMES` (each tool's name and

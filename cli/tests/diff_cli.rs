@@ -63,8 +63,8 @@ fn json_ids_are_stable_and_specific() {
     edit(
         &dir,
         "tools/message_read.yaml",
-        "values: [transcript, turns, audit]",
-        "values: [transcript, turns]",
+        "values: [transcript, audit]",
+        "values: [transcript]",
     );
     edit(
         &dir,

@@ -148,8 +148,8 @@ fn an_enum_value_removed_is_breaking() {
     edit(
         &dir,
         "tools/message_read.yaml",
-        "values: [transcript, turns, audit]",
-        "values: [transcript, turns]",
+        "values: [transcript, audit]",
+        "values: [transcript]",
     );
     let o = check(&dir);
     assert_eq!(code(&o), 4, "{}{}", stdout(&o), stderr(&o));

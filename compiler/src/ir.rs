@@ -3,6 +3,7 @@
 //! the same bytes on every run. Nothing here refers back to YAML; spans are kept only so later
 //! stages (diff annotations, template errors) can point at the line responsible.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::diag::Span;
@@ -309,6 +310,34 @@ impl Tool {
             .filter_map(|a| a.name.as_deref())
             .collect()
     }
+    /// What `field` left out means in `action`: the action's own default (`defaults:`),
+    /// else the field's `default:`.
+    pub fn default_in<'a>(
+        &'a self,
+        action: &'a Action,
+        field: &str,
+    ) -> Option<&'a serde_json::Value> {
+        action
+            .defaults
+            .get(field)
+            .or_else(|| self.field(field).and_then(|f| f.ty.default_value()))
+    }
+    /// `field`'s type as `action` takes it: with the action's default in place of the
+    /// field's (`explain`).
+    pub fn type_in<'a>(&'a self, action: &'a Action, field: &'a Field) -> Cow<'a, Type> {
+        field.ty.with_default(self.default_in(action, &field.name))
+    }
+    /// `field`'s type as the flat published schema states it: with the default every action
+    /// taking it shares, and none when their defaults differ (one property, one `default`).
+    pub fn published_type<'a>(&'a self, field: &'a Field) -> Cow<'a, Type> {
+        let mut using = self.actions.iter().filter(|a| a.uses(&field.name));
+        let first = using.next().and_then(|a| self.default_in(a, &field.name));
+        let shared = using
+            .all(|a| self.default_in(a, &field.name) == first)
+            .then_some(first)
+            .flatten();
+        field.ty.with_default(shared)
+    }
 }
 
 /// The parameters object of a tool, beyond its fields.
@@ -466,6 +495,29 @@ impl Type {
             t => (t, None),
         }
     }
+    /// Its `default:` (annotation).
+    pub fn default_value(&self) -> Option<&serde_json::Value> {
+        self.peel().1.and_then(|a| a.default.as_ref())
+    }
+    /// This type with `default` as its default (borrowed when it already is).
+    pub fn with_default(&self, default: Option<&serde_json::Value>) -> Cow<'_, Type> {
+        if self.default_value() == default {
+            return Cow::Borrowed(self);
+        }
+        let (ty, mut ann) = match self {
+            Type::Annotated { ty, ann } => (ty.clone(), (**ann).clone()),
+            t => (Box::new(t.clone()), SchemaAnnotations::default()),
+        };
+        ann.default = default.cloned();
+        Cow::Owned(if ann.is_empty() {
+            *ty
+        } else {
+            Type::Annotated {
+                ty,
+                ann: Box::new(ann),
+            }
+        })
+    }
 }
 
 /// How a union is spelled (and checked).
@@ -542,6 +594,10 @@ pub struct Action {
     pub forbidden_with: Vec<Forbidden>,
     /// Every trait of the vocabulary, resolved (action value, else tool value, else default).
     pub traits: BTreeMap<String, TraitValue>,
+    /// `defaults:`: the action's own default for optional fields it takes, overriding the
+    /// field's `default:` for this action (type-checked by `check`). Read through
+    /// [`Tool::default_in`].
+    pub defaults: BTreeMap<String, serde_json::Value>,
     /// Example argument objects, as a model would send them (the selector first when the
     /// tool has one). Checked by `toolsurface check` with `Call::parse`'s rules.
     pub examples: Vec<Example>,

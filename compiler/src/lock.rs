@@ -19,7 +19,7 @@
 //!
 //! shape shell_session {"object":...,"selector":"action"} # structure, dialect-independent
 //!   field timeout_s {"type":"number","minimum":0.0,"maximum":300.0}
-//!   action wait {"required":["session_id"],"optional":[...],"traits":{...}}
+//!   action wait {"required":["session_id"],"optional":[...],"defaults":{...},"traits":{...}}
 //! alias shell_poll {"tool":"shell_session","set":{"action":"poll"},"rename":{}}
 //! retired get_facts {"message":"...","replaced_by":["search_memory"]}
 //! output shell_session {"type":"object","anyOf":[...]}  # declared outputs (lock/outputs.rs)
@@ -301,6 +301,9 @@ pub struct ActionShape {
     /// `[field, with]` pairs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forbidden_with: Vec<(String, String)>,
+    /// The action's own defaults (`defaults:`), over its fields' (recorded with their types).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub traits: BTreeMap<String, serde_json::Value>,
 }
@@ -639,6 +642,7 @@ fn shape_of(t: &ir::Tool) -> ToolShape {
                     .iter()
                     .map(|f| (f.field.clone(), f.with.clone()))
                     .collect(),
+                defaults: a.defaults.clone(),
                 traits: a
                     .traits
                     .iter()

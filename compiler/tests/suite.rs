@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod action_defaults;
 mod bad_defs;
 mod consolidate;
 mod emit_snapshots;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use toolsurface_runtime::call::{ToolError, ToolOutput};
 use toolsurface_runtime::messages::{
     Context, Field, History, Message, MessageRead, MessageStore, Payload, Role, SqliteMessageStore,
-    View, import_jsonl, message_read,
+    Turns, View, import_jsonl, message_read,
 };
 
 const SAMPLE: &str = include_str!("../../examples/transcripts/sample.jsonl");
@@ -32,13 +32,14 @@ fn model_err(store: &SqliteMessageStore, req: impl Into<MessageRead>) -> String 
 }
 
 /// A history request naming neither a session nor a channel, with message_read.yaml's
-/// default view (a parsed call gets it from the generated conversion).
+/// defaults (view transcript, limit 50: a parsed call gets them from the generated
+/// conversion; the root suite's `implements_agree` and `host_tools` hold that).
 fn unscoped() -> History {
     History {
         session_id: None,
         channel: None,
         view: View::Transcript,
-        limit: None,
+        limit: 50,
     }
 }
 
@@ -94,7 +95,7 @@ fn limit_keeps_the_newest_messages() {
     let (text, v) = ok(
         &s,
         History {
-            limit: Some(3),
+            limit: 3,
             ..history("sess-build")
         },
     );
@@ -131,7 +132,7 @@ fn channel_history_spans_sessions_and_marks_them() {
         &s,
         History {
             channel: Some("infra".into()),
-            limit: Some(500),
+            limit: 500,
             ..unscoped()
         },
     );
@@ -146,16 +147,21 @@ fn channel_history_spans_sessions_and_marks_them() {
     assert!(text.find("[session sess-build]") < text.find("[session sess-review]"));
 }
 
+/// A turns request of `session` with message_read.yaml's default limit (10 turns).
+fn turns_of(session: &str) -> Turns {
+    Turns {
+        session_id: Some(session.into()),
+        channel: None,
+        limit: 10,
+    }
+}
+
 #[test]
-fn turns_view_groups_by_turn_field_or_user_message() {
+fn turns_mode_groups_by_turn_field_or_user_message() {
     let (_d, s) = store();
-    let (text, v) = ok(
-        &s,
-        History {
-            view: View::Turns,
-            ..history("sess-build")
-        },
-    );
+    let (text, v) = ok(&s, turns_of("sess-build"));
+    assert_eq!(v["mode"], "turns");
+    assert!(v.get("view").is_none(), "turns is a mode, not a view: {v}");
     let turns: Vec<i64> = v["turns"]
         .as_array()
         .unwrap()
@@ -171,13 +177,7 @@ fn turns_view_groups_by_turn_field_or_user_message() {
     assert!(text.contains("\n  user: The runtime tests fail"), "{text}");
 
     // sess-review has no turn numbers: a turn starts at each user message.
-    let (_, v) = ok(
-        &s,
-        History {
-            view: View::Turns,
-            ..history("sess-review")
-        },
-    );
+    let (_, v) = ok(&s, turns_of("sess-review"));
     let sizes: Vec<usize> = v["turns"]
         .as_array()
         .unwrap()
@@ -186,13 +186,12 @@ fn turns_view_groups_by_turn_field_or_user_message() {
         .collect();
     assert_eq!(sizes, vec![6, 4, 2]);
 
-    // limit counts turns in this view.
+    // limit counts turns in this mode.
     let (text, v) = ok(
         &s,
-        History {
-            view: View::Turns,
-            limit: Some(1),
-            ..history("sess-review")
+        Turns {
+            limit: 1,
+            ..turns_of("sess-review")
         },
     );
     assert_eq!(v["returned_turns"], 1);
@@ -211,7 +210,7 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
         &s,
         History {
             view: View::Audit,
-            limit: Some(2),
+            limit: 2,
             ..history("sess-review")
         },
     );
@@ -240,7 +239,7 @@ fn audit_view_shows_ids_timestamps_and_tool_calls() {
 }
 
 #[test]
-fn history_built_by_hand_with_both_or_neither_scope_is_an_argument_error() {
+fn history_or_turns_built_by_hand_with_both_or_neither_scope_is_an_argument_error() {
     // Call::parse refuses these (exactly_one_of); the runtime answers a hand-built request.
     let (_d, s) = store();
     let both = History {
@@ -248,14 +247,48 @@ fn history_built_by_hand_with_both_or_neither_scope_is_an_argument_error() {
         ..history("sess-build")
     };
     let neither = unscoped();
-    for req in [both, neither] {
-        match message_read(&s, &req.into()) {
+    let turns_both = Turns {
+        channel: Some("infra".into()),
+        ..turns_of("sess-build")
+    };
+    let turns_neither = Turns {
+        session_id: None,
+        ..turns_of("sess-build")
+    };
+    let requests: [(MessageRead, &str); 4] = [
+        (both.into(), "mode=history:"),
+        (neither.into(), "mode=history:"),
+        (turns_both.into(), "mode=turns:"),
+        (turns_neither.into(), "mode=turns:"),
+    ];
+    for (req, mode) in requests {
+        match message_read(&s, &req) {
             Err(ToolError::Argument(m)) => {
+                assert!(m.starts_with(mode), "{m}");
                 assert!(m.contains("exactly one of session_id or channel"), "{m}")
             }
             other => panic!("expected an argument error, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn turns_of_a_channel_span_sessions_and_an_unknown_scope_is_named() {
+    let (_d, s) = store();
+    let (text, v) = ok(
+        &s,
+        Turns {
+            session_id: None,
+            channel: Some("infra".into()),
+            limit: 50,
+        },
+    );
+    assert_eq!(v["channel"], "infra");
+    assert_eq!(v["session_id"], Value::Null);
+    assert_eq!(v["total"], 28);
+    assert!(text.contains(" · session sess-review · "), "{text}");
+    let e = model_err(&s, turns_of("sess-buld"));
+    assert!(e.contains(r#"did you mean "sess-build"?"#), "{e}");
 }
 
 #[test]
@@ -316,7 +349,7 @@ fn context_of_an_unknown_message_suggests_close_ids() {
     assert!(e.contains(r#""m-0007""#), "{e}");
 }
 
-fn payload(id: &str, field: Field, offset: usize, limit: Option<u64>) -> Payload {
+fn payload(id: &str, field: Field, offset: usize, limit: usize) -> Payload {
     Payload {
         message_id: id.into(),
         field,
@@ -333,7 +366,7 @@ fn payload_pages_through_a_long_field() {
     let mut pages = Vec::new();
     let mut assembled = String::new();
     loop {
-        let (text, v) = ok(&s, payload("m-0007", Field::ToolResult, offset, Some(1000)));
+        let (text, v) = ok(&s, payload("m-0007", Field::ToolResult, offset, 1000));
         assert_eq!(v["total_chars"], 5952);
         let chunk = v["text"].as_str().unwrap();
         assert!(text.ends_with(chunk));
@@ -372,11 +405,11 @@ fn payload_counts_characters_not_bytes() {
         tool_calls: None,
     }])
     .unwrap();
-    let (_, v) = ok(&s, payload("u1", Field::Content, 6, Some(7)));
+    let (_, v) = ok(&s, payload("u1", Field::Content, 6, 7));
     assert_eq!(v["text"], "wörld ✓");
     assert_eq!(v["next_offset"], 13);
     assert_eq!(v["total_chars"], 16);
-    let (_, v) = ok(&s, payload("u1", Field::Content, 16, None));
+    let (_, v) = ok(&s, payload("u1", Field::Content, 16, 4000));
     assert_eq!(v["text"], "");
     assert_eq!(v["next_offset"], Value::Null);
 }
@@ -384,17 +417,17 @@ fn payload_counts_characters_not_bytes() {
 #[test]
 fn payload_errors_are_specific() {
     let (_d, s) = store();
-    let e = model_err(&s, payload("m-0007", Field::ToolResult, 9000, None));
+    let e = model_err(&s, payload("m-0007", Field::ToolResult, 9000, 4000));
     assert_eq!(
         e,
         r#"offset 9000 is past the end of message "m-0007" tool_result (5952 characters)"#
     );
-    let e = model_err(&s, payload("m-0004", Field::Reasoning, 0, None));
+    let e = model_err(&s, payload("m-0004", Field::Reasoning, 0, 4000));
     assert_eq!(
         e,
         r#"message "m-0004" has no reasoning; its fields: content, tool_result"#
     );
-    let e = model_err(&s, payload("zzz-9", Field::Content, 0, None));
+    let e = model_err(&s, payload("zzz-9", Field::Content, 0, 4000));
     assert!(e.starts_with(r#"no message "zzz-9""#), "{e}");
 }
 
@@ -430,7 +463,7 @@ fn history_returns_more_than_500_messages_when_asked() {
     let (text, v) = ok(
         &s,
         History {
-            limit: Some(600),
+            limit: 600,
             ..history("sess-long")
         },
     );
@@ -442,7 +475,7 @@ fn history_returns_more_than_500_messages_when_asked() {
     let (_, v) = ok(
         &s,
         History {
-            limit: Some(50_000),
+            limit: 50_000,
             ..history("sess-long")
         },
     );
@@ -450,16 +483,15 @@ fn history_returns_more_than_500_messages_when_asked() {
     assert_eq!(v["truncated"], false);
 }
 
-/// The turns view likewise: the runtime used to cap it at 100 turns.
+/// The turns mode likewise: the runtime used to cap it at 100 turns.
 #[test]
-fn the_turns_view_returns_more_than_100_turns_when_asked() {
+fn the_turns_mode_returns_more_than_100_turns_when_asked() {
     let (_d, s) = long_store();
     let (_, v) = ok(
         &s,
-        History {
-            view: View::Turns,
-            limit: Some(120),
-            ..history("sess-long")
+        Turns {
+            limit: 120,
+            ..turns_of("sess-long")
         },
     );
     assert_eq!(v["returned_turns"], 120);

@@ -230,12 +230,13 @@ def _files_and_framework_calls(tmp_path: Path):
             {"patch": "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch"},
         )
         await call("grep_files", {"pattern": "one"})
-        for view in ("transcript", "turns", "audit"):
+        for view in ("transcript", "audit"):
             await call(
                 "message_read",
                 {"mode": "history", "session_id": "sess-review", "view": view},
                 "history",
             )
+        await call("message_read", {"mode": "turns", "session_id": "sess-review"}, "turns")
         await call("message_read", {"mode": "context", "message_id": "m-0008"}, "context")
         await call(
             "message_read",

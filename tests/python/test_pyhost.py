@@ -718,6 +718,20 @@ def test_with_defaults_fills_what_the_call_left_out_and_keeps_what_it_sent() -> 
     assert ts.with_defaults(given_all) is given_all
 
 
+def test_an_actions_own_default_is_filled_for_that_action_alone() -> None:
+    # message_read's limit counts messages, turns or characters: each mode has its own
+    # default (`defaults:`), carried per action by the plan.
+    def limit(arguments: str) -> object:
+        return ts.with_defaults(ts.parse_call("main", "chat", "message_read", arguments)).limit
+
+    assert limit('{"mode":"history","session_id":"s"}') == 50
+    assert limit('{"mode":"turns","session_id":"s"}') == 10
+    assert limit('{"mode":"payload","message_id":"m","field":"content"}') == 4000
+    assert limit('{"mode":"turns","session_id":"s","limit":3}') == 3
+    assert kernel_plan().defaults("message_read", "turns") == {"limit": 10}
+    assert kernel_plan().defaults("message_read", "context") == {"before": 3, "after": 3}
+
+
 def test_every_default_of_the_plan_is_filled_as_declared() -> None:
     plan = json.loads((PACKAGE / "_plan.json").read_text("utf-8"))
     filled = 0

@@ -357,7 +357,9 @@ fn describe_action(
                 continue;
             };
             let desc = field_text(name, &field.description.source);
-            let _ = writeln!(out, "{pad}{name} ({label}): {}", type_text(&field.ty));
+            // The default shown is this action's (its `defaults:`, else the field's).
+            let ty = tool.type_in(action, field);
+            let _ = writeln!(out, "{pad}{name} ({label}): {}", type_text(&ty));
             if !desc.is_empty() {
                 indent(out, &desc, &format!("{pad}    "));
             }

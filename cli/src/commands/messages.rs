@@ -59,20 +59,21 @@ pub struct ImportArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ReadArgs {
-    /// history (a session or channel), context (around a message) or payload (one large
-    /// field of one message, paged)
+    /// history (a session or channel), turns (the same, grouped by turn), context (around a
+    /// message) or payload (one large field of one message, paged)
     #[arg(long, value_parser = PossibleValuesParser::new(definition::Action::ALL.map(definition::Action::as_str)))]
     pub mode: String,
-    /// history: the session to read
+    /// history, turns: the session to read
     #[arg(long)]
     pub session_id: Option<String>,
-    /// history: the channel to read
+    /// history, turns: the channel to read
     #[arg(long)]
     pub channel: Option<String>,
-    /// history: transcript, turns or audit
+    /// history: transcript or audit
     #[arg(long, value_parser = PossibleValuesParser::new(definition::View::ALL.map(definition::View::as_str)))]
     pub view: Option<String>,
-    /// history: newest N messages (turns view: turns); payload: characters per page
+    /// history: newest N messages; turns: newest N turns; payload: characters per page
+    /// (default: each mode's, the definition's)
     #[arg(long)]
     pub limit: Option<u64>,
     /// context, payload: the message

@@ -135,3 +135,44 @@ fn a_shape_is_one_type_named_after_it() {
         "{module}"
     );
 }
+
+/// An action's own default (`defaults:`) is what the conversion fills in that action's arm:
+/// message_read's `limit` is 50 messages in `History`, 10 turns in `Turns`, 4000 characters
+/// in `Payload`; changing one action's changes that arm alone.
+#[test]
+fn the_conversion_fills_each_actions_own_default() {
+    let (_, compiled) = standard();
+    let mut ir = compiled.ir.expect("valid");
+    let limits = |ir: &crate::Ir| -> Vec<String> {
+        let text = generate(ir).expect("generate").to_string().replace(' ', "");
+        ["History", "Turns", "Payload"]
+            .iter()
+            .map(|variant| {
+                let head = format!("toolsurface_runtime::messages::MessageRead::{variant}(");
+                let at = text
+                    .find(&head)
+                    .unwrap_or_else(|| panic!("no {variant} arm"));
+                let arm = &text[at..];
+                let arm = &arm[..arm.find("})").unwrap_or(arm.len())];
+                let fill = arm
+                    .split("c.limit.unwrap_or(")
+                    .nth(1)
+                    .unwrap_or_else(|| panic!("{variant}: limit not filled: {arm}"));
+                fill[..fill.find(')').unwrap_or(fill.len())].to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(limits(&ir), ["50i64", "10i64", "4000i64"]);
+    let read = ir
+        .tools
+        .iter_mut()
+        .find(|t| t.name == "message_read")
+        .unwrap();
+    let turns = read
+        .actions
+        .iter_mut()
+        .find(|a| a.name.as_deref() == Some("turns"))
+        .unwrap();
+    turns.defaults.insert("limit".into(), serde_json::json!(7));
+    assert_eq!(limits(&ir), ["50i64", "7i64", "4000i64"]);
+}

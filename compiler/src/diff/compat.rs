@@ -2,6 +2,7 @@
 //! still parses on the new surface (directly, through an alias, or as a retired name), down
 //! to actions, fields, bounds and enum values.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::{Finding, Findings, Locator, Verdict};
@@ -673,9 +674,20 @@ impl Cx<'_> {
                 continue;
             }
             if let (Some(tx), Some(ty)) = (x.field(f), y.field(&g)) {
+                // What an absent field means is the action's: its own default, else the
+                // field's. One the action gives (before or after) is its own finding.
+                let own = oa.defaults.contains_key(f) || na.defaults.contains_key(&g);
+                let tx = with_default(tx, oa.defaults.get(f.as_str()));
+                let ty = with_default(ty, na.defaults.get(&g));
                 let mut changes = Vec::new();
-                types(tx, ty, f, &mut changes);
+                types(&tx, &ty, f, &mut changes);
                 for c in changes {
+                    if own && c.rule == "default-changed" && c.path == *f {
+                        let msg = format!("{}: {f} {}{}", pair.label, c.message, self.via());
+                        let key = pair.new_action_key.clone();
+                        self.push_below_action(pair, c.rule, &[f], c.verdict, msg, &key);
+                        continue;
+                    }
                     let segs: Vec<&str> = c.path.split('/').collect();
                     let fnd = self.finding(
                         c.rule,
@@ -1080,6 +1092,32 @@ fn types(old: &TypeShape, new: &TypeShape, at: &str, out: &mut Vec<Change>) {
         }
         TypeShape::Annotated { .. } => {}
     }
+}
+
+/// `t` with the action's own default in place of the field's (`t` itself without one).
+fn with_default<'t>(t: &'t TypeShape, own: Option<&serde_json::Value>) -> Cow<'t, TypeShape> {
+    let Some(d) = own else {
+        return Cow::Borrowed(t);
+    };
+    Cow::Owned(match t {
+        TypeShape::Annotated {
+            schema,
+            format,
+            other,
+            ..
+        } => TypeShape::Annotated {
+            schema: schema.clone(),
+            default: Some(d.clone()),
+            format: format.clone(),
+            other: other.clone(),
+        },
+        t => TypeShape::Annotated {
+            schema: Box::new(t.clone()),
+            default: Some(d.clone()),
+            format: None,
+            other: None,
+        },
+    })
 }
 
 /// The type beneath a type's annotations.

@@ -173,10 +173,9 @@ pub(crate) fn parameters(texts: &Texts<'_>, style: Style) -> Result<Json, EmitEr
             refs,
         };
         if !unlisted(&field.ty) {
-            properties.push((
-                name.to_owned(),
-                ctx.schema(&field.ty, Some(desc), nullable)?,
-            ));
+            // One property for every action taking it: its default only when they share one.
+            let ty = tool.published_type(field);
+            properties.push((name.to_owned(), ctx.schema(&ty, Some(desc), nullable)?));
         }
         if every || style == Style::Strict {
             required.push(Json::str(name));

@@ -70,6 +70,7 @@ fn action(
         exactly_one_of: Vec::new(),
         forbidden_with: Vec::new(),
         traits: traits(t),
+        defaults: BTreeMap::new(),
         examples: Vec::new(),
         output: None,
         span: span(),

@@ -418,6 +418,7 @@ fn check_action<'t>(
     };
     check_exactly_one_of(action, tool, fields, &context, &uses, d);
     check_forbidden_with(action, tool, fields, &context, &uses, d);
+    check_action_defaults(action, tool, fields, &context, &listed, d);
     for (k, v) in &action.traits {
         check_trait_value(k, v, idx, d);
     }
@@ -481,6 +482,61 @@ fn check_exactly_one_of(
                     .with_hint("add it to the action's `optional`"),
                 );
             }
+        }
+    }
+}
+
+/// `defaults:` of an action: each an optional field the action takes, with a value its type
+/// accepts (the rule of a field's `default:`, `bad-default`).
+fn check_action_defaults(
+    action: &ActionDef,
+    tool: &ToolDef,
+    fields: &BTreeMap<&str, &crate::ir::Field>,
+    context: &str,
+    listed: &BTreeMap<&str, &'static str>,
+    d: &mut Diags,
+) {
+    for (name, value) in &action.defaults {
+        let Some(field) = fields.get(name.as_str()) else {
+            check_field_ref(name, tool, fields, &format!("`defaults` of {context}"), d);
+            continue;
+        };
+        match listed.get(name.as_str()) {
+            Some(&"required") => d.push(
+                Diagnostic::error(
+                    "bad-action-default",
+                    Some(name.span),
+                    format!(
+                        "`{}` is required by {context}, so a default of it never applies",
+                        name.v
+                    ),
+                )
+                .with_hint("drop it from `defaults`, or list the field under `optional`"),
+            ),
+            Some(_) => {}
+            None => {
+                let taken = listed.keys().copied();
+                let hint = diag::did_you_mean(&name.v, taken)
+                    .unwrap_or_else(|| "add it to the action's `optional`".to_owned());
+                d.push(
+                    Diagnostic::error(
+                        "bad-action-default",
+                        Some(name.span),
+                        format!("{context} does not take field `{}`", name.v),
+                    )
+                    .with_hint(hint),
+                );
+            }
+        }
+        if let Some(problem) = value_problem(&field.ty, value) {
+            d.push(
+                Diagnostic::error(
+                    "bad-default",
+                    Some(value.span),
+                    format!("`defaults.{}` of {context} is a value {problem}", name.v),
+                )
+                .with_hint("the default is a value a call could send for this field"),
+            );
         }
     }
 }

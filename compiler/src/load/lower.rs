@@ -298,6 +298,11 @@ fn lower_action(
             })
             .collect(),
         traits,
+        defaults: a
+            .defaults
+            .iter()
+            .map(|(k, v)| (k.v.clone(), v.to_json()))
+            .collect(),
         examples: super::examples::lower_examples(a, t.selector.as_ref().map(|s| s.name.as_str())),
         output: a.output.clone().or_else(|| t.output.clone()),
         span: a.span,

@@ -15,7 +15,8 @@
 //!   `no-families`, `unknown-route`, `unknown-type`, `bad-pattern`, `bad-bounds`,
 //!   `duplicate-value`, `unknown-property`, `undeclared-field`, `duplicate-name`,
 //!   `selector-without-actions`, `actions-without-selector`, `no-actions`,
-//!   `selector-is-field`, `bad-exactly-one-of`, `bad-forbidden-with`, `unknown-trait`,
+//!   `selector-is-field`, `bad-exactly-one-of`, `bad-forbidden-with`, `bad-default`,
+//!   `bad-action-default`, `unknown-trait`,
 //!   `bad-trait-value`, `bad-syntax`, `missing-grammar`, `freeform-family`,
 //!   `example-action`, `bad-icon`, `bad-implements`;
 //!   warning `unused-field`. (`toolsurface check` adds `example-refused` and the warning

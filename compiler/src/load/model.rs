@@ -146,6 +146,8 @@ pub struct ActionDef {
     pub exactly_one_of: Vec<Vec<Sp<String>>>,
     pub forbidden_with: Vec<ForbiddenDef>,
     pub traits: Vec<(Sp<String>, Node)>,
+    /// `defaults:` (named actions only): the action's own default for fields it takes.
+    pub defaults: Vec<(Sp<String>, Node)>,
     pub examples: Vec<super::examples::ExampleDef>,
     pub output: Option<crate::ir::OutputType>,
     pub span: Span,
@@ -706,14 +708,7 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         .get("title")
         .map(|n| read_title(n, d))
         .unwrap_or((None, (true, true)));
-    let output_schema = t.get("output_schema").map(Node::to_json);
-    if let (Some(span), true) = (t.key_span("output_schema"), t.get("output").is_some()) {
-        d.push(Diagnostic::error(
-            "output-twice",
-            Some(span),
-            "`output_schema` (verbatim) and `output` (typed) say the same thing: keep one",
-        ));
-    }
+    let output_schema = read_output_schema(&t, d);
     Some(ToolDef {
         output,
         output_schema,
@@ -741,6 +736,18 @@ pub fn read_tool(file: FileId, stem: &str, root: &Node, d: &mut Diags) -> Option
         actions,
         freeform,
     })
+}
+
+/// `output_schema:`, a verbatim output schema (refused beside a typed `output:`).
+fn read_output_schema(t: &Struct<'_>, d: &mut Diags) -> Option<serde_json::Value> {
+    if let (Some(span), true) = (t.key_span("output_schema"), t.get("output").is_some()) {
+        d.push(Diagnostic::error(
+            "output-twice",
+            Some(span),
+            "`output_schema` (verbatim) and `output` (typed) say the same thing: keep one",
+        ));
+    }
+    t.get("output_schema").map(Node::to_json)
 }
 
 /// `parameters: json_schema: { $defs: … }` (entries kept as written beside the shapes) may not
@@ -1077,6 +1084,7 @@ fn read_named_action(
             "at_most_one_of",
             "forbidden_with",
             "traits",
+            "defaults",
             "examples",
             "output",
         ],
@@ -1093,6 +1101,13 @@ fn read_named_action(
         .unwrap_or_default();
     let span = aname.span;
     let mut action = action_body(&a, Some(aname), description, traits, span, d);
+    action.defaults = a
+        .get("defaults")
+        .map(|n| read::entries(n, "defaults", d))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect();
     super::examples::read_action_extras(&a, &what, true, &mut action, cx, d);
     Some(action)
 }
@@ -1152,6 +1167,7 @@ fn action_body(
         exactly_one_of,
         forbidden_with,
         traits,
+        defaults: Vec::new(),
         examples: Vec::new(),
         output: None,
         span,

@@ -377,7 +377,7 @@ fn action_object(tool: &ir::Tool, action: &ir::Action) -> ObjectPlan {
             name: f.name.clone(),
             required: action.is_required(&f.name),
             ty: lower_type(&f.ty),
-            default: default_of(&f.ty),
+            default: tool.default_in(action, &f.name).cloned(),
         })
         .collect();
     let belongs = tool

@@ -253,7 +253,48 @@ class MessageReadHistory(_Action):
         ]
         | None
     ) = None
-    view: Literal["transcript", "turns", "audit"] | None = None
+    view: Literal["transcript", "audit"] | None = None
+    limit: (
+        Annotated[
+            int,
+            BeforeValidator(_integral),
+            Field(
+                ge=1,
+                le=50000,
+            ),
+        ]
+        | None
+    ) = None
+
+
+class MessageReadTurns(_Action):
+    mode: Literal["turns"]
+    _exactly_one_of = (
+        (
+            ("session_id", "given"),
+            ("channel", "given"),
+        ),
+    )
+    session_id: (
+        Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=128,
+            ),
+        ]
+        | None
+    ) = None
+    channel: (
+        Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=256,
+            ),
+        ]
+        | None
+    ) = None
     limit: (
         Annotated[
             int,
@@ -837,6 +878,7 @@ class WriteStdin(_Action):
 _MessageReadUnion = Annotated[
     Union[
         MessageReadHistory,
+        MessageReadTurns,
         MessageReadContext,
         MessageReadPayload,
     ],

@@ -143,7 +143,16 @@ export interface MessageReadHistory {
   readonly mode: "history";
   readonly session_id?: string;
   readonly channel?: string;
-  readonly view?: "transcript" | "turns" | "audit";
+  readonly view?: "transcript" | "audit";
+  readonly limit?: number;
+}
+
+/** A call of `message_read` with mode=turns. */
+export interface MessageReadTurns {
+  readonly tool: "message_read";
+  readonly mode: "turns";
+  readonly session_id?: string;
+  readonly channel?: string;
   readonly limit?: number;
 }
 
@@ -166,7 +175,7 @@ export interface MessageReadPayload {
   readonly offset?: number | bigint;
 }
 
-export type MessageReadCall = MessageReadHistory | MessageReadContext | MessageReadPayload;
+export type MessageReadCall = MessageReadHistory | MessageReadTurns | MessageReadContext | MessageReadPayload;
 
 /** A call of `monitor_start`. */
 export interface MonitorStart {
@@ -326,6 +335,7 @@ export type ActionKey =
   | "grep_files"
   | "introspect"
   | "message_read.history"
+  | "message_read.turns"
   | "message_read.context"
   | "message_read.payload"
   | "monitor_start"
@@ -379,6 +389,7 @@ export const TRAITS: { readonly [key in ActionKey]: Traits } = {
   "grep_files": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "neutral" },
   "introspect": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "self" },
   "message_read.history": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "self" },
+  "message_read.turns": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "self" },
   "message_read.context": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "self" },
   "message_read.payload": { parallel_safe: true, follow_up: false, poll: false, read_only: true, result_on_interrupt: false, cost: "self" },
   "monitor_start": { parallel_safe: false, follow_up: false, poll: false, read_only: false, result_on_interrupt: false, cost: "work" },

@@ -395,7 +395,7 @@ export const PLAN: CallPlan = {
     {
       "name": "message_read",
       "selector": "mode",
-      "expected_actions": "history, context, payload",
+      "expected_actions": "history, turns, context, payload",
       "freeform": null,
       "actions": [
         {
@@ -440,10 +440,9 @@ export const PLAN: CallPlan = {
                   "kind": "enum",
                   "values": [
                     "transcript",
-                    "turns",
                     "audit"
                   ],
-                  "expected": "one of transcript, turns, audit"
+                  "expected": "one of transcript, audit"
                 },
                 "default": "transcript"
               },
@@ -455,10 +454,99 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 50000,
                   "expected": "an integer from 1 to 50000"
-                }
+                },
+                "default": 50
               }
             ],
             "belongs": [
+              {
+                "field": "message_id",
+                "actions": "context and payload"
+              },
+              {
+                "field": "before",
+                "actions": "context"
+              },
+              {
+                "field": "after",
+                "actions": "context"
+              },
+              {
+                "field": "field",
+                "actions": "payload"
+              },
+              {
+                "field": "offset",
+                "actions": "payload"
+              }
+            ],
+            "exactly_one_of": [
+              [
+                {
+                  "field": "session_id",
+                  "presence": "given"
+                },
+                {
+                  "field": "channel",
+                  "presence": "given"
+                }
+              ]
+            ],
+            "forbidden_with": []
+          }
+        },
+        {
+          "name": "turns",
+          "prefix": "mode=turns: ",
+          "traits": {
+            "cost": "self",
+            "follow_up": false,
+            "parallel_safe": true,
+            "poll": false,
+            "read_only": true,
+            "result_on_interrupt": false
+          },
+          "object": {
+            "fields": [
+              {
+                "name": "session_id",
+                "required": false,
+                "ty": {
+                  "kind": "string",
+                  "min_length": 1,
+                  "max_length": 128,
+                  "pattern": null,
+                  "expected": "a string of 1 to 128 characters"
+                }
+              },
+              {
+                "name": "channel",
+                "required": false,
+                "ty": {
+                  "kind": "string",
+                  "min_length": 1,
+                  "max_length": 256,
+                  "pattern": null,
+                  "expected": "a string of 1 to 256 characters"
+                }
+              },
+              {
+                "name": "limit",
+                "required": false,
+                "ty": {
+                  "kind": "integer",
+                  "minimum": 1,
+                  "maximum": 50000,
+                  "expected": "an integer from 1 to 50000"
+                },
+                "default": 10
+              }
+            ],
+            "belongs": [
+              {
+                "field": "view",
+                "actions": "history"
+              },
               {
                 "field": "message_id",
                 "actions": "context and payload"
@@ -545,11 +633,11 @@ export const PLAN: CallPlan = {
             "belongs": [
               {
                 "field": "session_id",
-                "actions": "history"
+                "actions": "history and turns"
               },
               {
                 "field": "channel",
-                "actions": "history"
+                "actions": "history and turns"
               },
               {
                 "field": "view",
@@ -557,7 +645,7 @@ export const PLAN: CallPlan = {
               },
               {
                 "field": "limit",
-                "actions": "history and payload"
+                "actions": "history, turns and payload"
               },
               {
                 "field": "field",
@@ -593,7 +681,8 @@ export const PLAN: CallPlan = {
                   "minimum": 1,
                   "maximum": 50000,
                   "expected": "an integer from 1 to 50000"
-                }
+                },
+                "default": 4000
               },
               {
                 "name": "message_id",
@@ -635,11 +724,11 @@ export const PLAN: CallPlan = {
             "belongs": [
               {
                 "field": "session_id",
-                "actions": "history"
+                "actions": "history and turns"
               },
               {
                 "field": "channel",
-                "actions": "history"
+                "actions": "history and turns"
               },
               {
                 "field": "view",

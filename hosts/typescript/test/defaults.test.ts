@@ -47,6 +47,21 @@ test("every default of the plan is filled, with the value the definitions declar
   assert.ok(filled >= 22, `only ${filled} defaults filled`);
 });
 
+test("an action's own default (defaults:) is filled for that action alone", () => {
+  // message_read's limit counts messages, turns or characters: each mode has its own default.
+  const limit = (args: string): unknown =>
+    (withDefaults(parsed("message_read", args)) as unknown as Record<string, unknown>).limit;
+  assert.equal(limit(`{"mode":"history","session_id":"s"}`), 50);
+  assert.equal(limit(`{"mode":"turns","session_id":"s"}`), 10);
+  assert.equal(limit(`{"mode":"payload","message_id":"m","field":"content"}`), 4000);
+  assert.equal(limit(`{"mode":"turns","session_id":"s","limit":3}`), 3, "a sent limit is kept");
+  // The plan carries them per action (FieldPlan.default), not once per field.
+  const tool = PLAN.tools.find((t) => t.name === "message_read");
+  assert.ok(tool !== undefined);
+  const planned = tool.actions.map((a) => [a.name, a.object.fields.find((f) => f.name === "limit")?.default]);
+  assert.deepEqual(planned, [["history", 50], ["turns", 10], ["context", undefined], ["payload", 4000]]);
+});
+
 test("a call of no tool of the plan is a TypeError", () => {
   assert.throws(() => withDefaults({ tool: "nope" } as unknown as Call), TypeError);
 });

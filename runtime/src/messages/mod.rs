@@ -10,7 +10,7 @@ pub mod store;
 pub mod time;
 
 pub use import::{ImportError, ImportReport, LineError, import_jsonl};
-pub use read::{Context, Field, History, MessageRead, Payload, View, message_read};
+pub use read::{Context, Field, History, MessageRead, Payload, Turns, View, message_read};
 pub use store::{
     Around, InsertReport, Message, MessageStore, Role, Scope, SqliteMessageStore, StoreError,
 };

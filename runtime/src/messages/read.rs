@@ -1,24 +1,16 @@
-//! `message_read`: one tool over the message store, three modes (history, context,
-//! payload). Long fields are previewed in history and context and read whole, page by page,
-//! through payload.
+//! `message_read`: one tool over the message store, four modes (history, turns, context,
+//! payload). Long fields are previewed in history, turns and context and read whole, page by
+//! page, through payload.
 
 use serde_json::{Value, json};
 
 use super::store::{Message, MessageStore, Role, Scope, StoreError};
 use crate::call::{HandlerResult, ToolError, ToolOutput};
 
-// The defaults of `view`, `before`, `after` and `offset` are the definition's (`default:`,
-// filled in by the generated conversion), and so are the bounds: every `limit` the
-// definition allows is honoured (no cap of the runtime's own). `limit` alone keeps its
-// defaults here: one field means messages, turns or characters by mode and view, and a
-// field has one `default:`.
+// Every default (`view`, `before`, `after`, `offset`, and `limit` per mode: the actions'
+// `defaults:`) is the definition's, filled in by the generated conversion, and so are the
+// bounds: every `limit` the definition allows is honoured (no cap of the runtime's own).
 
-/// History: messages returned when no `limit` is given (transcript, audit views).
-pub const HISTORY_DEFAULT_MESSAGES: usize = 50;
-/// History, turns view: turns returned when no `limit` is given.
-pub const HISTORY_DEFAULT_TURNS: usize = 10;
-/// Payload: page size in characters when no `limit` is given.
-pub const PAYLOAD_DEFAULT_CHARS: usize = 4000;
 /// Characters of a field shown in history/context before it is cut (with a payload hint).
 pub const PREVIEW_CHARS: usize = 400;
 
@@ -27,8 +19,6 @@ pub const PREVIEW_CHARS: usize = 400;
 pub enum View {
     /// `role: text` lines.
     Transcript,
-    /// Grouped per turn (the `turn` field, else a turn starts at each user message).
-    Turns,
     /// Every message with id, timestamp, sizes and tool calls.
     Audit,
 }
@@ -46,7 +36,6 @@ impl View {
     pub fn as_str(self) -> &'static str {
         match self {
             View::Transcript => "transcript",
-            View::Turns => "turns",
             View::Audit => "audit",
         }
     }
@@ -74,22 +63,32 @@ impl Field {
 
 /// A `message_read` call, one variant per mode. It is the definition's `implements:` type
 /// (tool-defs/tools/message_read.yaml): the generated code builds it from a parsed call, so
-/// which fields a mode takes, which are required and `exactly_one_of: [session_id, channel]`
-/// are the definition's rules, enforced by `Call::parse`, not here.
+/// which fields a mode takes, which are required, `exactly_one_of: [session_id, channel]` and
+/// each mode's `limit` default are the definition's rules, applied before it gets here.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MessageRead {
     History(History),
+    Turns(Turns),
     Context(Context),
     Payload(Payload),
 }
 
-/// `mode: history`: a whole session or channel, newest `limit` messages (turns view: turns).
+/// `mode: history`: a whole session or channel, the newest `limit` messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct History {
     pub session_id: Option<String>,
     pub channel: Option<String>,
     pub view: View,
-    pub limit: Option<u64>,
+    pub limit: usize,
+}
+
+/// `mode: turns`: a whole session or channel grouped by turn (the `turn` field, else a turn
+/// starts at each user message), the newest `limit` turns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turns {
+    pub session_id: Option<String>,
+    pub channel: Option<String>,
+    pub limit: usize,
 }
 
 /// `mode: context`: the messages around one, `before` / `after` of it.
@@ -106,12 +105,18 @@ pub struct Payload {
     pub message_id: String,
     pub field: Field,
     pub offset: usize,
-    pub limit: Option<u64>,
+    pub limit: usize,
 }
 
 impl From<History> for MessageRead {
     fn from(h: History) -> Self {
         MessageRead::History(h)
+    }
+}
+
+impl From<Turns> for MessageRead {
+    fn from(t: Turns) -> Self {
+        MessageRead::Turns(t)
     }
 }
 
@@ -132,6 +137,7 @@ impl From<Payload> for MessageRead {
 pub fn message_read(store: &dyn MessageStore, req: &MessageRead) -> HandlerResult {
     match req {
         MessageRead::History(h) => history(store, h),
+        MessageRead::Turns(t) => turns(store, t),
         MessageRead::Context(c) => context(store, c),
         MessageRead::Payload(p) => payload(store, p),
     }
@@ -143,11 +149,6 @@ fn model(msg: impl Into<String>) -> ToolError {
 
 fn store_err(e: StoreError) -> ToolError {
     ToolError::Model(format!("reading the message store failed: {e}"))
-}
-
-/// `limit`, or the default of this mode and view when it is absent.
-fn limit_or(v: Option<u64>, default: usize) -> usize {
-    v.map_or(default, |v| usize::try_from(v).unwrap_or(usize::MAX))
 }
 
 fn unknown(what: &str, needle: &str, known: &[String]) -> ToolError {
@@ -336,30 +337,57 @@ fn group_turns(messages: &[Message]) -> Vec<Turn<'_>> {
 }
 
 fn history(store: &dyn MessageStore, req: &History) -> HandlerResult {
+    let scoped = scoped(store, "history", &req.session_id, &req.channel)?;
+    let (text, structured) = history_by_message(store, req, &scoped)?;
+    Ok(ToolOutput {
+        text: text.trim_end().to_string(),
+        structured: Some(structured),
+    })
+}
+
+fn turns(store: &dyn MessageStore, req: &Turns) -> HandlerResult {
+    let scoped = scoped(store, "turns", &req.session_id, &req.channel)?;
+    let (text, structured) = history_by_turn(store, req, &scoped)?;
+    Ok(ToolOutput {
+        text: text.trim_end().to_string(),
+        structured: Some(structured),
+    })
+}
+
+/// The session or channel a history or turns read names, with its label and message count.
+struct Scoped<'a> {
+    scope: Scope<'a>,
+    label: String,
+    total: usize,
+}
+
+/// The one scope of a history or turns read (`mode` names it in the refusal), known to the
+/// store.
+fn scoped<'a>(
+    store: &dyn MessageStore,
+    mode: &str,
+    session_id: &'a Option<String>,
+    channel: &'a Option<String>,
+) -> Result<Scoped<'a>, ToolError> {
     // Call::parse gave exactly one of the two (the definition's exactly_one_of); a host
     // building the request by hand gets the same rule.
-    let (scope, label) = match (&req.session_id, &req.channel) {
+    let (scope, label) = match (session_id, channel) {
         (Some(s), None) => (Scope::Session(s), format!("session {s}")),
         (None, Some(c)) => (Scope::Channel(c), format!("channel {c}")),
         _ => {
-            return Err(ToolError::Argument(
-                "mode=history: give exactly one of session_id or channel".to_owned(),
-            ));
+            return Err(ToolError::Argument(format!(
+                "mode={mode}: give exactly one of session_id or channel"
+            )));
         }
     };
     let total = store.count(scope).map_err(store_err)?;
     if total == 0 {
         return Err(unknown_history_scope(store, scope));
     }
-    let (text, structured) = match req.view {
-        view @ (View::Transcript | View::Audit) => {
-            history_by_message(store, req, scope, &label, total, view)?
-        }
-        View::Turns => history_by_turn(store, req, scope, &label, total)?,
-    };
-    Ok(ToolOutput {
-        text: text.trim_end().to_string(),
-        structured: Some(structured),
+    Ok(Scoped {
+        scope,
+        label,
+        total,
     })
 }
 
@@ -377,19 +405,17 @@ fn unknown_history_scope(store: &dyn MessageStore, scope: Scope<'_>) -> ToolErro
     }
 }
 
-/// The transcript and audit views of history: the newest messages, one by one.
+/// History (transcript and audit views): the newest messages, one by one.
 fn history_by_message(
     store: &dyn MessageStore,
     req: &History,
-    scope: Scope<'_>,
-    label: &str,
-    total: usize,
-    view: View,
+    scoped: &Scoped<'_>,
 ) -> Result<(String, Value), ToolError> {
+    let (scope, label, total) = (scoped.scope, &scoped.label, scoped.total);
+    let view = req.view;
     let is_channel = matches!(scope, Scope::Channel(_));
     let mut text = String::new();
-    let limit = limit_or(req.limit, HISTORY_DEFAULT_MESSAGES);
-    let msgs = store.history(scope, Some(limit)).map_err(store_err)?;
+    let msgs = store.history(scope, Some(req.limit)).map_err(store_err)?;
     let older = total.saturating_sub(msgs.len());
     text.push_str(&format!(
         "{label}: {} of {total} messages{}\n",
@@ -426,20 +452,18 @@ fn history_by_message(
     Ok((text, structured))
 }
 
-/// The turns view of history: the newest turns, each with its messages.
+/// Turns: the newest turns, each with its messages.
 fn history_by_turn(
     store: &dyn MessageStore,
-    req: &History,
-    scope: Scope<'_>,
-    label: &str,
-    total: usize,
+    req: &Turns,
+    scoped: &Scoped<'_>,
 ) -> Result<(String, Value), ToolError> {
+    let (scope, label, total) = (scoped.scope, &scoped.label, scoped.total);
     let is_channel = matches!(scope, Scope::Channel(_));
     let mut text = String::new();
-    let limit = limit_or(req.limit, HISTORY_DEFAULT_TURNS);
     let msgs = store.history(scope, None).map_err(store_err)?;
     let turns = group_turns(&msgs);
-    let skip = turns.len().saturating_sub(limit);
+    let skip = turns.len().saturating_sub(req.limit);
     let shown = &turns[skip..];
     text.push_str(&format!(
         "{label}: {} of {} turns ({total} messages){}\n",
@@ -471,8 +495,7 @@ fn history_by_turn(
         }
     }
     let structured = json!({
-        "mode": "history",
-        "view": View::Turns.as_str(),
+        "mode": "turns",
         "session_id": req.session_id,
         "channel": req.channel,
         "total": total,
@@ -554,8 +577,7 @@ fn payload(store: &dyn MessageStore, req: &Payload) -> HandlerResult {
             field.as_str()
         )));
     }
-    let limit = limit_or(req.limit, PAYLOAD_DEFAULT_CHARS);
-    let chunk: String = value.chars().skip(offset).take(limit).collect();
+    let chunk: String = value.chars().skip(offset).take(req.limit).collect();
     let end = offset + char_len(&chunk);
     let next_offset = (end < total).then_some(end);
     let header = format!(
