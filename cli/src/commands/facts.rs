@@ -91,7 +91,7 @@ fn add(a: AddArgs) -> anyhow::Result<Status> {
         .with_context(|| format!("cannot open the facts store {}", db.display()))?;
     let at = a.at.unwrap_or_else(now_rfc3339);
     let id = store.add_fact(&a.text, &a.source, &at)?;
-    println!(
+    say!(
         "added fact #{id} to {} (source {}, at {at})",
         db.display(),
         a.source
@@ -136,8 +136,8 @@ fn search(a: SearchArgs) -> anyhow::Result<Status> {
     match search_memory(&store, &req) {
         Ok(out) => {
             match (a.json, out.structured) {
-                (true, Some(v)) => println!("{}", serde_json::to_string_pretty(&v)?),
-                _ => println!("{}", out.text),
+                (true, Some(v)) => say!("{}", serde_json::to_string_pretty(&v)?),
+                _ => say!("{}", out.text),
             }
             Ok(Status::Clean)
         }

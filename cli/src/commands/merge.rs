@@ -98,9 +98,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
         return Ok(Status::Invalid);
     }
     write_plan(&args.dir, &plan)?;
-    println!("{}", plan.ledger);
+    say!("{}", plan.ledger);
     for n in &plan.notes {
-        println!("  note: {n}");
+        say!("  note: {n}");
     }
     Ok(Status::Clean)
 }

@@ -122,7 +122,7 @@ fn import(a: ImportArgs) -> anyhow::Result<Status> {
         .with_context(|| format!("cannot open the message store {}", db.display()))?;
     match import_jsonl(&store, std::io::BufReader::new(file)) {
         Ok(r) => {
-            println!(
+            say!(
                 "imported {} message{} into {} ({} new, {} already stored unchanged)",
                 r.messages,
                 if r.messages == 1 { "" } else { "s" },
@@ -130,8 +130,8 @@ fn import(a: ImportArgs) -> anyhow::Result<Status> {
                 r.inserted,
                 r.unchanged
             );
-            println!("sessions: {}", list(&r.sessions));
-            println!("channels: {}", list(&r.channels));
+            say!("sessions: {}", list(&r.sessions));
+            say!("channels: {}", list(&r.channels));
             Ok(Status::Clean)
         }
         Err(e @ ImportError::Invalid { .. }) => {
@@ -213,8 +213,8 @@ fn read(a: ReadArgs) -> anyhow::Result<Status> {
     match message_read(&store, &req) {
         Ok(out) => {
             match (a.json, out.structured) {
-                (true, Some(v)) => println!("{}", serde_json::to_string_pretty(&v)?),
-                _ => println!("{}", out.text),
+                (true, Some(v)) => say!("{}", serde_json::to_string_pretty(&v)?),
+                _ => say!("{}", out.text),
             }
             Ok(Status::Clean)
         }

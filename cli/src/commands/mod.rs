@@ -3,6 +3,16 @@
 
 use clap::{Parser, Subcommand};
 
+/// `println!` that returns a write error (`?`) instead of panicking on it: a reader that
+/// closes the pipe early (`toolsurface messages read … | head`) ends the command quietly
+/// ([`is_broken_pipe`] turns that error into exit 0).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 pub mod check;
 pub mod conformance;
 pub mod diff;

@@ -50,9 +50,9 @@ pub fn run(args: Args) -> anyhow::Result<Status> {
     let after = plan.apply(&sources);
     let compiled = toolsurface_compiler::compile(&after);
     super::merge::write_plan(&args.dir, &plan)?;
-    println!("{}", plan.ledger);
+    say!("{}", plan.ledger);
     for n in &plan.notes {
-        println!("  note: {n}");
+        say!("  note: {n}");
     }
     if !compiled.diagnostics.is_empty() {
         eprint!(
