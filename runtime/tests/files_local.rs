@@ -118,7 +118,7 @@ async fn create_only_creates_and_never_replaces() {
     let s = Side::local();
     let out = ok(s
         .write(WriteFile {
-            create_only: Some(true),
+            create_only: true,
             ..s.write_req("c.txt", "1\n")
         })
         .await);
@@ -126,7 +126,7 @@ async fn create_only_creates_and_never_replaces() {
     ok(s.read("c.txt").await);
     let err = model_err(
         s.write(WriteFile {
-            create_only: Some(true),
+            create_only: true,
             ..s.write_req("c.txt", "2\n")
         })
         .await,
@@ -137,8 +137,8 @@ async fn create_only_creates_and_never_replaces() {
     // tests/parse.rs); a request built by hand with both is refused as an argument error.
     let err = contract::argument_err(
         s.write(WriteFile {
-            create_only: Some(true),
-            overwrite: Some(true),
+            create_only: true,
+            overwrite: true,
             ..s.write_req(
                 "c.txt", "3
 ",
@@ -218,8 +218,8 @@ fn permission_child(root: &str) {
                     WriteFile {
                         path: path.into(),
                         content: format!("from nobody: {path}\n"),
-                        overwrite: Some(overwrite),
-                        ..WriteFile::default()
+                        overwrite: overwrite,
+                        ..WriteFile::new("", "")
                     },
                 )
                 .await;

@@ -146,7 +146,7 @@ async fn create_only_and_confirm_token_with_device_are_refused() {
     let s = Side::remote();
     for req in [
         WriteFile {
-            create_only: Some(true),
+            create_only: true,
             ..s.write_req("x.txt", "x")
         },
         WriteFile {
@@ -249,7 +249,7 @@ async fn hostile_devices_are_refused_before_anything_starts() {
                     path: "/tmp/x".into(),
                     content: "x".into(),
                     device: dev.clone(),
-                    ..WriteFile::default()
+                    ..WriteFile::new("", "")
                 },
             )
             .await,
@@ -428,7 +428,7 @@ async fn permission_failures_stage_the_content_remotely() {
     for (rel, why) in cases {
         let out = ok(s
             .write(WriteFile {
-                overwrite: Some(true),
+                overwrite: true,
                 ..s.write_req(rel, "from tsfiles\n")
             })
             .await);

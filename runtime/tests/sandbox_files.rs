@@ -71,10 +71,8 @@ fn fixture(profile: Profile) -> Fixture {
 
 fn write(path: &str) -> WriteFile {
     WriteFile {
-        path: path.into(),
-        content: "escaped\n".into(),
-        overwrite: Some(true),
-        ..Default::default()
+        overwrite: true,
+        ..WriteFile::new(path, "escaped\n")
     }
 }
 

@@ -1701,14 +1701,16 @@ export const PLAN: CallPlan = {
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "create_only",
                 "required": false,
                 "ty": {
                   "kind": "boolean"
-                }
+                },
+                "default": false
               },
               {
                 "name": "confirm_token",

@@ -60,19 +60,34 @@ pub struct ReadFile {
 }
 
 /// `write_file path, content, <one precondition>?, device?` (write_file.yaml's
-/// `implements:`; its fields are the definition's).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `implements:`; its fields are the definition's, `overwrite` and `create_only` filled with
+/// their `default: false` by the generated conversion).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteFile {
     pub path: String,
     pub content: String,
     pub expected_sha256: Option<String>,
-    pub overwrite: Option<bool>,
-    pub create_only: Option<bool>,
+    pub overwrite: bool,
+    pub create_only: bool,
     pub confirm_token: Option<String>,
     pub device: Option<String>,
 }
 
 impl WriteFile {
+    /// A write of `content` to `path` that gives no precondition and names no device (what a
+    /// host builds by hand; the parsed call's conversion sets every field itself).
+    pub fn new(path: impl Into<String>, content: impl Into<String>) -> WriteFile {
+        WriteFile {
+            path: path.into(),
+            content: content.into(),
+            expected_sha256: None,
+            overwrite: false,
+            create_only: false,
+            confirm_token: None,
+            device: None,
+        }
+    }
+
     /// The one precondition the request gives. The definition forbids every pair
     /// (write_file.yaml `forbidden_with`), so a parsed call gives one at most; a request a
     /// host built with two is refused here ([`ToolError::Argument`]). A flag set to false
@@ -85,10 +100,10 @@ impl WriteFile {
         if let Some(token) = &self.confirm_token {
             given.push(("confirm_token", WritePrecondition::Confirm(token.clone())));
         }
-        if self.overwrite == Some(true) {
+        if self.overwrite {
             given.push(("overwrite", WritePrecondition::Overwrite));
         }
-        if self.create_only == Some(true) {
+        if self.create_only {
             given.push(("create_only", WritePrecondition::CreateOnly));
         }
         match given.len() {

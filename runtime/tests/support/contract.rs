@@ -167,7 +167,7 @@ impl Side {
         WriteFile {
             path: self.path(rel),
             content: content.into(),
-            ..WriteFile::default()
+            ..WriteFile::new("", "")
         }
     }
     pub async fn edit(&self, rel: &str, old: &str, new: &str) -> HandlerResult {
@@ -445,7 +445,7 @@ pub async fn an_unread_file_is_staged_and_overwrite_writes(s: &Side) {
     // overwrite: true writes
     let out = ok(s
         .write(WriteFile {
-            overwrite: Some(true),
+            overwrite: true,
             ..s.write_req("keep.txt", "replacement\n")
         })
         .await);
@@ -513,7 +513,7 @@ pub async fn writes_are_atomic_and_keep_the_mode(s: &Side) {
     fs::create_dir_all(s.view.join("adir")).unwrap();
     let err = model_err(
         s.write(WriteFile {
-            overwrite: Some(true),
+            overwrite: true,
             ..s.write_req("adir", "x")
         })
         .await,
@@ -581,7 +581,7 @@ pub async fn relative_paths_resolve_against_the_root(s: &Side, root_view: &Path)
         .write(WriteFile {
             path: "rel/dir/x.txt".into(),
             content: "rel\n".into(),
-            ..WriteFile::default()
+            ..WriteFile::new("", "")
         })
         .await);
     assert_eq!(field_str(&out, "status"), "created");
@@ -619,7 +619,7 @@ pub async fn a_symlink_is_written_through(s: &Side) {
     let meta = fs::symlink_metadata(s.view.join("link.txt")).unwrap();
     assert!(meta.file_type().is_symlink(), "the link is still a link");
     ok(s.write(WriteFile {
-        overwrite: Some(true),
+        overwrite: true,
         ..s.write_req("link.txt", "v3\n")
     })
     .await);
