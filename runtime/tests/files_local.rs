@@ -218,7 +218,7 @@ fn permission_child(root: &str) {
                     WriteFile {
                         path: path.into(),
                         content: format!("from nobody: {path}\n"),
-                        overwrite: overwrite,
+                        overwrite,
                         ..WriteFile::new("", "")
                     },
                 )
