@@ -5,22 +5,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use toolsurface_compiler::diag::render_all;
+use toolsurface_compiler::diag::{Diagnostic, render_all};
 use toolsurface_compiler::diff::{Options, Verdict, diff};
 use toolsurface_compiler::emit;
 use toolsurface_compiler::lock::Lock;
-use toolsurface_compiler::{Compiled, Ir, SourceFile, Sources, compile};
+use toolsurface_compiler::{Ir, Sources};
+
+use crate::support::{self, RUNTIME_TRAITS};
 
 const SURFACE: &str = r#"
 families:
   chat: { dialect: openai-chat }
   strict: { dialect: openai-chat, strict: true }
 traits:
-  parallel_safe: { type: bool, default: false, doc: "may overlap" }
-  follow_up: { type: bool, default: false, doc: "targets a session" }
-  poll: { type: bool, default: false, doc: "reads a session" }
-  read_only: { type: bool, default: false, doc: "allowed in rehearsal turns" }
-  result_on_interrupt: { type: bool, default: false, doc: "keeps its result" }
 "#;
 
 /// `reader`: `limit` shared by `lines` and `chars`, with `{field}` as the field's extra keys
@@ -49,40 +46,29 @@ actions:
     )
 }
 
-fn sources(tool: &str) -> Sources {
-    let mut files = vec![
-        SourceFile::new("surface.yaml", SURFACE),
-        SourceFile::new("roles.yaml", "r:\n  description: R.\n  tools: [reader]\n"),
-        SourceFile::new("tools/reader.yaml", tool),
-    ];
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Sources {
-        root: "t".into(),
-        files,
-    }
-}
-
-fn compiled(tool: &str) -> (Sources, Compiled) {
-    let s = sources(tool);
-    let c = compile(&s);
-    (s, c)
+fn compiled(tool: &str) -> (Vec<Diagnostic>, Option<Ir>, Sources) {
+    let surface = format!("{}{}", SURFACE.trim_start(), RUNTIME_TRAITS);
+    support::compile(&[
+        ("roles.yaml", "r:\n  description: R.\n  tools: [reader]\n"),
+        ("surface.yaml", &surface),
+        ("tools/reader.yaml", tool),
+    ])
 }
 
 fn ir(tool: &str) -> Ir {
-    let (s, c) = compiled(tool);
-    assert!(
-        c.diagnostics.is_empty(),
-        "{}",
-        render_all(&c.diagnostics, &s)
-    );
-    c.ir.unwrap()
+    let surface = format!("{}{}", SURFACE.trim_start(), RUNTIME_TRAITS);
+    support::ir(&[
+        ("roles.yaml", "r:\n  description: R.\n  tools: [reader]\n"),
+        ("surface.yaml", &surface),
+        ("tools/reader.yaml", tool),
+    ])
 }
 
 /// The diagnostics of `tool`, rendered (it must not compile).
 fn refused(tool: &str) -> String {
-    let (s, c) = compiled(tool);
-    assert!(c.ir.is_none(), "compiled: {tool}");
-    render_all(&c.diagnostics, &s)
+    let (diags, ir, s) = compiled(tool);
+    assert!(ir.is_none(), "compiled: {tool}");
+    render_all(&diags, &s)
 }
 
 /// The published `limit` property of `reader` in `family`.

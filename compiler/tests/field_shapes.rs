@@ -4,10 +4,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use toolsurface_compiler::diag::{Diagnostic, render_all};
+use toolsurface_compiler::Sources;
+use toolsurface_compiler::diag::Diagnostic;
 use toolsurface_compiler::emit;
 use toolsurface_compiler::ir::{Dialect, Ir};
-use toolsurface_compiler::{SourceFile, Sources};
+
+use crate::support::{self, RUNTIME_TRAITS, resolve};
 
 const SURFACE: &str = r#"
 families:
@@ -15,11 +17,6 @@ families:
   strict: { dialect: openai-chat, strict: true }
   gemini: { dialect: gemini }
 traits:
-  parallel_safe: { type: bool, default: false, doc: "may overlap" }
-  follow_up: { type: bool, default: false, doc: "targets a session" }
-  poll: { type: bool, default: false, doc: "reads a session" }
-  read_only: { type: bool, default: false, doc: "allowed in rehearsal turns" }
-  result_on_interrupt: { type: bool, default: false, doc: "keeps its result" }
 "#;
 
 const ROLES: &str = "main:\n  description: Main.\n  tools: [move]\n";
@@ -55,30 +52,21 @@ examples: [{ to: { x: 1, y: 2 }, avoid: { from: { x: 0, y: 0 }, to: { x: 3, y: 0
 "#;
 
 fn compile(tool: &str) -> (Vec<Diagnostic>, Option<Ir>, Sources) {
-    let files = [
+    let surface = format!("{}{}", SURFACE.trim_start(), RUNTIME_TRAITS);
+    support::compile(&[
         ("roles.yaml", ROLES),
-        ("surface.yaml", SURFACE),
+        ("surface.yaml", &surface),
         ("tools/move.yaml", tool),
-    ]
-    .into_iter()
-    .map(|(path, text)| SourceFile::new(path.to_owned(), text.trim_start().to_owned()))
-    .collect();
-    let sources = Sources {
-        root: "defs".into(),
-        files,
-    };
-    let compiled = toolsurface_compiler::compile(&sources);
-    (compiled.diagnostics, compiled.ir, sources)
+    ])
 }
 
 fn ir(tool: &str) -> Ir {
-    let (diags, ir, sources) = compile(tool);
-    assert!(
-        diags.is_empty(),
-        "unexpected diagnostics:\n{}",
-        render_all(&diags, &sources)
-    );
-    ir.unwrap()
+    let surface = format!("{}{}", SURFACE.trim_start(), RUNTIME_TRAITS);
+    support::ir(&[
+        ("roles.yaml", ROLES),
+        ("surface.yaml", &surface),
+        ("tools/move.yaml", tool),
+    ])
 }
 
 /// The tool's parameters schema in `family` (optionally rendered in `dialect`).
@@ -91,30 +79,6 @@ fn parameters(ir: &Ir, family: &str, dialect: Option<Dialect>) -> Value {
         .or_else(|| tool.get("inputSchema"))
         .unwrap();
     p.clone()
-}
-
-/// The schema with each `$ref` replaced by its `$defs` entry (a description beside it
-/// replacing the entry's) and `$defs` dropped.
-fn resolve(v: &Value, defs: &serde_json::Map<String, Value>) -> Value {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                let mut def = resolve(&defs[r.strip_prefix("#/$defs/").unwrap()], defs);
-                if let Some(d) = m.get("description") {
-                    def["description"] = d.clone();
-                }
-                return def;
-            }
-            Value::Object(
-                m.iter()
-                    .filter(|(k, _)| *k != "$defs")
-                    .map(|(k, v)| (k.clone(), resolve(v, defs)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(|i| resolve(i, defs)).collect()),
-        other => other.clone(),
-    }
 }
 
 #[test]

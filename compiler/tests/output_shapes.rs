@@ -3,10 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use toolsurface_compiler::diag::{Diagnostic, render_all};
+use toolsurface_compiler::Sources;
+use toolsurface_compiler::diag::Diagnostic;
 use toolsurface_compiler::emit;
 use toolsurface_compiler::ir::{Dialect, Ir};
-use toolsurface_compiler::{SourceFile, Sources};
+
+use crate::support::{self, resolve};
 
 const SURFACE: &str = r#"
 families:
@@ -69,55 +71,19 @@ actions:
 "#;
 
 fn compile(tool: &str) -> (Vec<Diagnostic>, Option<Ir>, Sources) {
-    let files = [
+    support::compile(&[
         ("roles.yaml", ROLES),
         ("surface.yaml", SURFACE),
         ("tools/inbox.yaml", tool),
-    ]
-    .into_iter()
-    .map(|(path, text)| SourceFile::new(path.to_owned(), text.trim_start().to_owned()))
-    .collect();
-    let sources = Sources {
-        root: "defs".into(),
-        files,
-    };
-    let compiled = toolsurface_compiler::compile(&sources);
-    (compiled.diagnostics, compiled.ir, sources)
+    ])
 }
 
 fn ir(tool: &str) -> Ir {
-    let (diags, ir, sources) = compile(tool);
-    assert!(
-        diags.is_empty(),
-        "unexpected diagnostics:\n{}",
-        render_all(&diags, &sources)
-    );
-    ir.unwrap()
-}
-
-/// The schema with every `$ref` replaced by its `$defs` entry (a description beside the
-/// `$ref` replacing the entry's) and `$defs` dropped: what a JSON Schema validator reads.
-fn resolve(v: &Value, defs: &serde_json::Map<String, Value>) -> Value {
-    match v {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref") {
-                let name = r.strip_prefix("#/$defs/").unwrap();
-                let mut def = resolve(&defs[name], defs);
-                if let Some(d) = m.get("description") {
-                    def["description"] = d.clone();
-                }
-                return def;
-            }
-            Value::Object(
-                m.iter()
-                    .filter(|(k, _)| *k != "$defs")
-                    .map(|(k, v)| (k.clone(), resolve(v, defs)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(|i| resolve(i, defs)).collect()),
-        other => other.clone(),
-    }
+    support::ir(&[
+        ("roles.yaml", ROLES),
+        ("surface.yaml", SURFACE),
+        ("tools/inbox.yaml", tool),
+    ])
 }
 
 fn refs_in(v: &Value, out: &mut Vec<String>) {

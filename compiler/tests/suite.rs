@@ -11,3 +11,4 @@ mod emit_snapshots;
 mod emit_yaml;
 mod field_shapes;
 mod output_shapes;
+mod support;
