@@ -145,3 +145,21 @@ fn lint_prints_each_missing_example_once() {
         stderr(&check)
     );
 }
+
+#[test]
+fn explain_outlines_a_shape_once_per_action_and_names_it_after() {
+    let o = run_in(&repo(), &["explain", "route", "tests/data/kinds"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("  start (required): shape point: object (3 properties, no others)\n"),
+        "{text}"
+    );
+    // `point`'s members are outlined under `start`, and only named under `legs[].to`.
+    assert_eq!(
+        text.matches(".lat (required): number, -90..=90").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("(shape point, outlined above)"), "{text}");
+}

@@ -348,6 +348,8 @@ fn describe_action(
     if action.required.is_empty() && action.optional.is_empty() {
         let _ = writeln!(out, "{pad}(no fields)");
     }
+    // A shape is outlined at its first use in the action, and named at the others.
+    let mut shapes = Vec::new();
     for (list, label) in [
         (&action.required, "required"),
         (&action.optional, "optional"),
@@ -363,7 +365,11 @@ fn describe_action(
             if !desc.is_empty() {
                 indent(out, &desc, &format!("{pad}    "));
             }
-            nested_text(&field.ty, name, &format!("{pad}    "), field_text, out);
+            let nested = Nested {
+                field_text,
+                shapes: &mut shapes,
+            };
+            nested.text(&field.ty, name, &format!("{pad}    "), out);
         }
     }
     for group in &action.exactly_one_of {
@@ -483,36 +489,52 @@ fn output_properties<'o>(o: &'o OutputType, pad: &str, seen: &mut Vec<&'o str>, 
     }
 }
 
-fn nested_text(
-    ty: &Type,
-    path: &str,
-    pad: &str,
-    field_text: &dyn Fn(&str, &str) -> String,
-    out: &mut String,
-) {
-    match ty {
-        Type::Object { properties, .. } => {
-            for p in properties {
-                let sub = format!("{path}.{}", p.name);
-                let req = if p.required { "required" } else { "optional" };
-                let _ = writeln!(out, "{pad}.{} ({req}): {}", p.name, type_text(&p.ty));
-                let desc = field_text(&sub, &p.description.source);
-                if !desc.is_empty() {
-                    indent(out, &desc, &format!("{pad}    "));
+/// The outline of the members beneath a field type (object properties, at any depth through
+/// arrays, annotations, shapes and union branches), with each member's rendered description;
+/// `shapes` holds the shapes already outlined in the action (named, not outlined again).
+struct Nested<'f, 's> {
+    field_text: &'f dyn Fn(&str, &str) -> String,
+    shapes: &'s mut Vec<String>,
+}
+
+impl Nested<'_, '_> {
+    fn text(mut self, ty: &Type, path: &str, pad: &str, out: &mut String) {
+        self.walk(ty, path, pad, out);
+    }
+
+    fn walk(&mut self, ty: &Type, path: &str, pad: &str, out: &mut String) {
+        match ty {
+            Type::Object { properties, .. } => {
+                for p in properties {
+                    let sub = format!("{path}.{}", p.name);
+                    let req = if p.required { "required" } else { "optional" };
+                    let _ = writeln!(out, "{pad}.{} ({req}): {}", p.name, type_text(&p.ty));
+                    let desc = (self.field_text)(&sub, &p.description.source);
+                    if !desc.is_empty() {
+                        indent(out, &desc, &format!("{pad}    "));
+                    }
+                    self.walk(&p.ty, &sub, &format!("{pad}  "), out);
                 }
-                nested_text(&p.ty, &sub, &format!("{pad}  "), field_text, out);
             }
-        }
-        Type::Array { items, .. } => nested_text(items, path, pad, field_text, out),
-        Type::Annotated { ty, .. } => nested_text(ty, path, pad, field_text, out),
-        // A shape is outlined where it is used (its name is in the type text).
-        Type::Shape { ty, .. } => nested_text(ty, path, pad, field_text, out),
-        Type::Union { branches, .. } => {
-            for (i, b) in branches.iter().enumerate() {
-                nested_text(b, &format!("{path}.#{i}"), pad, field_text, out);
+            Type::Array { items, .. } => self.walk(items, path, pad, out),
+            Type::Annotated { ty, .. } => self.walk(ty, path, pad, out),
+            Type::Shape { name, ty } => {
+                if self.shapes.contains(name) {
+                    if matches!(ty.peel().0, Type::Object { .. }) {
+                        let _ = writeln!(out, "{pad}(shape {name}, outlined above)");
+                    }
+                    return;
+                }
+                self.shapes.push(name.clone());
+                self.walk(ty, path, pad, out);
             }
+            Type::Union { branches, .. } => {
+                for (i, b) in branches.iter().enumerate() {
+                    self.walk(b, &format!("{path}.#{i}"), pad, out);
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
