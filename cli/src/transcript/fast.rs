@@ -1,0 +1,1040 @@
+//! The one-pass reader of a transcript line: the line's bytes are read once, each message of a
+//! conversation is turned into its events as soon as its object closes, and nothing of it is
+//! kept but those events (spans into the line). The serde reader of [`super`] (`Node`) stays
+//! the definition: this reader answers only lines it is sure of, and leaves any other to it
+//! ([`Bail`]), whose answer it then is — a line that is not JSON, a type the serde reader
+//! refuses, a duplicate field, an escape in a name or id, a surrogate escape anywhere, a struct
+//! written as an array, nesting deeper than [`MAX_DEPTH`], a block list the serde reader would
+//! drop. What it accepts, the serde reader accepts, and reads the same events from: every
+//! level is type-checked as `Node` / `ToolCall` / `Function` / `ContentBlock` check it, even
+//! where no event is read (`tests::agrees_with_the_serde_reader`).
+
+use super::{Format, raw_is_error};
+
+/// The line is left to the serde reader.
+#[derive(Debug)]
+pub(super) struct Bail;
+
+type R<T> = Result<T, Bail>;
+
+/// Deeper than this (arrays and objects), a line is the serde reader's (its own limit is 128).
+const MAX_DEPTH: u32 = 64;
+
+/// Bytes of the line: a string's contents (without the quotes, no escape in it) or a value's
+/// JSON text as written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    pub(super) fn of(self, line: &str) -> &str {
+        line.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// A range of one of [`Lines`]' buffers.
+#[derive(Clone, Copy, Debug, Default)]
+struct Range32 {
+    start: u32,
+    end: u32,
+}
+
+impl Range32 {
+    fn of<T>(self, v: &[T]) -> &[T] {
+        v.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// How a call's arguments were found (spans of [`super::ArgsFound`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Args {
+    Text(Option<Span>),
+    Inline(Span),
+    Freeform(Option<Span>),
+}
+
+/// An event of the line, as [`super::Emit`] will hand it on.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ev {
+    Call {
+        format: Format,
+        call_id: Option<Span>,
+        name: Span,
+        args: Args,
+    },
+    Result {
+        format: Format,
+        call_id: Option<Span>,
+        is_error: bool,
+    },
+}
+
+/// What the serde reader's `Node` holds of an object, as spans; the lists it collects are
+/// ranges of [`Lines`]' buffers, and the nested nodes indexes of [`Lines::nodes`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Info {
+    pub(super) kind: Option<Span>,
+    pub(super) role: Option<Span>,
+    pub(super) name: Option<Span>,
+    pub(super) id: Option<Span>,
+    pub(super) call_id: Option<Span>,
+    pub(super) tool_call_id: Option<Span>,
+    pub(super) tool_use_id: Option<Span>,
+    pub(super) custom_id: Option<Span>,
+    pub(super) thread_id: Option<Span>,
+    pub(super) conversation_id: Option<Span>,
+    pub(super) session_id: Option<Span>,
+    pub(super) thread: Option<Span>,
+    pub(super) status: Option<Span>,
+    pub(super) input: Option<Span>,
+    pub(super) output: Option<Span>,
+    pub(super) content: Option<Span>,
+    pub(super) arguments: Option<Span>,
+    pub(super) tool_result: Option<Span>,
+    pub(super) is_error: Option<bool>,
+    pub(super) is_error_camel: Option<bool>,
+    /// The events of `messages`' elements (of a kept node).
+    messages: Option<Range32>,
+    /// The events of `input` / `output` read as a Responses item list (at the top and in its
+    /// `body` / `params`), when it is one.
+    input_items: Option<Range32>,
+    output_items: Option<Range32>,
+    /// `tool_calls`, in [`Lines::calls`].
+    tool_calls: Option<Range32>,
+    /// `content` read as a block list, in [`Lines::blocks`].
+    blocks: Option<Range32>,
+    pub(super) body: Option<u32>,
+    pub(super) params: Option<u32>,
+    pub(super) payload: Option<u32>,
+    pub(super) message: Option<u32>,
+}
+
+impl Info {
+    fn flags_error(&self) -> bool {
+        self.is_error == Some(true) || self.is_error_camel == Some(true)
+    }
+}
+
+/// An entry of `tool_calls` (the serde reader's `ToolCall` and its `Function`).
+#[derive(Clone, Copy, Debug, Default)]
+struct CallEntry {
+    id: Option<Span>,
+    function: Option<FunctionEntry>,
+    name: Option<Span>,
+    arguments: Option<Span>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct FunctionEntry {
+    name: Option<Span>,
+    arguments: Option<Span>,
+}
+
+/// A block of a `content` list (the serde reader's `ContentBlock`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    kind: Option<Span>,
+    id: Option<Span>,
+    name: Option<Span>,
+    input: Option<Span>,
+    tool_use_id: Option<Span>,
+    content: Option<Span>,
+    is_error: Option<bool>,
+    is_error_camel: Option<bool>,
+}
+
+/// A file's buffers, reused from line to line.
+#[derive(Default)]
+pub(super) struct Lines {
+    pub(super) events: Vec<Ev>,
+    /// The nodes the line's events may be read from (the line, its `body`, `params`,
+    /// `payload`, `message` and theirs); the line's own is the last.
+    pub(super) nodes: Vec<Info>,
+    calls: Vec<CallEntry>,
+    blocks: Vec<Block>,
+}
+
+/// A line read: its nodes and events are in [`Lines`].
+impl Lines {
+    /// Read one line (valid UTF-8, trimmed). On [`Bail`], the buffers hold nothing of use.
+    pub(super) fn read(&mut self, line: &str) -> R<Info> {
+        if u32::try_from(line.len()).is_err() {
+            return Err(Bail);
+        }
+        self.events.clear();
+        self.nodes.clear();
+        self.calls.clear();
+        self.blocks.clear();
+        let mut c = Cursor {
+            b: line.as_bytes(),
+            line,
+            i: 0,
+            depth: 0,
+            s: self,
+        };
+        let top = c.node(Mode::Top)?;
+        c.ws();
+        if c.i != c.b.len() {
+            return Err(Bail);
+        }
+        Ok(top)
+    }
+
+    /// The events of one of the line's nodes (`None`: what `messages` held).
+    fn range(&self, r: Option<Range32>) -> &[Ev] {
+        r.map_or(&[], |r| r.of(&self.events))
+    }
+
+    /// The messages (events) of the conversation a node carries (`conversation_of`).
+    pub(super) fn conversation_of(&self, node: &Info) -> Option<&[Ev]> {
+        self.conversation_range(node, 0).map(|r| r.of(&self.events))
+    }
+
+    fn conversation_range(&self, node: &Info, depth: u32) -> Option<Range32> {
+        if let Some(inner) = node.body.or(node.params) {
+            let inner = self.nodes.get(inner as usize)?;
+            if depth > MAX_DEPTH {
+                return None;
+            }
+            return self.conversation_range(inner, depth + 1);
+        }
+        node.messages
+    }
+
+    /// A Responses request's items (`input`, then `output`), when either is an item list
+    /// (`responses_items`).
+    pub(super) fn responses_items(&self, node: &Info) -> Option<[&[Ev]; 2]> {
+        if node.kind.is_some() || node.role.is_some() {
+            return None;
+        }
+        let inner = match node.body.or(node.params) {
+            Some(ix) => self.nodes.get(ix as usize)?,
+            None => node,
+        };
+        if inner.input_items.is_none() && inner.output_items.is_none() {
+            return None;
+        }
+        Some([
+            self.range(inner.input_items),
+            self.range(inner.output_items),
+        ])
+    }
+
+    pub(super) fn node(&self, ix: Option<u32>) -> Option<&Info> {
+        ix.and_then(|ix| self.nodes.get(ix as usize))
+    }
+
+    /// The events of one message or item (`message_events`), appended to [`Lines::events`].
+    pub(super) fn message_events(&mut self, node: &Info, line: &str) {
+        message_events(node, &self.calls, &self.blocks, line, &mut self.events);
+    }
+}
+
+/// The events of one message or item, exactly as the serde reader's `message_events`.
+fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, out: &mut Vec<Ev>) {
+    let call = |format, call_id, name, args| Ev::Call {
+        format,
+        call_id,
+        name,
+        args,
+    };
+    let is_error_raw = |raw: Option<Span>| raw.is_some_and(|r| raw_is_error(r.of(line)));
+    match n.kind.map(|k| k.of(line)) {
+        Some("function_call") => {
+            if let (Some(name), Some(args)) = (n.name, n.arguments) {
+                out.push(call(
+                    Format::OpenaiResponses,
+                    n.call_id,
+                    name,
+                    Args::Text(Some(args)),
+                ));
+            }
+            return;
+        }
+        Some("custom_tool_call") => {
+            if let Some(name) = n.name {
+                out.push(call(
+                    Format::OpenaiResponses,
+                    n.call_id,
+                    name,
+                    Args::Freeform(n.input),
+                ));
+            }
+            return;
+        }
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let flagged = n.status.map(|s| s.of(line)) == Some("failed") || n.flags_error();
+            out.push(Ev::Result {
+                format: Format::OpenaiResponses,
+                call_id: n.call_id,
+                is_error: flagged || is_error_raw(n.output),
+            });
+            return;
+        }
+        Some("tool_use") => {
+            if let (Some(name), Some(input)) = (n.name, n.input) {
+                out.push(call(Format::Anthropic, n.id, name, Args::Inline(input)));
+            }
+            return;
+        }
+        Some("tool_result") => {
+            out.push(Ev::Result {
+                format: Format::Anthropic,
+                call_id: n.tool_use_id,
+                is_error: n.flags_error() || is_error_raw(n.content),
+            });
+            return;
+        }
+        _ => {}
+    }
+    if let Some(r) = n.tool_calls {
+        for c in r.of(calls) {
+            let (format, name, args) = match c.function {
+                Some(f) => (Format::OpenaiChat, f.name, f.arguments),
+                None => (Format::ToolsurfaceMessages, c.name, c.arguments),
+            };
+            let Some(name) = name else { continue };
+            out.push(call(format, c.id, name, Args::Text(args)));
+        }
+    }
+    match n.role.map(|r| r.of(line)) {
+        Some("tool") => {
+            let (format, raw) = match n.tool_result {
+                Some(r) => (Format::ToolsurfaceMessages, Some(r)),
+                None => (Format::OpenaiChat, n.content),
+            };
+            out.push(Ev::Result {
+                format,
+                call_id: n.tool_call_id,
+                is_error: n.flags_error() || is_error_raw(raw),
+            });
+        }
+        Some(_) => {
+            // A list `content` was read as blocks (or the line bailed).
+            for b in n.blocks.map_or(&[][..], |r| r.of(blocks)) {
+                match b.kind.map(|k| k.of(line)) {
+                    Some("tool_use") => {
+                        if let (Some(name), Some(input)) = (b.name, b.input) {
+                            out.push(call(Format::Anthropic, b.id, name, Args::Inline(input)));
+                        }
+                    }
+                    Some("tool_result") => out.push(Ev::Result {
+                        format: Format::Anthropic,
+                        call_id: b.tool_use_id,
+                        is_error: b.is_error == Some(true)
+                            || b.is_error_camel == Some(true)
+                            || is_error_raw(b.content),
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        None => {}
+    }
+}
+
+/// What an object is read for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The line itself: kept, its `input` / `output` read as item lists.
+    Top,
+    /// A node events may be read from (`body`, `params`, `payload`, `message` of a kept
+    /// node): kept in [`Lines::nodes`]; `items`: its `input` / `output` are read as item lists
+    /// (the line's `body` and `params`).
+    Kept { items: bool },
+    /// An element of a kept node's `messages` or item list: its events are read when it
+    /// closes.
+    Message,
+    /// Anything deeper: only checked, as the serde reader checks it.
+    Check,
+}
+
+impl Mode {
+    fn kept(self) -> bool {
+        matches!(self, Mode::Top | Mode::Kept { .. })
+    }
+    fn items(self) -> bool {
+        matches!(self, Mode::Top | Mode::Kept { items: true })
+    }
+    /// The mode of a nested `body` / `params` (`conversation`) or `payload` / `message`.
+    fn nested(self, conversation: bool) -> Mode {
+        match self {
+            Mode::Top => Mode::Kept {
+                items: conversation,
+            },
+            Mode::Kept { .. } => Mode::Kept { items: false },
+            Mode::Message | Mode::Check => Mode::Check,
+        }
+    }
+    /// The mode of the elements of `messages`.
+    fn elements(self) -> Mode {
+        if self.kept() {
+            Mode::Message
+        } else {
+            Mode::Check
+        }
+    }
+}
+
+/// Fields of `Node`, as bits (a field given twice is the serde reader's duplicate-field error).
+mod field {
+    pub const KIND: u32 = 1 << 0;
+    pub const ROLE: u32 = 1 << 1;
+    pub const MESSAGES: u32 = 1 << 2;
+    pub const INPUT: u32 = 1 << 3;
+    pub const OUTPUT: u32 = 1 << 4;
+    pub const BODY: u32 = 1 << 5;
+    pub const PARAMS: u32 = 1 << 6;
+    pub const PAYLOAD: u32 = 1 << 7;
+    pub const MESSAGE: u32 = 1 << 8;
+    pub const CONTENT: u32 = 1 << 9;
+    pub const TOOL_CALLS: u32 = 1 << 10;
+    pub const NAME: u32 = 1 << 11;
+    pub const ARGUMENTS: u32 = 1 << 12;
+    pub const ID: u32 = 1 << 13;
+    pub const CALL_ID: u32 = 1 << 14;
+    pub const TOOL_CALL_ID: u32 = 1 << 15;
+    pub const TOOL_USE_ID: u32 = 1 << 16;
+    pub const CUSTOM_ID: u32 = 1 << 17;
+    pub const THREAD_ID: u32 = 1 << 18;
+    pub const CONVERSATION_ID: u32 = 1 << 19;
+    pub const SESSION_ID: u32 = 1 << 20;
+    pub const THREAD: u32 = 1 << 21;
+    pub const TOOL_RESULT: u32 = 1 << 22;
+    pub const STATUS: u32 = 1 << 23;
+    pub const IS_ERROR: u32 = 1 << 24;
+    pub const IS_ERROR_CAMEL: u32 = 1 << 25;
+    pub const FUNCTION: u32 = 1 << 26;
+}
+
+/// First seeing of a field (bit of [`field`]) in an object.
+#[inline]
+fn once(seen: &mut u32, bit: u32) -> R<()> {
+    if *seen & bit != 0 {
+        return Err(Bail);
+    }
+    *seen |= bit;
+    Ok(())
+}
+
+struct Cursor<'a, 's> {
+    b: &'a [u8],
+    line: &'a str,
+    i: usize,
+    depth: u32,
+    s: &'s mut Lines,
+}
+
+/// Whether any of the 8 bytes of `w` is `"`, `\` or below 0x20; the lowest such byte is the
+/// lowest flagged one (the classic has-zero-byte tricks, whose false positives only sit above
+/// a true one).
+#[inline]
+fn specials(w: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let quote = w ^ (LO * u64::from(b'"'));
+    let backslash = w ^ (LO * u64::from(b'\\'));
+    let control = w.wrapping_sub(LO * 0x20) & !w;
+    let q = quote.wrapping_sub(LO) & !quote;
+    let bs = backslash.wrapping_sub(LO) & !backslash;
+    (control | q | bs) & HI
+}
+
+impl<'a> Cursor<'a, '_> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// JSON's whitespace (the serde reader's: space, tab, CR, LF).
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn span(&self, start: usize, end: usize) -> Span {
+        // The line's length fits in u32 (checked by `Lines::read`).
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// A string at `"`: its contents' span, and whether it has an escape. Refuses what the
+    /// serde reader refuses (a control character, a bad escape) and bails on a surrogate escape
+    /// (which the serde reader accepts or not depending on where the string goes).
+    fn string(&mut self) -> R<(Span, bool)> {
+        if self.peek() != Some(b'"') {
+            return Err(Bail);
+        }
+        self.i += 1;
+        let start = self.i;
+        let mut escaped = false;
+        loop {
+            while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(chunk);
+                let m = specials(u64::from_le_bytes(w));
+                if m != 0 {
+                    self.i += (m.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                self.i += 8;
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    let span = self.span(start, self.i);
+                    self.i += 1;
+                    return Ok((span, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                Some(0..=0x1f) | None => return Err(Bail),
+                Some(_) => self.i += 1,
+            }
+        }
+    }
+
+    /// An escape at `\`.
+    fn escape(&mut self) -> R<()> {
+        match self.b.get(self.i + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.i += 2;
+                Ok(())
+            }
+            Some(b'u') => {
+                let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Bail)?;
+                let mut code = 0u32;
+                for h in hex {
+                    let d = (*h as char).to_digit(16).ok_or(Bail)?;
+                    code = code * 16 + d;
+                }
+                if (0xD800..=0xDFFF).contains(&code) {
+                    return Err(Bail);
+                }
+                self.i += 6;
+                Ok(())
+            }
+            _ => Err(Bail),
+        }
+    }
+
+    /// A string without escapes (a name, an id, a type): its contents.
+    #[inline]
+    fn plain(&mut self) -> R<Span> {
+        match self.string()? {
+            (span, false) => Ok(span),
+            (_, true) => Err(Bail),
+        }
+    }
+
+    /// `null` (consumed) or not.
+    #[inline]
+    fn null(&mut self) -> R<bool> {
+        self.ws();
+        if self.peek() != Some(b'n') {
+            return Ok(false);
+        }
+        self.literal(b"null")?;
+        Ok(true)
+    }
+
+    #[inline]
+    fn literal(&mut self, word: &[u8]) -> R<()> {
+        match self.b.get(self.i..self.i + word.len()) {
+            Some(w) if w == word => {
+                self.i += word.len();
+                Ok(())
+            }
+            _ => Err(Bail),
+        }
+    }
+
+    /// `Option<Cow<str>>`: `null` or a string (without escapes, or bail).
+    fn opt_str(&mut self) -> R<Option<Span>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        self.plain().map(Some)
+    }
+
+    /// `Option<bool>`.
+    fn opt_bool(&mut self) -> R<Option<bool>> {
+        self.ws();
+        match self.peek() {
+            Some(b'n') => self.literal(b"null").map(|()| None),
+            Some(b't') => self.literal(b"true").map(|()| Some(true)),
+            Some(b'f') => self.literal(b"false").map(|()| Some(false)),
+            _ => Err(Bail),
+        }
+    }
+
+    /// `Option<&RawValue>`: `null`, or the value's text as written.
+    fn opt_raw(&mut self) -> R<Option<Span>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let start = self.i;
+        self.skip()?;
+        Ok(Some(self.span(start, self.i)))
+    }
+
+    /// Any value, checked as the serde reader's `IgnoredAny` checks it.
+    fn skip(&mut self) -> R<()> {
+        self.ws();
+        match self.peek() {
+            Some(b'"') => self.string().map(|_| ()),
+            Some(b'{') => self.object(|c, _, _| c.skip()),
+            Some(b'[') => self.array(|c| c.skip()),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(Bail),
+        }
+    }
+
+    /// A number, as JSON (and the serde reader) spell one.
+    fn number(&mut self) -> R<()> {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek() {
+            Some(b'0') => {
+                self.i += 1;
+                if let Some(b'0'..=b'9') = self.peek() {
+                    return Err(Bail);
+                }
+            }
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Bail),
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            self.some_digits()?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> R<()> {
+        let start = self.i;
+        self.digits();
+        if self.i == start { Err(Bail) } else { Ok(()) }
+    }
+
+    /// An object: `member` reads each value, given its key's contents and whether the key has
+    /// an escape.
+    #[inline]
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8], bool) -> R<()>) -> R<()> {
+        self.ws();
+        if self.peek() != Some(b'{') {
+            return Err(Bail);
+        }
+        self.enter()?;
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        let b = self.b;
+        loop {
+            self.ws();
+            let (key, escaped) = self.string()?;
+            let key = b.get(key.start as usize..key.end as usize).ok_or(Bail)?;
+            self.ws();
+            if self.peek() != Some(b':') {
+                return Err(Bail);
+            }
+            self.i += 1;
+            member(self, key, escaped)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    /// An array: `element` reads each element.
+    #[inline]
+    fn array(&mut self, mut element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
+        self.ws();
+        if self.peek() != Some(b'[') {
+            return Err(Bail);
+        }
+        self.enter()?;
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            element(self)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    #[inline]
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Bail);
+        }
+        Ok(())
+    }
+
+    /// Whether the next value is an array (after whitespace).
+    #[inline]
+    fn at_array(&mut self) -> bool {
+        self.ws();
+        self.peek() == Some(b'[')
+    }
+
+    /// A `Node` (an object; an array is the serde reader's, which reads a struct from one).
+    fn node(&mut self, mode: Mode) -> R<Info> {
+        let mut n = Info::default();
+        let mut seen = 0u32;
+        self.object(|c, key, escaped| {
+            if escaped {
+                return Err(Bail);
+            }
+            match key {
+                b"type" => {
+                    once(&mut seen, field::KIND)?;
+                    n.kind = c.opt_str()?;
+                }
+                b"role" => {
+                    once(&mut seen, field::ROLE)?;
+                    n.role = c.opt_str()?;
+                }
+                b"messages" => {
+                    once(&mut seen, field::MESSAGES)?;
+                    n.messages = c.nodes(mode.elements())?;
+                }
+                b"input" => {
+                    once(&mut seen, field::INPUT)?;
+                    (n.input, n.input_items) = c.raw_or_items(mode)?;
+                }
+                b"output" => {
+                    once(&mut seen, field::OUTPUT)?;
+                    (n.output, n.output_items) = c.raw_or_items(mode)?;
+                }
+                b"body" => {
+                    once(&mut seen, field::BODY)?;
+                    n.body = c.nested(mode.nested(true))?;
+                }
+                b"params" => {
+                    once(&mut seen, field::PARAMS)?;
+                    n.params = c.nested(mode.nested(true))?;
+                }
+                b"payload" => {
+                    once(&mut seen, field::PAYLOAD)?;
+                    n.payload = c.nested(mode.nested(false))?;
+                }
+                b"message" => {
+                    once(&mut seen, field::MESSAGE)?;
+                    n.message = c.nested(mode.nested(false))?;
+                }
+                b"content" => {
+                    once(&mut seen, field::CONTENT)?;
+                    if mode != Mode::Check && c.at_array() {
+                        let start = c.i;
+                        n.blocks = Some(c.blocks()?);
+                        n.content = Some(c.span(start, c.i));
+                    } else {
+                        n.content = c.opt_raw()?;
+                    }
+                }
+                b"tool_calls" => {
+                    once(&mut seen, field::TOOL_CALLS)?;
+                    n.tool_calls = c.tool_calls(mode != Mode::Check)?;
+                }
+                b"name" => {
+                    once(&mut seen, field::NAME)?;
+                    n.name = c.opt_str()?;
+                }
+                b"arguments" => {
+                    once(&mut seen, field::ARGUMENTS)?;
+                    n.arguments = c.opt_raw()?;
+                }
+                b"id" => {
+                    once(&mut seen, field::ID)?;
+                    n.id = c.opt_str()?;
+                }
+                b"call_id" => {
+                    once(&mut seen, field::CALL_ID)?;
+                    n.call_id = c.opt_str()?;
+                }
+                b"tool_call_id" => {
+                    once(&mut seen, field::TOOL_CALL_ID)?;
+                    n.tool_call_id = c.opt_str()?;
+                }
+                b"tool_use_id" => {
+                    once(&mut seen, field::TOOL_USE_ID)?;
+                    n.tool_use_id = c.opt_str()?;
+                }
+                b"custom_id" => {
+                    once(&mut seen, field::CUSTOM_ID)?;
+                    n.custom_id = c.opt_str()?;
+                }
+                b"thread_id" => {
+                    once(&mut seen, field::THREAD_ID)?;
+                    n.thread_id = c.opt_str()?;
+                }
+                b"conversation_id" => {
+                    once(&mut seen, field::CONVERSATION_ID)?;
+                    n.conversation_id = c.opt_str()?;
+                }
+                b"session_id" => {
+                    once(&mut seen, field::SESSION_ID)?;
+                    n.session_id = c.opt_str()?;
+                }
+                b"thread" => {
+                    once(&mut seen, field::THREAD)?;
+                    n.thread = c.opt_str()?;
+                }
+                b"tool_result" => {
+                    once(&mut seen, field::TOOL_RESULT)?;
+                    n.tool_result = c.opt_raw()?;
+                }
+                b"status" => {
+                    once(&mut seen, field::STATUS)?;
+                    n.status = c.opt_str()?;
+                }
+                b"is_error" => {
+                    once(&mut seen, field::IS_ERROR)?;
+                    n.is_error = c.opt_bool()?;
+                }
+                b"isError" => {
+                    once(&mut seen, field::IS_ERROR_CAMEL)?;
+                    n.is_error_camel = c.opt_bool()?;
+                }
+                _ => c.skip()?,
+            }
+            Ok(())
+        })?;
+        if mode == Mode::Message {
+            message_events(
+                &n,
+                &self.s.calls,
+                &self.s.blocks,
+                self.line,
+                &mut self.s.events,
+            );
+        }
+        Ok(n)
+    }
+
+    /// `Option<Box<Node>>`: kept in [`Lines::nodes`] when events may be read from it.
+    fn nested(&mut self, mode: Mode) -> R<Option<u32>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let n = self.node(mode)?;
+        if !mode.kept() {
+            return Ok(None);
+        }
+        let ix = u32::try_from(self.s.nodes.len()).map_err(|_| Bail)?;
+        self.s.nodes.push(n);
+        Ok(Some(ix))
+    }
+
+    /// `Option<Vec<Node>>`: the range of the events its elements gave.
+    fn nodes(&mut self, mode: Mode) -> R<Option<Range32>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let start = self.s.events.len();
+        self.array(|c| c.node(mode).map(|_| ()))?;
+        Ok(Some(self.events_since(start)))
+    }
+
+    fn events_since(&self, start: usize) -> Range32 {
+        Range32 {
+            start: start as u32,
+            end: self.s.events.len() as u32,
+        }
+    }
+
+    /// `input` / `output`: its text; where items are read (the line, its `body` / `params`),
+    /// a list is also read as Responses items (every element a `Node`, as `nodes_of` reads
+    /// it; an element that is not one leaves the line to the serde reader).
+    fn raw_or_items(&mut self, mode: Mode) -> R<(Option<Span>, Option<Range32>)> {
+        if !(mode.items() && self.at_array()) {
+            return Ok((self.opt_raw()?, None));
+        }
+        let start = self.i;
+        let items = self.nodes(Mode::Message)?;
+        Ok((Some(self.span(start, self.i)), items))
+    }
+
+    /// `Option<Vec<ToolCall>>`, kept in [`Lines::calls`] when `keep`.
+    fn tool_calls(&mut self, keep: bool) -> R<Option<Range32>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let start = self.s.calls.len();
+        self.array(|c| {
+            let mut e = CallEntry::default();
+            let mut seen = 0u32;
+            c.object(|c, key, escaped| {
+                if escaped {
+                    return Err(Bail);
+                }
+                match key {
+                    b"id" => {
+                        once(&mut seen, field::ID)?;
+                        e.id = c.opt_str()?;
+                    }
+                    b"function" => {
+                        once(&mut seen, field::FUNCTION)?;
+                        e.function = c.function()?;
+                    }
+                    b"name" => {
+                        once(&mut seen, field::NAME)?;
+                        e.name = c.opt_str()?;
+                    }
+                    b"arguments" => {
+                        once(&mut seen, field::ARGUMENTS)?;
+                        e.arguments = c.opt_raw()?;
+                    }
+                    _ => c.skip()?,
+                }
+                Ok(())
+            })?;
+            if keep {
+                c.s.calls.push(e);
+            }
+            Ok(())
+        })?;
+        Ok(Some(Range32 {
+            start: start as u32,
+            end: self.s.calls.len() as u32,
+        }))
+    }
+
+    /// `Option<Function>`.
+    fn function(&mut self) -> R<Option<FunctionEntry>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let mut f = FunctionEntry::default();
+        let mut seen = 0u32;
+        self.object(|c, key, escaped| {
+            if escaped {
+                return Err(Bail);
+            }
+            match key {
+                b"name" => {
+                    once(&mut seen, field::NAME)?;
+                    f.name = c.opt_str()?;
+                }
+                b"arguments" => {
+                    once(&mut seen, field::ARGUMENTS)?;
+                    f.arguments = c.opt_raw()?;
+                }
+                _ => c.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(Some(f))
+    }
+
+    /// A `content` list as `Vec<ContentBlock>`, into [`Lines::blocks`]. A list the serde
+    /// reader would not read as blocks (it then reads none) is the serde reader's.
+    fn blocks(&mut self) -> R<Range32> {
+        let start = self.s.blocks.len();
+        self.array(|c| {
+            let mut b = Block::default();
+            let mut seen = 0u32;
+            c.object(|c, key, escaped| {
+                if escaped {
+                    return Err(Bail);
+                }
+                match key {
+                    b"type" => {
+                        once(&mut seen, field::KIND)?;
+                        b.kind = c.opt_str()?;
+                    }
+                    b"id" => {
+                        once(&mut seen, field::ID)?;
+                        b.id = c.opt_str()?;
+                    }
+                    b"name" => {
+                        once(&mut seen, field::NAME)?;
+                        b.name = c.opt_str()?;
+                    }
+                    b"input" => {
+                        once(&mut seen, field::INPUT)?;
+                        b.input = c.opt_raw()?;
+                    }
+                    b"tool_use_id" => {
+                        once(&mut seen, field::TOOL_USE_ID)?;
+                        b.tool_use_id = c.opt_str()?;
+                    }
+                    b"content" => {
+                        once(&mut seen, field::CONTENT)?;
+                        b.content = c.opt_raw()?;
+                    }
+                    b"is_error" => {
+                        once(&mut seen, field::IS_ERROR)?;
+                        b.is_error = c.opt_bool()?;
+                    }
+                    b"isError" => {
+                        once(&mut seen, field::IS_ERROR_CAMEL)?;
+                        b.is_error_camel = c.opt_bool()?;
+                    }
+                    _ => c.skip()?,
+                }
+                Ok(())
+            })?;
+            c.s.blocks.push(b);
+            Ok(())
+        })?;
+        Ok(Range32 {
+            start: start as u32,
+            end: self.s.blocks.len() as u32,
+        })
+    }
+}
