@@ -49,12 +49,30 @@ impl Range32 {
     }
 }
 
-/// How a call's arguments were found (spans of [`super::ArgsFound`]).
+/// A string's contents: in the line (it has no escape), or unescaped into [`Lines::decoded`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Str {
+    Line(Span),
+    Decoded(Span),
+}
+
+/// A value whose contents are wanted when it is a string (a call's arguments text, a freeform
+/// input): its JSON text as written, and its contents when it is a string.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Arg {
+    pub(super) raw: Span,
+    pub(super) text: Option<Str>,
+}
+
+/// How a call's arguments were found (as [`super::ArgsFound`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Args {
-    Text(Option<Span>),
+    /// A JSON string holding the arguments' JSON text (or, not a string, the value itself);
+    /// none given: the empty text.
+    Text(Option<Arg>),
     Inline(Span),
-    Freeform(Option<Span>),
+    /// A freeform tool's input (a JSON string; anything else is the empty input).
+    Freeform(Option<Arg>),
 }
 
 /// An event of the line, as [`super::Emit`] will hand it on.
@@ -90,10 +108,10 @@ pub(super) struct Info {
     pub(super) session_id: Option<Span>,
     pub(super) thread: Option<Span>,
     pub(super) status: Option<Span>,
-    pub(super) input: Option<Span>,
+    pub(super) input: Option<Arg>,
     pub(super) output: Option<Span>,
     pub(super) content: Option<Span>,
-    pub(super) arguments: Option<Span>,
+    pub(super) arguments: Option<Arg>,
     pub(super) tool_result: Option<Span>,
     pub(super) is_error: Option<bool>,
     pub(super) is_error_camel: Option<bool>,
@@ -125,13 +143,13 @@ struct CallEntry {
     id: Option<Span>,
     function: Option<FunctionEntry>,
     name: Option<Span>,
-    arguments: Option<Span>,
+    arguments: Option<Arg>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct FunctionEntry {
     name: Option<Span>,
-    arguments: Option<Span>,
+    arguments: Option<Arg>,
 }
 
 /// A block of a `content` list (the serde reader's `ContentBlock`).
@@ -156,6 +174,8 @@ pub(super) struct Lines {
     pub(super) nodes: Vec<Info>,
     calls: Vec<CallEntry>,
     blocks: Vec<Block>,
+    /// Escaped argument texts, unescaped ([`Str::Decoded`]).
+    pub(super) decoded: String,
 }
 
 /// A line read: its nodes and events are in [`Lines`].
@@ -169,6 +189,7 @@ impl Lines {
         self.nodes.clear();
         self.calls.clear();
         self.blocks.clear();
+        self.decoded.clear();
         let mut c = Cursor {
             b: line.as_bytes(),
             line,
@@ -224,6 +245,14 @@ impl Lines {
         ])
     }
 
+    /// A string's contents.
+    pub(super) fn str<'l>(&'l self, s: Str, line: &'l str) -> &'l str {
+        match s {
+            Str::Line(span) => span.of(line),
+            Str::Decoded(span) => span.of(&self.decoded),
+        }
+    }
+
     pub(super) fn node(&self, ix: Option<u32>) -> Option<&Info> {
         ix.and_then(|ix| self.nodes.get(ix as usize))
     }
@@ -277,7 +306,7 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
         }
         Some("tool_use") => {
             if let (Some(name), Some(input)) = (n.name, n.input) {
-                out.push(call(Format::Anthropic, n.id, name, Args::Inline(input)));
+                out.push(call(Format::Anthropic, n.id, name, Args::Inline(input.raw)));
             }
             return;
         }
@@ -444,6 +473,23 @@ fn specials(w: u64) -> u64 {
     (control | q | bs) & HI
 }
 
+/// From `i` in a string's contents, the first byte that is `"`, `\\` or a control character (8
+/// bytes at a time), or the last 7 bytes of the line, read one by one by the caller.
+#[inline(always)]
+fn plain_run(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let Ok(w) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let m = specials(u64::from_le_bytes(w));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 impl<'a> Cursor<'a, '_> {
     #[inline]
     fn peek(&self) -> Option<u8> {
@@ -470,6 +516,7 @@ impl<'a> Cursor<'a, '_> {
     /// A string at `"`: its contents' span, and whether it has an escape. Refuses what the
     /// serde reader refuses (a control character, a bad escape) and bails on a surrogate escape
     /// (which the serde reader accepts or not depending on where the string goes).
+    #[inline]
     fn string(&mut self) -> R<(Span, bool)> {
         if self.peek() != Some(b'"') {
             return Err(Bail);
@@ -478,16 +525,7 @@ impl<'a> Cursor<'a, '_> {
         let start = self.i;
         let mut escaped = false;
         loop {
-            while let Some(chunk) = self.b.get(self.i..self.i + 8) {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(chunk);
-                let m = specials(u64::from_le_bytes(w));
-                if m != 0 {
-                    self.i += (m.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                self.i += 8;
-            }
+            self.i = plain_run(self.b, self.i);
             match self.peek() {
                 Some(b'"') => {
                     let span = self.span(start, self.i);
@@ -504,13 +542,68 @@ impl<'a> Cursor<'a, '_> {
         }
     }
 
-    /// An escape at `\`.
-    fn escape(&mut self) -> R<()> {
-        match self.b.get(self.i + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                self.i += 2;
-                Ok(())
+    /// A string at `"`, its contents unescaped into [`Lines::decoded`] when it has an escape
+    /// (as `string_into` would, which then has nothing left to do).
+    fn string_contents(&mut self) -> R<Str> {
+        if self.peek() != Some(b'"') {
+            return Err(Bail);
+        }
+        self.i += 1;
+        let start = self.i;
+        // Where the unescaped text starts in `decoded`, once an escape is met; and the start
+        // of the plain run not yet copied there.
+        let mut out = None;
+        let mut run = start;
+        loop {
+            self.i = plain_run(self.b, self.i);
+            match self.peek() {
+                Some(b'"') => {
+                    let end = self.i;
+                    self.i += 1;
+                    let Some(from) = out else {
+                        return Ok(Str::Line(self.span(start, end)));
+                    };
+                    let decoded = &mut self.s.decoded;
+                    decoded.push_str(self.line.get(run..end).ok_or(Bail)?);
+                    return Ok(Str::Decoded(Span {
+                        start: from,
+                        end: u32::try_from(decoded.len()).map_err(|_| Bail)?,
+                    }));
+                }
+                Some(b'\\') => {
+                    let decoded = &mut self.s.decoded;
+                    if out.is_none() {
+                        out = Some(u32::try_from(decoded.len()).map_err(|_| Bail)?);
+                    }
+                    decoded.push_str(self.line.get(run..self.i).ok_or(Bail)?);
+                    let c = self.escaped_char()?;
+                    self.s.decoded.push(c);
+                    run = self.i;
+                }
+                Some(0..=0x1f) | None => return Err(Bail),
+                Some(_) => self.i += 1,
             }
+        }
+    }
+
+    /// An escape at `\`.
+    #[inline]
+    fn escape(&mut self) -> R<()> {
+        self.escaped_char().map(|_| ())
+    }
+
+    /// An escape at `\`: the character it stands for (a surrogate, paired or not, bails).
+    #[inline]
+    fn escaped_char(&mut self) -> R<char> {
+        let c = match self.b.get(self.i + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
             Some(b'u') => {
                 let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Bail)?;
                 let mut code = 0u32;
@@ -518,14 +611,15 @@ impl<'a> Cursor<'a, '_> {
                     let d = (*h as char).to_digit(16).ok_or(Bail)?;
                     code = code * 16 + d;
                 }
-                if (0xD800..=0xDFFF).contains(&code) {
-                    return Err(Bail);
-                }
+                // `None` for a surrogate.
+                let c = char::from_u32(code).ok_or(Bail)?;
                 self.i += 6;
-                Ok(())
+                return Ok(c);
             }
-            _ => Err(Bail),
-        }
+            _ => return Err(Bail),
+        };
+        self.i += 2;
+        Ok(c)
     }
 
     /// A string without escapes (a name, an id, a type): its contents.
@@ -586,6 +680,26 @@ impl<'a> Cursor<'a, '_> {
         let start = self.i;
         self.skip()?;
         Ok(Some(self.span(start, self.i)))
+    }
+
+    /// `Option<&RawValue>` whose contents are wanted when it is a string ([`Arg`]).
+    fn opt_arg(&mut self) -> R<Option<Arg>> {
+        if self.null()? {
+            return Ok(None);
+        }
+        let start = self.i;
+        if self.peek() != Some(b'"') {
+            self.skip()?;
+            return Ok(Some(Arg {
+                raw: self.span(start, self.i),
+                text: None,
+            }));
+        }
+        let text = self.string_contents()?;
+        Ok(Some(Arg {
+            raw: self.span(start, self.i),
+            text: Some(text),
+        }))
     }
 
     /// Any value, checked as the serde reader's `IgnoredAny` checks it.
@@ -754,11 +868,28 @@ impl<'a> Cursor<'a, '_> {
                 }
                 b"input" => {
                     once(&mut seen, field::INPUT)?;
-                    (n.input, n.input_items) = c.raw_or_items(mode)?;
+                    if mode.items() && c.at_array() {
+                        let start = c.i;
+                        n.input_items = c.nodes(Mode::Message)?;
+                        n.input = Some(Arg {
+                            raw: c.span(start, c.i),
+                            text: None,
+                        });
+                    } else if mode == Mode::Check {
+                        n.input = c.opt_raw()?.map(|raw| Arg { raw, text: None });
+                    } else {
+                        n.input = c.opt_arg()?;
+                    }
                 }
                 b"output" => {
                     once(&mut seen, field::OUTPUT)?;
-                    (n.output, n.output_items) = c.raw_or_items(mode)?;
+                    if mode.items() && c.at_array() {
+                        let start = c.i;
+                        n.output_items = c.nodes(Mode::Message)?;
+                        n.output = Some(c.span(start, c.i));
+                    } else {
+                        n.output = c.opt_raw()?;
+                    }
                 }
                 b"body" => {
                     once(&mut seen, field::BODY)?;
@@ -796,7 +927,11 @@ impl<'a> Cursor<'a, '_> {
                 }
                 b"arguments" => {
                     once(&mut seen, field::ARGUMENTS)?;
-                    n.arguments = c.opt_raw()?;
+                    n.arguments = if mode == Mode::Check {
+                        c.opt_raw()?.map(|raw| Arg { raw, text: None })
+                    } else {
+                        c.opt_arg()?
+                    };
                 }
                 b"id" => {
                     once(&mut seen, field::ID)?;
@@ -897,18 +1032,6 @@ impl<'a> Cursor<'a, '_> {
         }
     }
 
-    /// `input` / `output`: its text; where items are read (the line, its `body` / `params`),
-    /// a list is also read as Responses items (every element a `Node`, as `nodes_of` reads
-    /// it; an element that is not one leaves the line to the serde reader).
-    fn raw_or_items(&mut self, mode: Mode) -> R<(Option<Span>, Option<Range32>)> {
-        if !(mode.items() && self.at_array()) {
-            return Ok((self.opt_raw()?, None));
-        }
-        let start = self.i;
-        let items = self.nodes(Mode::Message)?;
-        Ok((Some(self.span(start, self.i)), items))
-    }
-
     /// `Option<Vec<ToolCall>>`, kept in [`Lines::calls`] when `keep`.
     fn tool_calls(&mut self, keep: bool) -> R<Option<Range32>> {
         if self.null()? {
@@ -929,7 +1052,7 @@ impl<'a> Cursor<'a, '_> {
                     }
                     b"function" => {
                         once(&mut seen, field::FUNCTION)?;
-                        e.function = c.function()?;
+                        e.function = c.function(keep)?;
                     }
                     b"name" => {
                         once(&mut seen, field::NAME)?;
@@ -937,7 +1060,7 @@ impl<'a> Cursor<'a, '_> {
                     }
                     b"arguments" => {
                         once(&mut seen, field::ARGUMENTS)?;
-                        e.arguments = c.opt_raw()?;
+                        e.arguments = c.arguments(keep)?;
                     }
                     _ => c.skip()?,
                 }
@@ -954,8 +1077,17 @@ impl<'a> Cursor<'a, '_> {
         }))
     }
 
+    /// A tool call's `arguments`: its contents read only where the call is kept.
+    fn arguments(&mut self, keep: bool) -> R<Option<Arg>> {
+        if keep {
+            self.opt_arg()
+        } else {
+            Ok(self.opt_raw()?.map(|raw| Arg { raw, text: None }))
+        }
+    }
+
     /// `Option<Function>`.
-    fn function(&mut self) -> R<Option<FunctionEntry>> {
+    fn function(&mut self, keep: bool) -> R<Option<FunctionEntry>> {
         if self.null()? {
             return Ok(None);
         }
@@ -972,7 +1104,7 @@ impl<'a> Cursor<'a, '_> {
                 }
                 b"arguments" => {
                     once(&mut seen, field::ARGUMENTS)?;
-                    f.arguments = c.opt_raw()?;
+                    f.arguments = c.arguments(keep)?;
                 }
                 _ => c.skip()?,
             }

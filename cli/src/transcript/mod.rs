@@ -30,7 +30,6 @@
 //! (held to it line by line by this module's tests).
 
 use std::borrow::Cow;
-use std::io::BufRead as _;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -434,12 +433,11 @@ fn raw_is_error(s: &str) -> bool {
 fn codex_exit_code(escaped: &str) -> Option<i64> {
     const KEY: &str = "\\\"exit_code\\\":";
     let at = escaped.rfind(KEY)? + KEY.len();
-    let digits: String = escaped[at..]
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    digits.parse().ok()
+    let rest = escaped.get(at..)?.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .unwrap_or(rest.len());
+    rest.get(..end)?.parse().ok()
 }
 
 /// Where a parsed line's events go: the thread naming and the callback.
@@ -466,6 +464,8 @@ enum ArgsFound<'a> {
     Inline(&'a str),
     /// A freeform tool's input (a JSON string; anything else is the empty input).
     Freeform(Option<&'a str>),
+    /// Read already (by the one-pass reader).
+    Read(CallArguments<'a>),
 }
 
 impl Emit<'_, '_> {
@@ -484,6 +484,7 @@ impl Emit<'_, '_> {
                 raw.and_then(|r| string_into(r, self.scratch))
                     .unwrap_or_default(),
             ),
+            ArgsFound::Read(args) => args,
         };
         (self.sink)(Event::Call(CallEvent {
             format,
@@ -510,8 +511,9 @@ impl Emit<'_, '_> {
         self.result(Format::Anthropic, id, is_error);
     }
 
-    /// An event the one-pass reader read (spans of `line`).
-    fn event(&mut self, ev: &fast::Ev, line: &str) {
+    /// An event the one-pass reader read (spans of `line`), its arguments read as
+    /// [`Emit::call`] reads them.
+    fn event(&mut self, ev: &fast::Ev, line: &str, lines: &fast::Lines) {
         match *ev {
             fast::Ev::Call {
                 format,
@@ -519,12 +521,23 @@ impl Emit<'_, '_> {
                 name,
                 args,
             } => {
-                let found = match args {
-                    fast::Args::Text(r) => ArgsFound::Text(r.map(|s| s.of(line))),
-                    fast::Args::Inline(s) => ArgsFound::Inline(s.of(line)),
-                    fast::Args::Freeform(r) => ArgsFound::Freeform(r.map(|s| s.of(line))),
+                let args = match args {
+                    fast::Args::Text(None) => CallArguments::Text(""),
+                    fast::Args::Text(Some(a)) => match a.text {
+                        Some(t) => CallArguments::Text(lines.str(t, line)),
+                        None => CallArguments::Inline(a.raw.of(line)),
+                    },
+                    fast::Args::Inline(s) => CallArguments::Inline(s.of(line)),
+                    fast::Args::Freeform(a) => CallArguments::Freeform(
+                        a.and_then(|a| a.text).map_or("", |t| lines.str(t, line)),
+                    ),
                 };
-                self.call(format, call_id.map(|s| s.of(line)), name.of(line), found);
+                self.call(
+                    format,
+                    call_id.map(|s| s.of(line)),
+                    name.of(line),
+                    ArgsFound::Read(args),
+                );
             }
             fast::Ev::Result {
                 format,
@@ -741,10 +754,10 @@ fn fast_line(
             scratch,
         };
         for ev in conversation.into_iter().flatten() {
-            emit.event(ev, text);
+            emit.event(ev, text, lines);
         }
         for ev in items.iter().flatten().flat_map(|evs| evs.iter()) {
-            emit.event(ev, text);
+            emit.event(ev, text, lines);
         }
         (emit.sink)(Event::ThreadEnd(&thread));
         count_format(summary, first);
@@ -779,7 +792,7 @@ fn fast_line(
         scratch,
     };
     for ev in lines.events.get(start..).unwrap_or_default() {
-        emit.event(ev, text);
+        emit.event(ev, text, lines);
     }
     count_format(summary, first);
     Ok(())
@@ -912,29 +925,75 @@ fn read_file(
     sink: &mut dyn FnMut(Event<'_>),
     summary: &mut ReadSummary,
 ) -> std::io::Result<()> {
-    let f = std::fs::File::open(path)
+    let mut f = std::fs::File::open(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
     summary.files += 1;
     let mut file = FileState::new(path.display().to_string());
-    let first = reader.fill_buf()?.to_vec();
-    if is_document(path, &first) {
-        let mut text = Vec::new();
-        std::io::Read::read_to_end(&mut reader, &mut text)?;
+    // The first read decides whether the file is one document.
+    let mut buf = vec![0u8; 1 << 20];
+    let n = read_some(&mut f, &mut buf)?;
+    if is_document(path, buf.get(..n).unwrap_or_default()) {
+        buf.truncate(n);
+        std::io::Read::read_to_end(&mut f, &mut buf)?;
         summary.lines += 1;
-        return read_document(&text, &mut file, sink, summary);
+        return read_document(&buf, &mut file, sink, summary);
     }
-    let mut buf = Vec::with_capacity(1 << 16);
+    read_lines(&mut f, buf, n, &mut file, sink, summary)
+}
+
+/// One `read` into `buf` (retried when interrupted).
+fn read_some(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// Read a JSON-lines file line by line (the last line may lack its newline), as `read_until`
+/// would hand them over, but each in place in one buffer refilled by large reads: only the
+/// line a read cuts in two is moved (to the buffer's front), and the buffer grows only for a
+/// line longer than it.
+/// `buf[..end]` holds the file's first bytes.
+fn read_lines(
+    reader: &mut impl std::io::Read,
+    mut buf: Vec<u8>,
+    mut end: usize,
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) -> std::io::Result<()> {
+    // The unread bytes are buf[start..end].
+    let mut start = 0;
     let mut line = 0u64;
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
+        let read = buf.get(start..end).unwrap_or_default();
+        let mut at = 0;
+        for nl in memchr::memchr_iter(b'\n', read) {
+            line += 1;
+            let text = read.get(at..=nl).unwrap_or_default();
+            line_events(text, line, file, sink, summary, Reader::OnePass);
+            at = nl + 1;
         }
-        line += 1;
-        line_events(&buf, line, &mut file, sink, summary, Reader::OnePass);
+        start += at;
+        buf.copy_within(start..end, 0);
+        end -= start;
+        start = 0;
+        if end == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = read_some(reader, buf.get_mut(end..).unwrap_or_default())?;
+        if n == 0 {
+            if end > 0 {
+                line += 1;
+                let text = buf.get(..end).unwrap_or_default();
+                line_events(text, line, file, sink, summary, Reader::OnePass);
+            }
+            return Ok(());
+        }
+        end += n;
     }
-    Ok(())
 }
 
 /// Which reader reads a line first.
@@ -1251,6 +1310,55 @@ mod tests {
         }
         assert_agree(&sure);
         assert_eq!(left_to_serde(&sure), Vec::<String>::new());
+    }
+
+    /// A reader handing over at most `step` bytes per read.
+    struct Trickle<'a> {
+        text: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.text.len());
+            buf[..n].copy_from_slice(&self.text[..n]);
+            self.text = &self.text[n..];
+            Ok(n)
+        }
+    }
+
+    /// `read_lines` hands over the lines `read_until` would, whatever the reads and the
+    /// buffer's size: lines cut by a read, longer than the buffer, blank, with CR LF, and a
+    /// last line without its newline.
+    #[test]
+    fn lines_are_handed_over_whole_whatever_the_reads() {
+        let call = r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"shell","arguments":"{\"command\":\"ls\"}"}}]},{"role":"tool","tool_call_id":"1","content":"Error: no"}]}"#;
+        let long = format!(
+            r#"{{"thread_id":"t","message":{{"role":"assistant","tool_calls":[{{"id":"2","name":"a","arguments":{{"x":"{}"}}}}]}}}}"#,
+            "y".repeat(300)
+        );
+        for last in ["", "\n", "\r\n"] {
+            let text = format!("{call}\n\n  \n{long}\r\n{call}\nnot json\n{long}{last}");
+            let want = read_with(text.as_bytes(), Reader::OnePass);
+            for (step, size) in [(1, 1), (7, 16), (64, 64), (1000, 4096), (1 << 20, 1 << 20)] {
+                let mut events = Vec::new();
+                let mut summary = ReadSummary::default();
+                let mut file = FileState::new("f.jsonl".to_owned());
+                let mut sink = |e: Event<'_>| events.push(format!("{e:?}"));
+                let mut reader = Trickle {
+                    text: text.as_bytes(),
+                    step,
+                };
+                let mut buf = vec![0u8; size];
+                let n = read_some(&mut reader, &mut buf).unwrap();
+                read_lines(&mut reader, buf, n, &mut file, &mut sink, &mut summary).unwrap();
+                assert_eq!(
+                    (events, format!("{summary:?}")),
+                    want,
+                    "{step} {size} {last:?}"
+                );
+            }
+        }
     }
 
     #[test]
