@@ -9,6 +9,8 @@
 //! level is type-checked as `Node` / `ToolCall` / `Function` / `ContentBlock` check it, even
 //! where no event is read (`tests::agrees_with_the_serde_reader`).
 
+use std::num::NonZeroU32;
+
 use super::{Format, raw_is_error};
 
 /// The line is left to the serde reader.
@@ -21,30 +23,48 @@ type R<T> = Result<T, Bail>;
 const MAX_DEPTH: u32 = 64;
 
 /// Bytes of the line: a string's contents (without the quotes, no escape in it) or a value's
-/// JSON text as written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// JSON text as written (or of [`Lines::decoded`]). The end is kept plus one, so that an
+/// `Option<Span>` takes no more room than a span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Span {
     start: u32,
-    end: u32,
+    end1: NonZeroU32,
 }
 
 impl Span {
+    /// `start..end` (both at most the line's length, which is below `u32::MAX`).
+    fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end1: NonZeroU32::MIN.saturating_add(end as u32),
+        }
+    }
+
     pub(super) fn of(self, line: &str) -> &str {
-        line.get(self.start as usize..self.end as usize)
+        line.get(self.start as usize..self.end1.get() as usize - 1)
             .unwrap_or_default()
     }
 }
 
-/// A range of one of [`Lines`]' buffers.
-#[derive(Clone, Copy, Debug, Default)]
+/// A range of one of [`Lines`]' buffers (its end kept plus one, as [`Span`]'s).
+#[derive(Clone, Copy, Debug)]
 struct Range32 {
     start: u32,
-    end: u32,
+    end1: NonZeroU32,
 }
 
 impl Range32 {
+    /// `start..end` (both at most a buffer's length, below `u32::MAX`: it holds less than one
+    /// entry per byte of the line).
+    fn new(start: usize, end: usize) -> Range32 {
+        Range32 {
+            start: start as u32,
+            end1: NonZeroU32::MIN.saturating_add(end as u32),
+        }
+    }
+
     fn of<T>(self, v: &[T]) -> &[T] {
-        v.get(self.start as usize..self.end as usize)
+        v.get(self.start as usize..self.end1.get() as usize - 1)
             .unwrap_or_default()
     }
 }
@@ -182,7 +202,7 @@ pub(super) struct Lines {
 impl Lines {
     /// Read one line (valid UTF-8, trimmed). On [`Bail`], the buffers hold nothing of use.
     pub(super) fn read(&mut self, line: &str) -> R<Info> {
-        if u32::try_from(line.len()).is_err() {
+        if line.len() >= u32::MAX as usize {
             return Err(Bail);
         }
         self.events.clear();
@@ -197,7 +217,8 @@ impl Lines {
             depth: 0,
             s: self,
         };
-        let top = c.node(Mode::Top)?;
+        let mut top = Info::default();
+        c.node(Mode::Top, &mut top)?;
         c.ws();
         if c.i != c.b.len() {
             return Err(Bail);
@@ -506,11 +527,7 @@ impl<'a> Cursor<'a, '_> {
 
     #[inline]
     fn span(&self, start: usize, end: usize) -> Span {
-        // The line's length fits in u32 (checked by `Lines::read`).
-        Span {
-            start: start as u32,
-            end: end as u32,
-        }
+        Span::new(start, end)
     }
 
     /// A string at `"`: its contents' span, and whether it has an escape. Refuses what the
@@ -550,31 +567,26 @@ impl<'a> Cursor<'a, '_> {
         }
         self.i += 1;
         let start = self.i;
-        // Where the unescaped text starts in `decoded`, once an escape is met; and the start
-        // of the plain run not yet copied there.
-        let mut out = None;
+        self.i = plain_run(self.b, self.i);
+        if self.peek() == Some(b'"') {
+            let end = self.i;
+            self.i += 1;
+            return Ok(Str::Line(self.span(start, end)));
+        }
+        // An escape (or what bails): unescaped from the start, plain runs copied whole.
+        let from = self.s.decoded.len();
         let mut run = start;
         loop {
-            self.i = plain_run(self.b, self.i);
             match self.peek() {
                 Some(b'"') => {
                     let end = self.i;
                     self.i += 1;
-                    let Some(from) = out else {
-                        return Ok(Str::Line(self.span(start, end)));
-                    };
                     let decoded = &mut self.s.decoded;
                     decoded.push_str(self.line.get(run..end).ok_or(Bail)?);
-                    return Ok(Str::Decoded(Span {
-                        start: from,
-                        end: u32::try_from(decoded.len()).map_err(|_| Bail)?,
-                    }));
+                    return Ok(Str::Decoded(Span::new(from, decoded.len())));
                 }
                 Some(b'\\') => {
                     let decoded = &mut self.s.decoded;
-                    if out.is_none() {
-                        out = Some(u32::try_from(decoded.len()).map_err(|_| Bail)?);
-                    }
                     decoded.push_str(self.line.get(run..self.i).ok_or(Bail)?);
                     let c = self.escaped_char()?;
                     self.s.decoded.push(c);
@@ -583,6 +595,7 @@ impl<'a> Cursor<'a, '_> {
                 Some(0..=0x1f) | None => return Err(Bail),
                 Some(_) => self.i += 1,
             }
+            self.i = plain_run(self.b, self.i);
         }
     }
 
@@ -707,7 +720,7 @@ impl<'a> Cursor<'a, '_> {
         self.ws();
         match self.peek() {
             Some(b'"') => self.string().map(|_| ()),
-            Some(b'{') => self.object(|c, _, _| c.skip()),
+            Some(b'{') => self.object(|c, _, _, _| c.skip()),
             Some(b'[') => self.array(|c| c.skip()),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
@@ -759,10 +772,13 @@ impl<'a> Cursor<'a, '_> {
         if self.i == start { Err(Bail) } else { Ok(()) }
     }
 
-    /// An object: `member` reads each value, given its key's contents and whether the key has
-    /// an escape.
+    /// An object: `member` reads each value, given its key's contents (as written: the span's
+    /// bytes) and whether the key has an escape.
     #[inline]
-    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8], bool) -> R<()>) -> R<()> {
+    fn object(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &'a [u8], Span, bool) -> R<()>,
+    ) -> R<()> {
         self.ws();
         if self.peek() != Some(b'{') {
             return Err(Bail);
@@ -778,14 +794,16 @@ impl<'a> Cursor<'a, '_> {
         let b = self.b;
         loop {
             self.ws();
-            let (key, escaped) = self.string()?;
-            let key = b.get(key.start as usize..key.end as usize).ok_or(Bail)?;
+            let (span, escaped) = self.string()?;
+            let key = b
+                .get(span.start as usize..span.end1.get() as usize - 1)
+                .ok_or(Bail)?;
             self.ws();
             if self.peek() != Some(b':') {
                 return Err(Bail);
             }
             self.i += 1;
-            member(self, key, escaped)?;
+            member(self, key, span, escaped)?;
             self.ws();
             match self.peek() {
                 Some(b',') => self.i += 1,
@@ -845,11 +863,11 @@ impl<'a> Cursor<'a, '_> {
         self.peek() == Some(b'[')
     }
 
-    /// A `Node` (an object; an array is the serde reader's, which reads a struct from one).
-    fn node(&mut self, mode: Mode) -> R<Info> {
-        let mut n = Info::default();
+    /// A `Node` (an object; an array is the serde reader's, which reads a struct from one),
+    /// into `n` (a default one).
+    fn node(&mut self, mode: Mode, n: &mut Info) -> R<()> {
         let mut seen = 0u32;
-        self.object(|c, key, escaped| {
+        self.object(|c, key, _, escaped| {
             if escaped {
                 return Err(Bail);
             }
@@ -991,14 +1009,14 @@ impl<'a> Cursor<'a, '_> {
         })?;
         if mode == Mode::Message {
             message_events(
-                &n,
+                n,
                 &self.s.calls,
                 &self.s.blocks,
                 self.line,
                 &mut self.s.events,
             );
         }
-        Ok(n)
+        Ok(())
     }
 
     /// `Option<Box<Node>>`: kept in [`Lines::nodes`] when events may be read from it.
@@ -1006,7 +1024,8 @@ impl<'a> Cursor<'a, '_> {
         if self.null()? {
             return Ok(None);
         }
-        let n = self.node(mode)?;
+        let mut n = Info::default();
+        self.node(mode, &mut n)?;
         if !mode.kept() {
             return Ok(None);
         }
@@ -1021,15 +1040,8 @@ impl<'a> Cursor<'a, '_> {
             return Ok(None);
         }
         let start = self.s.events.len();
-        self.array(|c| c.node(mode).map(|_| ()))?;
-        Ok(Some(self.events_since(start)))
-    }
-
-    fn events_since(&self, start: usize) -> Range32 {
-        Range32 {
-            start: start as u32,
-            end: self.s.events.len() as u32,
-        }
+        self.array(|c| c.node(mode, &mut Info::default()))?;
+        Ok(Some(Range32::new(start, self.s.events.len())))
     }
 
     /// `Option<Vec<ToolCall>>`, kept in [`Lines::calls`] when `keep`.
@@ -1041,7 +1053,7 @@ impl<'a> Cursor<'a, '_> {
         self.array(|c| {
             let mut e = CallEntry::default();
             let mut seen = 0u32;
-            c.object(|c, key, escaped| {
+            c.object(|c, key, _, escaped| {
                 if escaped {
                     return Err(Bail);
                 }
@@ -1071,10 +1083,7 @@ impl<'a> Cursor<'a, '_> {
             }
             Ok(())
         })?;
-        Ok(Some(Range32 {
-            start: start as u32,
-            end: self.s.calls.len() as u32,
-        }))
+        Ok(Some(Range32::new(start, self.s.calls.len())))
     }
 
     /// A tool call's `arguments`: its contents read only where the call is kept.
@@ -1093,7 +1102,7 @@ impl<'a> Cursor<'a, '_> {
         }
         let mut f = FunctionEntry::default();
         let mut seen = 0u32;
-        self.object(|c, key, escaped| {
+        self.object(|c, key, _, escaped| {
             if escaped {
                 return Err(Bail);
             }
@@ -1120,7 +1129,7 @@ impl<'a> Cursor<'a, '_> {
         self.array(|c| {
             let mut b = Block::default();
             let mut seen = 0u32;
-            c.object(|c, key, escaped| {
+            c.object(|c, key, _, escaped| {
                 if escaped {
                     return Err(Bail);
                 }
@@ -1164,9 +1173,6 @@ impl<'a> Cursor<'a, '_> {
             c.s.blocks.push(b);
             Ok(())
         })?;
-        Ok(Range32 {
-            start: start as u32,
-            end: self.s.blocks.len() as u32,
-        })
+        Ok(Range32::new(start, self.s.blocks.len()))
     }
 }

@@ -700,6 +700,9 @@ struct FileState {
     scratch: String,
     /// The one-pass reader's buffers.
     lines: fast::Lines,
+    /// Lines per format ([`Format::ALL`]'s order), added to [`ReadSummary::formats`] when the
+    /// file is done (`Some(0)`: a format named with no line counted yet).
+    formats: [Option<u64>; 5],
 }
 
 impl FileState {
@@ -709,7 +712,24 @@ impl FileState {
             codex_session: None,
             scratch: String::new(),
             lines: fast::Lines::default(),
+            formats: [None; 5],
         }
+    }
+
+    /// Add the file's format counts to the summary.
+    fn finish(&self, summary: &mut ReadSummary) {
+        for (format, n) in Format::ALL.iter().zip(self.formats) {
+            if let Some(n) = n {
+                *summary.formats.entry(format.as_str()).or_default() += n;
+            }
+        }
+    }
+}
+
+/// Count a line (or document) as of the format of its first event, if it had one.
+fn count_format(formats: &mut [Option<u64>; 5], first: Option<Format>) {
+    if let Some(f) = first {
+        *formats[f as usize].get_or_insert(0) += 1;
     }
 }
 
@@ -728,6 +748,7 @@ fn fast_line(
         codex_session,
         scratch,
         lines,
+        formats,
     } = file;
     let top = lines.read(text)?;
     let mut first = None;
@@ -760,7 +781,7 @@ fn fast_line(
             emit.event(ev, text, lines);
         }
         (emit.sink)(Event::ThreadEnd(&thread));
-        count_format(summary, first);
+        count_format(formats, first);
         return Ok(());
     }
     // One message or event per line.
@@ -768,7 +789,7 @@ fn fast_line(
         if let Some(id) = lines.node(top.payload).and_then(|p| p.id) {
             *codex_session = Some(format!("codex:{}", id.of(text)));
         }
-        summary.formats.entry(Format::Codex.as_str()).or_default();
+        formats[Format::Codex as usize].get_or_insert(0);
         return Ok(());
     }
     let codex = top.kind.map(|k| k.of(text)) == Some("response_item");
@@ -794,7 +815,7 @@ fn fast_line(
     for ev in lines.events.get(start..).unwrap_or_default() {
         emit.event(ev, text, lines);
     }
-    count_format(summary, first);
+    count_format(formats, first);
     Ok(())
 }
 
@@ -860,7 +881,7 @@ fn node_events(
             message_events(m, &mut emit);
         }
         (emit.sink)(Event::ThreadEnd(&thread));
-        count_format(summary, first);
+        count_format(&mut file.formats, first);
         return;
     }
     // One message or event per line.
@@ -868,7 +889,7 @@ fn node_events(
         if let Some(id) = node.payload.as_deref().and_then(|p| p.id.as_deref()) {
             file.codex_session = Some(format!("codex:{id}"));
         }
-        summary.formats.entry(Format::Codex.as_str()).or_default();
+        file.formats[Format::Codex as usize].get_or_insert(0);
         return;
     }
     let thread = explicit_thread(node)
@@ -891,13 +912,7 @@ fn node_events(
         scratch: &mut file.scratch,
     };
     message_events(inner, &mut emit);
-    count_format(summary, first);
-}
-
-fn count_format(summary: &mut ReadSummary, first: Option<Format>) {
-    if let Some(f) = first {
-        *summary.formats.entry(f.as_str()).or_default() += 1;
-    }
+    count_format(&mut file.formats, first);
 }
 
 /// Read every file, in order, handing each event to `sink`. An unreadable file is an error;
@@ -936,9 +951,12 @@ fn read_file(
         buf.truncate(n);
         std::io::Read::read_to_end(&mut f, &mut buf)?;
         summary.lines += 1;
-        return read_document(&buf, &mut file, sink, summary);
+        read_document(&buf, &mut file, sink, summary)?;
+    } else {
+        read_lines(&mut f, buf, n, &mut file, sink, summary)?;
     }
-    read_lines(&mut f, buf, n, &mut file, sink, summary)
+    file.finish(summary);
+    Ok(())
 }
 
 /// One `read` into `buf` (retried when interrupted).
@@ -1129,6 +1147,7 @@ mod tests {
                 reader,
             );
         }
+        file.finish(&mut summary);
         (events, format!("{summary:?}"))
     }
 
@@ -1312,6 +1331,14 @@ mod tests {
         assert_eq!(left_to_serde(&sure), Vec::<String>::new());
     }
 
+    /// `FileState::formats` is indexed by `Format as usize`.
+    #[test]
+    fn formats_are_indexed_in_their_order() {
+        for (i, f) in Format::ALL.iter().enumerate() {
+            assert_eq!(*f as usize, i);
+        }
+    }
+
     /// A reader handing over at most `step` bytes per read.
     struct Trickle<'a> {
         text: &'a [u8],
@@ -1352,6 +1379,7 @@ mod tests {
                 let mut buf = vec![0u8; size];
                 let n = read_some(&mut reader, &mut buf).unwrap();
                 read_lines(&mut reader, buf, n, &mut file, &mut sink, &mut summary).unwrap();
+                file.finish(&mut summary);
                 assert_eq!(
                     (events, format!("{summary:?}")),
                     want,
