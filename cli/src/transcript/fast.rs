@@ -387,6 +387,36 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
     }
 }
 
+/// The members of a JSON object text as serde_json's `deserialize_map` reads them (whitespace
+/// before the object, nothing read after it): each key (one without escapes) with its value's
+/// JSON text, in order. `None` for anything this reader is not sure of: an escape in a key, a
+/// surrogate escape, invalid JSON before the closing brace, nesting past [`MAX_DEPTH`].
+pub(crate) fn object_members<'t>(
+    text: &'t str,
+    mut member: impl FnMut(&'t str, &'t str),
+) -> Option<()> {
+    let mut lines = Lines::default();
+    let mut c = Cursor {
+        b: text.as_bytes(),
+        line: text,
+        i: 0,
+        depth: 0,
+        s: &mut lines,
+    };
+    c.object(|c, _, key, escaped| {
+        if escaped {
+            return Err(Bail);
+        }
+        let key = key.of(text);
+        c.ws();
+        let start = c.i;
+        c.skip()?;
+        member(key, text.get(start..c.i).ok_or(Bail)?);
+        Ok(())
+    })
+    .ok()
+}
+
 /// What an object is read for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {

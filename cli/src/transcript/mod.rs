@@ -38,6 +38,8 @@ use serde_json::value::RawValue;
 mod fast;
 pub mod generate;
 
+pub(crate) use fast::object_members;
+
 /// Where a tool call's arguments came from.
 #[derive(Clone, Copy, Debug)]
 pub enum CallArguments<'a> {
