@@ -491,6 +491,89 @@ mod field {
     pub const FUNCTION: u32 = 1 << 26;
 }
 
+/// `bit` and the key's length when `rest` starts with the key `name` and its closing quote.
+#[inline(always)]
+fn key_at(rest: &[u8], name: &[u8], bit: u32) -> Option<(u32, usize)> {
+    (rest.get(..name.len()) == Some(name) && rest.get(name.len()) == Some(&b'"'))
+        .then_some((bit, name.len()))
+}
+
+/// The `Node` field whose key starts `rest` (just past the key's opening quote), as a bit of
+/// [`field`], and the key's length.
+#[inline]
+fn node_field(rest: &[u8]) -> Option<(u32, usize)> {
+    let key = |name: &[u8], bit| key_at(rest, name, bit);
+    match rest.first()? {
+        b'a' => key(b"arguments", field::ARGUMENTS),
+        b'b' => key(b"body", field::BODY),
+        b'c' => key(b"content", field::CONTENT)
+            .or_else(|| key(b"call_id", field::CALL_ID))
+            .or_else(|| key(b"custom_id", field::CUSTOM_ID))
+            .or_else(|| key(b"conversation_id", field::CONVERSATION_ID)),
+        b'i' => key(b"id", field::ID)
+            .or_else(|| key(b"input", field::INPUT))
+            .or_else(|| key(b"is_error", field::IS_ERROR))
+            .or_else(|| key(b"isError", field::IS_ERROR_CAMEL)),
+        b'm' => key(b"messages", field::MESSAGES).or_else(|| key(b"message", field::MESSAGE)),
+        b'n' => key(b"name", field::NAME),
+        b'o' => key(b"output", field::OUTPUT),
+        b'p' => key(b"payload", field::PAYLOAD).or_else(|| key(b"params", field::PARAMS)),
+        b'r' => key(b"role", field::ROLE),
+        b's' => key(b"session_id", field::SESSION_ID).or_else(|| key(b"status", field::STATUS)),
+        b't' => key(b"type", field::KIND)
+            .or_else(|| key(b"tool_calls", field::TOOL_CALLS))
+            .or_else(|| key(b"tool_call_id", field::TOOL_CALL_ID))
+            .or_else(|| key(b"tool_use_id", field::TOOL_USE_ID))
+            .or_else(|| key(b"tool_result", field::TOOL_RESULT))
+            .or_else(|| key(b"thread_id", field::THREAD_ID))
+            .or_else(|| key(b"thread", field::THREAD)),
+        _ => None,
+    }
+}
+
+/// The `ToolCall` field whose key starts `rest` (just past the key's opening quote), as a bit of
+/// [`field`], and the key's length.
+#[inline]
+fn tool_call_field(rest: &[u8]) -> Option<(u32, usize)> {
+    let key = |name: &[u8], bit| key_at(rest, name, bit);
+    match rest.first()? {
+        b'a' => key(b"arguments", field::ARGUMENTS),
+        b'f' => key(b"function", field::FUNCTION),
+        b'i' => key(b"id", field::ID),
+        b'n' => key(b"name", field::NAME),
+        _ => None,
+    }
+}
+
+/// The `Function` field whose key starts `rest` (just past the key's opening quote), as a bit of
+/// [`field`], and the key's length.
+#[inline]
+fn function_field(rest: &[u8]) -> Option<(u32, usize)> {
+    let key = |name: &[u8], bit| key_at(rest, name, bit);
+    match rest.first()? {
+        b'a' => key(b"arguments", field::ARGUMENTS),
+        b'n' => key(b"name", field::NAME),
+        _ => None,
+    }
+}
+
+/// The `ContentBlock` field whose key starts `rest` (just past the key's opening quote), as a bit of
+/// [`field`], and the key's length.
+#[inline]
+fn block_field(rest: &[u8]) -> Option<(u32, usize)> {
+    let key = |name: &[u8], bit| key_at(rest, name, bit);
+    match rest.first()? {
+        b'c' => key(b"content", field::CONTENT),
+        b'i' => key(b"id", field::ID)
+            .or_else(|| key(b"input", field::INPUT))
+            .or_else(|| key(b"is_error", field::IS_ERROR))
+            .or_else(|| key(b"isError", field::IS_ERROR_CAMEL)),
+        b'n' => key(b"name", field::NAME),
+        b't' => key(b"type", field::KIND).or_else(|| key(b"tool_use_id", field::TOOL_USE_ID)),
+        _ => None,
+    }
+}
+
 /// First seeing of a field (bit of [`field`]) in an object.
 #[inline]
 fn once(seen: &mut u32, bit: u32) -> R<()> {
@@ -847,6 +930,64 @@ impl<'a> Cursor<'a, '_> {
         }
     }
 
+    /// An object whose keys `known` recognizes where they stand (a field's key as a quoted
+    /// literal, one compare each): `member` reads each value, given its key's field as a bit of
+    /// [`field`] (`None`: a key of no field, without escapes; one with an escape bails, it may
+    /// spell a field).
+    #[inline]
+    fn fields(
+        &mut self,
+        known: impl Fn(&[u8]) -> Option<(u32, usize)>,
+        mut member: impl FnMut(&mut Self, Option<u32>) -> R<()>,
+    ) -> R<()> {
+        self.ws();
+        if self.peek() != Some(b'{') {
+            return Err(Bail);
+        }
+        self.enter()?;
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            self.depth -= 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return Err(Bail);
+            }
+            let field = match self.b.get(self.i + 1..).and_then(&known) {
+                Some((f, len)) => {
+                    self.i += len + 2;
+                    Some(f)
+                }
+                None => {
+                    if self.string()?.1 {
+                        return Err(Bail);
+                    }
+                    None
+                }
+            };
+            self.ws();
+            if self.peek() != Some(b':') {
+                return Err(Bail);
+            }
+            self.i += 1;
+            member(self, field)?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    self.depth -= 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
     /// An array: `element` reads each element.
     #[inline]
     fn array(&mut self, mut element: impl FnMut(&mut Self) -> R<()>) -> R<()> {
@@ -897,25 +1038,22 @@ impl<'a> Cursor<'a, '_> {
     /// into `n` (a default one).
     fn node(&mut self, mode: Mode, n: &mut Info) -> R<()> {
         let mut seen = 0u32;
-        self.object(|c, key, _, escaped| {
-            if escaped {
-                return Err(Bail);
-            }
-            match key {
-                b"type" => {
-                    once(&mut seen, field::KIND)?;
+        self.fields(node_field, |c, field| {
+            let Some(bit) = field else {
+                return c.skip();
+            };
+            once(&mut seen, bit)?;
+            match bit {
+                field::KIND => {
                     n.kind = c.opt_str()?;
                 }
-                b"role" => {
-                    once(&mut seen, field::ROLE)?;
+                field::ROLE => {
                     n.role = c.opt_str()?;
                 }
-                b"messages" => {
-                    once(&mut seen, field::MESSAGES)?;
+                field::MESSAGES => {
                     n.messages = c.nodes(mode.elements())?;
                 }
-                b"input" => {
-                    once(&mut seen, field::INPUT)?;
+                field::INPUT => {
                     if mode.items() && c.at_array() {
                         let start = c.i;
                         n.input_items = c.nodes(Mode::Message)?;
@@ -929,8 +1067,7 @@ impl<'a> Cursor<'a, '_> {
                         n.input = c.opt_arg()?;
                     }
                 }
-                b"output" => {
-                    once(&mut seen, field::OUTPUT)?;
+                field::OUTPUT => {
                     if mode.items() && c.at_array() {
                         let start = c.i;
                         n.output_items = c.nodes(Mode::Message)?;
@@ -939,24 +1076,19 @@ impl<'a> Cursor<'a, '_> {
                         n.output = c.opt_raw()?;
                     }
                 }
-                b"body" => {
-                    once(&mut seen, field::BODY)?;
+                field::BODY => {
                     n.body = c.nested(mode.nested(true))?;
                 }
-                b"params" => {
-                    once(&mut seen, field::PARAMS)?;
+                field::PARAMS => {
                     n.params = c.nested(mode.nested(true))?;
                 }
-                b"payload" => {
-                    once(&mut seen, field::PAYLOAD)?;
+                field::PAYLOAD => {
                     n.payload = c.nested(mode.nested(false))?;
                 }
-                b"message" => {
-                    once(&mut seen, field::MESSAGE)?;
+                field::MESSAGE => {
                     n.message = c.nested(mode.nested(false))?;
                 }
-                b"content" => {
-                    once(&mut seen, field::CONTENT)?;
+                field::CONTENT => {
                     if mode != Mode::Check && c.at_array() {
                         let start = c.i;
                         n.blocks = Some(c.blocks()?);
@@ -965,75 +1097,59 @@ impl<'a> Cursor<'a, '_> {
                         n.content = c.opt_raw()?;
                     }
                 }
-                b"tool_calls" => {
-                    once(&mut seen, field::TOOL_CALLS)?;
+                field::TOOL_CALLS => {
                     n.tool_calls = c.tool_calls(mode != Mode::Check)?;
                 }
-                b"name" => {
-                    once(&mut seen, field::NAME)?;
+                field::NAME => {
                     n.name = c.opt_str()?;
                 }
-                b"arguments" => {
-                    once(&mut seen, field::ARGUMENTS)?;
+                field::ARGUMENTS => {
                     n.arguments = if mode == Mode::Check {
                         c.opt_raw()?.map(|raw| Arg { raw, text: None })
                     } else {
                         c.opt_arg()?
                     };
                 }
-                b"id" => {
-                    once(&mut seen, field::ID)?;
+                field::ID => {
                     n.id = c.opt_str()?;
                 }
-                b"call_id" => {
-                    once(&mut seen, field::CALL_ID)?;
+                field::CALL_ID => {
                     n.call_id = c.opt_str()?;
                 }
-                b"tool_call_id" => {
-                    once(&mut seen, field::TOOL_CALL_ID)?;
+                field::TOOL_CALL_ID => {
                     n.tool_call_id = c.opt_str()?;
                 }
-                b"tool_use_id" => {
-                    once(&mut seen, field::TOOL_USE_ID)?;
+                field::TOOL_USE_ID => {
                     n.tool_use_id = c.opt_str()?;
                 }
-                b"custom_id" => {
-                    once(&mut seen, field::CUSTOM_ID)?;
+                field::CUSTOM_ID => {
                     n.custom_id = c.opt_str()?;
                 }
-                b"thread_id" => {
-                    once(&mut seen, field::THREAD_ID)?;
+                field::THREAD_ID => {
                     n.thread_id = c.opt_str()?;
                 }
-                b"conversation_id" => {
-                    once(&mut seen, field::CONVERSATION_ID)?;
+                field::CONVERSATION_ID => {
                     n.conversation_id = c.opt_str()?;
                 }
-                b"session_id" => {
-                    once(&mut seen, field::SESSION_ID)?;
+                field::SESSION_ID => {
                     n.session_id = c.opt_str()?;
                 }
-                b"thread" => {
-                    once(&mut seen, field::THREAD)?;
+                field::THREAD => {
                     n.thread = c.opt_str()?;
                 }
-                b"tool_result" => {
-                    once(&mut seen, field::TOOL_RESULT)?;
+                field::TOOL_RESULT => {
                     n.tool_result = c.opt_raw()?;
                 }
-                b"status" => {
-                    once(&mut seen, field::STATUS)?;
+                field::STATUS => {
                     n.status = c.opt_str()?;
                 }
-                b"is_error" => {
-                    once(&mut seen, field::IS_ERROR)?;
+                field::IS_ERROR => {
                     n.is_error = c.opt_bool()?;
                 }
-                b"isError" => {
-                    once(&mut seen, field::IS_ERROR_CAMEL)?;
+                field::IS_ERROR_CAMEL => {
                     n.is_error_camel = c.opt_bool()?;
                 }
-                _ => c.skip()?,
+                _ => return Err(Bail),
             }
             Ok(())
         })?;
@@ -1083,28 +1199,25 @@ impl<'a> Cursor<'a, '_> {
         self.array(|c| {
             let mut e = CallEntry::default();
             let mut seen = 0u32;
-            c.object(|c, key, _, escaped| {
-                if escaped {
-                    return Err(Bail);
-                }
-                match key {
-                    b"id" => {
-                        once(&mut seen, field::ID)?;
+            c.fields(tool_call_field, |c, field| {
+                let Some(bit) = field else {
+                    return c.skip();
+                };
+                once(&mut seen, bit)?;
+                match bit {
+                    field::ID => {
                         e.id = c.opt_str()?;
                     }
-                    b"function" => {
-                        once(&mut seen, field::FUNCTION)?;
+                    field::FUNCTION => {
                         e.function = c.function(keep)?;
                     }
-                    b"name" => {
-                        once(&mut seen, field::NAME)?;
+                    field::NAME => {
                         e.name = c.opt_str()?;
                     }
-                    b"arguments" => {
-                        once(&mut seen, field::ARGUMENTS)?;
+                    field::ARGUMENTS => {
                         e.arguments = c.arguments(keep)?;
                     }
-                    _ => c.skip()?,
+                    _ => return Err(Bail),
                 }
                 Ok(())
             })?;
@@ -1132,20 +1245,19 @@ impl<'a> Cursor<'a, '_> {
         }
         let mut f = FunctionEntry::default();
         let mut seen = 0u32;
-        self.object(|c, key, _, escaped| {
-            if escaped {
-                return Err(Bail);
-            }
-            match key {
-                b"name" => {
-                    once(&mut seen, field::NAME)?;
+        self.fields(function_field, |c, field| {
+            let Some(bit) = field else {
+                return c.skip();
+            };
+            once(&mut seen, bit)?;
+            match bit {
+                field::NAME => {
                     f.name = c.opt_str()?;
                 }
-                b"arguments" => {
-                    once(&mut seen, field::ARGUMENTS)?;
+                field::ARGUMENTS => {
                     f.arguments = c.arguments(keep)?;
                 }
-                _ => c.skip()?,
+                _ => return Err(Bail),
             }
             Ok(())
         })?;
@@ -1159,44 +1271,37 @@ impl<'a> Cursor<'a, '_> {
         self.array(|c| {
             let mut b = Block::default();
             let mut seen = 0u32;
-            c.object(|c, key, _, escaped| {
-                if escaped {
-                    return Err(Bail);
-                }
-                match key {
-                    b"type" => {
-                        once(&mut seen, field::KIND)?;
+            c.fields(block_field, |c, field| {
+                let Some(bit) = field else {
+                    return c.skip();
+                };
+                once(&mut seen, bit)?;
+                match bit {
+                    field::KIND => {
                         b.kind = c.opt_str()?;
                     }
-                    b"id" => {
-                        once(&mut seen, field::ID)?;
+                    field::ID => {
                         b.id = c.opt_str()?;
                     }
-                    b"name" => {
-                        once(&mut seen, field::NAME)?;
+                    field::NAME => {
                         b.name = c.opt_str()?;
                     }
-                    b"input" => {
-                        once(&mut seen, field::INPUT)?;
+                    field::INPUT => {
                         b.input = c.opt_raw()?;
                     }
-                    b"tool_use_id" => {
-                        once(&mut seen, field::TOOL_USE_ID)?;
+                    field::TOOL_USE_ID => {
                         b.tool_use_id = c.opt_str()?;
                     }
-                    b"content" => {
-                        once(&mut seen, field::CONTENT)?;
+                    field::CONTENT => {
                         b.content = c.opt_raw()?;
                     }
-                    b"is_error" => {
-                        once(&mut seen, field::IS_ERROR)?;
+                    field::IS_ERROR => {
                         b.is_error = c.opt_bool()?;
                     }
-                    b"isError" => {
-                        once(&mut seen, field::IS_ERROR_CAMEL)?;
+                    field::IS_ERROR_CAMEL => {
                         b.is_error_camel = c.opt_bool()?;
                     }
-                    _ => c.skip()?,
+                    _ => return Err(Bail),
                 }
                 Ok(())
             })?;
