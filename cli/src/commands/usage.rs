@@ -538,7 +538,7 @@ pub fn analyse(
     let mut u = Usage::default();
     let summary = transcript::read_files(&files, &mut |e| match e {
         Event::Call(c) => u.on_call(&c, ir),
-        Event::Result(r) => u.on_result(r.thread, r.call_id, r.is_error),
+        Event::Result(r) => u.on_result(r.thread, r.call_id, r.is_error()),
         Event::ThreadEnd(t) => u.end_thread(t),
     })?;
     u.finish();

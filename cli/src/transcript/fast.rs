@@ -11,7 +11,7 @@
 
 use std::num::NonZeroU32;
 
-use super::{Format, raw_is_error};
+use super::Format;
 
 /// The line is left to the serde reader.
 #[derive(Debug)]
@@ -107,7 +107,9 @@ pub(super) enum Ev {
     Result {
         format: Format,
         call_id: Option<Span>,
-        is_error: bool,
+        /// Flagged an error; the output read when the consumer asks.
+        flagged: bool,
+        output: Option<Span>,
     },
 }
 
@@ -292,7 +294,6 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
         name,
         args,
     };
-    let is_error_raw = |raw: Option<Span>| raw.is_some_and(|r| raw_is_error(r.of(line)));
     match n.kind.map(|k| k.of(line)) {
         Some("function_call") => {
             if let (Some(name), Some(args)) = (n.name, n.arguments) {
@@ -321,7 +322,8 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
             out.push(Ev::Result {
                 format: Format::OpenaiResponses,
                 call_id: n.call_id,
-                is_error: flagged || is_error_raw(n.output),
+                flagged,
+                output: n.output,
             });
             return;
         }
@@ -335,7 +337,8 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
             out.push(Ev::Result {
                 format: Format::Anthropic,
                 call_id: n.tool_use_id,
-                is_error: n.flags_error() || is_error_raw(n.content),
+                flagged: n.flags_error(),
+                output: n.content,
             });
             return;
         }
@@ -360,7 +363,8 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
             out.push(Ev::Result {
                 format,
                 call_id: n.tool_call_id,
-                is_error: n.flags_error() || is_error_raw(raw),
+                flagged: n.flags_error(),
+                output: raw,
             });
         }
         Some(_) => {
@@ -375,9 +379,8 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
                     Some("tool_result") => out.push(Ev::Result {
                         format: Format::Anthropic,
                         call_id: b.tool_use_id,
-                        is_error: b.is_error == Some(true)
-                            || b.is_error_camel == Some(true)
-                            || is_error_raw(b.content),
+                        flagged: b.is_error == Some(true) || b.is_error_camel == Some(true),
+                        output: b.content,
                     }),
                     _ => {}
                 }

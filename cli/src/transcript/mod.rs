@@ -82,9 +82,19 @@ pub struct ResultEvent<'a> {
     pub thread: &'a str,
     pub line: u64,
     pub call_id: Option<&'a str>,
-    /// An error result: an explicit flag (`is_error`, `isError`, `status: "failed"`, a Codex
-    /// non-zero `exit_code`), or a text starting with `error` (any case).
-    pub is_error: bool,
+    /// Flagged an error explicitly (`is_error`, `isError`, `status: "failed"`).
+    flagged: bool,
+    /// The result's value as written (a text, a Codex output, a block list), read only when
+    /// [`ResultEvent::is_error`] is asked.
+    output: Option<&'a str>,
+}
+
+impl ResultEvent<'_> {
+    /// An error result: an explicit flag (`is_error`, `isError`, `status: "failed"`), a Codex
+    /// non-zero `exit_code`, or a text starting with `error` (any case).
+    pub fn is_error(&self) -> bool {
+        self.flagged || self.output.is_some_and(raw_is_error)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -510,8 +520,7 @@ impl Emit<'_, '_> {
     /// An Anthropic `tool_result` block: an error when flagged (`is_error` / `isError`) or
     /// when its content reads as one.
     fn anthropic_result(&mut self, id: Option<&str>, flagged: bool, content: Option<&str>) {
-        let is_error = flagged || content.is_some_and(raw_is_error);
-        self.result(Format::Anthropic, id, is_error);
+        self.result(Format::Anthropic, id, flagged, content);
     }
 
     /// An event the one-pass reader read (spans of `line`), its arguments read as
@@ -545,12 +554,25 @@ impl Emit<'_, '_> {
             fast::Ev::Result {
                 format,
                 call_id,
-                is_error,
-            } => self.result(format, call_id.map(|s| s.of(line)), is_error),
+                flagged,
+                output,
+            } => self.result(
+                format,
+                call_id.map(|s| s.of(line)),
+                flagged,
+                output.map(|s| s.of(line)),
+            ),
         }
     }
 
-    fn result(&mut self, format: Format, call_id: Option<&str>, is_error: bool) {
+    /// A result, an error when `flagged` or when its `output` reads as one.
+    fn result(
+        &mut self,
+        format: Format,
+        call_id: Option<&str>,
+        flagged: bool,
+        output: Option<&str>,
+    ) {
         let format = if self.codex { Format::Codex } else { format };
         self.first.get_or_insert(format);
         self.summary.results += 1;
@@ -559,7 +581,8 @@ impl Emit<'_, '_> {
             thread: self.thread,
             line: self.line,
             call_id,
-            is_error,
+            flagged,
+            output,
         }));
     }
 }
@@ -592,8 +615,12 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
         }
         Some("function_call_output" | "custom_tool_call_output") => {
             let flagged = node.status.as_deref() == Some("failed") || node.flags_error();
-            let is_error = flagged || node.output.is_some_and(|o| raw_is_error(o.get()));
-            emit.result(Format::OpenaiResponses, node.call_id.as_deref(), is_error);
+            emit.result(
+                Format::OpenaiResponses,
+                node.call_id.as_deref(),
+                flagged,
+                node.output.map(RawValue::get),
+            );
             return;
         }
         Some("tool_use") => {
@@ -636,8 +663,12 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 Some(r) => (Format::ToolsurfaceMessages, Some(r)),
                 None => (Format::OpenaiChat, node.content),
             };
-            let is_error = node.flags_error() || raw.is_some_and(|r| raw_is_error(r.get()));
-            emit.result(format, node.tool_call_id.as_deref(), is_error);
+            emit.result(
+                format,
+                node.tool_call_id.as_deref(),
+                node.flags_error(),
+                raw.map(RawValue::get),
+            );
         }
         Some(_) => {
             let blocks = node
@@ -1134,12 +1165,20 @@ mod tests {
         }
     }
 
+    /// An event as text, a result's verdict included.
+    fn record(e: Event<'_>) -> String {
+        match e {
+            Event::Result(r) => format!("{e:?} error={}", r.is_error()),
+            _ => format!("{e:?}"),
+        }
+    }
+
     /// Every event of a JSON-lines text read by `reader`, and the summary, as text.
     fn read_with(text: &[u8], reader: Reader) -> (Vec<String>, String) {
         let mut events = Vec::new();
         let mut summary = ReadSummary::default();
         let mut file = FileState::new("f.jsonl".to_owned());
-        let mut sink = |e: Event<'_>| events.push(format!("{e:?}"));
+        let mut sink = |e: Event<'_>| events.push(record(e));
         for (i, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
             line_events(
                 line,
@@ -1379,7 +1418,7 @@ mod tests {
                 let mut events = Vec::new();
                 let mut summary = ReadSummary::default();
                 let mut file = FileState::new("f.jsonl".to_owned());
-                let mut sink = |e: Event<'_>| events.push(format!("{e:?}"));
+                let mut sink = |e: Event<'_>| events.push(record(e));
                 let mut reader = Trickle {
                     text: text.as_bytes(),
                     step,
