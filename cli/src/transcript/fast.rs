@@ -704,8 +704,18 @@ impl<'a> Cursor<'a, '_> {
                 Some(b'\\') => {
                     let decoded = &mut self.s.decoded;
                     decoded.push_str(self.line.get(run..self.i).ok_or(Bail)?);
-                    let c = self.escaped_char()?;
-                    self.s.decoded.push(c);
+                    // The escapes that stand for themselves, inline (an arguments text is
+                    // full of `\"`).
+                    match self.b.get(self.i + 1) {
+                        Some(&c @ (b'"' | b'\\' | b'/')) => {
+                            decoded.push(char::from(c));
+                            self.i += 2;
+                        }
+                        _ => {
+                            let c = self.escaped_char()?;
+                            self.s.decoded.push(c);
+                        }
+                    }
                     run = self.i;
                 }
                 Some(0..=0x1f) | None => return Err(Bail),
