@@ -88,7 +88,7 @@ impl Stats {
 
 /// How a raw tool name is counted: the tool (alias targets resolved), the key that names its
 /// action, and whether a call writes files.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct NameInfo {
     tool: u32,
     /// The selector field, or the alias's fixed action.
@@ -96,24 +96,27 @@ struct NameInfo {
     writes: WriteRule,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 enum ActionOf {
     None,
     Fixed(u32),
-    Selector(std::rc::Rc<str>),
+    /// The selector field's name, in [`Usage::selectors`].
+    Selector(u32),
 }
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 enum WriteRule {
     Never,
     Always,
-    /// Writes unless the action (by name) is read-only.
-    UnlessReadOnly(std::rc::Rc<[String]>),
+    /// Writes unless the action (by name) is read-only: the read-only actions, in
+    /// [`Usage::read_only`].
+    UnlessReadOnly(u32),
 }
 
 /// A call waiting for its result.
 struct Pending {
-    call_id: Option<Box<str>>,
+    /// Its id, in [`ThreadState::pending_ids`].
+    call_id: Option<std::ops::Range<usize>>,
     tool: u32,
     action: Option<u32>,
 }
@@ -125,11 +128,12 @@ struct ThreadState {
     /// (tool, action) → first position, in first-use order.
     firsts: Vec<((u32, Option<u32>), u32)>,
     pending: VecDeque<Pending>,
-    /// The previous call: tool name id, its argument keys, whether its result was an error.
-    last: Option<(u32, Vec<u64>, u64)>,
+    /// The pending calls' ids, one after the other (emptied whenever nothing is pending).
+    pending_ids: String,
+    /// The previous call: raw name id and its argument keys.
+    last: Option<(u32, Vec<u64>)>,
+    /// Whether the previous call's result was an error.
     last_error: bool,
-    /// Line of the previous call (for examples).
-    last_line: u64,
 }
 
 /// A confusion signal between two tools.
@@ -144,7 +148,11 @@ pub struct Signal {
 pub struct Usage {
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
-    infos: HashMap<u32, NameInfo>,
+    /// Per name id, how a call of that name counts (from its first call on).
+    infos: Vec<Option<NameInfo>>,
+    /// [`ActionOf::Selector`]'s field names and [`WriteRule::UnlessReadOnly`]'s action lists.
+    selectors: Vec<String>,
+    read_only: Vec<Vec<String>>,
     actions: Vec<String>,
     action_ids: HashMap<String, u32>,
     pub tools: BTreeMap<u32, Stats>,
@@ -155,6 +163,9 @@ pub struct Usage {
     pub signals: BTreeMap<(&'static str, u32, u32), Signal>,
     look_alike: HashMap<(u32, u32), bool>,
     objects: HashMap<u32, String>,
+    /// A key list to read the next call's keys into (the one a thread's previous call
+    /// gave back).
+    spare_keys: Vec<u64>,
 }
 
 impl Usage {
@@ -178,11 +189,11 @@ impl Usage {
         id
     }
 
-    /// How `name` counts, from the definitions when given.
-    fn info(&mut self, name: &str, ir: Option<&Ir>) -> NameInfo {
+    /// The name's id, and how a call of it counts (from the definitions when given).
+    fn info(&mut self, name: &str, ir: Option<&Ir>) -> (u32, NameInfo) {
         let id = self.intern(name);
-        if let Some(i) = self.infos.get(&id) {
-            return i.clone();
+        if let Some(Some(i)) = self.infos.get(id as usize) {
+            return (id, *i);
         }
         let heuristic = || {
             if ["write", "edit", "patch"].iter().any(|w| name.contains(w)) {
@@ -216,7 +227,10 @@ impl Usage {
                         self.objects.insert(tool_id, t.object.clone());
                         let action = match (fixed, &t.selector) {
                             (Some(a), _) => ActionOf::Fixed(self.intern_action(&a)),
-                            (None, Some(s)) => ActionOf::Selector(s.name.as_str().into()),
+                            (None, Some(s)) => {
+                                self.selectors.push(s.name.clone());
+                                ActionOf::Selector(self.selectors.len() as u32 - 1)
+                            }
                             (None, None) => ActionOf::None,
                         };
                         let on_files = t.object.contains("file") || t.freeform.is_some();
@@ -232,7 +246,8 @@ impl Usage {
                             if read_only.len() == t.actions.len() {
                                 WriteRule::Never
                             } else {
-                                WriteRule::UnlessReadOnly(read_only.into())
+                                self.read_only.push(read_only);
+                                WriteRule::UnlessReadOnly(self.read_only.len() as u32 - 1)
                             }
                         };
                         NameInfo {
@@ -249,8 +264,11 @@ impl Usage {
                 }
             }
         };
-        self.infos.insert(id, info.clone());
-        info
+        if self.infos.len() <= id as usize {
+            self.infos.resize(id as usize + 1, None);
+        }
+        self.infos[id as usize] = Some(info);
+        (id, info)
     }
 
     /// Whether tools `a` and `b` look alike: a close name (as did-you-mean picks), a shared
@@ -276,88 +294,90 @@ impl Usage {
     }
 
     fn on_call(&mut self, call: &CallEvent<'_>, ir: Option<&Ir>) {
-        let info = self.info(call.name, ir);
+        let (raw_id, info) = self.info(call.name, ir);
         let text = call.arguments.text();
-        let selector = match &info.action {
-            ActionOf::Selector(sel) => Some(&**sel),
+        let selector = match info.action {
+            ActionOf::Selector(s) => self.selectors.get(s as usize).map(String::as_str),
             _ => None,
         };
-        let Read {
-            keys,
-            selector: selected,
-        } = read_members(text, selector);
-        let action = match &info.action {
+        let mut keys = std::mem::take(&mut self.spare_keys);
+        let selected = read_members(text, selector, &mut keys);
+        let action = match info.action {
             ActionOf::None => None,
-            ActionOf::Fixed(a) => Some(*a),
+            ActionOf::Fixed(a) => Some(a),
             ActionOf::Selector(_) => selected.map(|a| self.intern_action(&a)),
         };
-        let writes = match &info.writes {
+        let writes = match info.writes {
             WriteRule::Never => false,
             WriteRule::Always => true,
             WriteRule::UnlessReadOnly(ro) => {
                 let a = action
                     .map(|a| self.actions[a as usize].as_str())
                     .unwrap_or("");
-                !ro.iter().any(|r| r == a)
+                !self.read_only[ro as usize].iter().any(|r| r == a)
             }
         };
         let tool = info.tool;
-        let raw_id = self.intern(call.name);
         let place = || format!("{}:{}", call.file, call.line);
         // Thread state, then the signals against the previous call.
-        let (previous, last_error) = {
-            if !self.threads.contains_key(call.thread) {
-                self.threads
-                    .insert(call.thread.to_owned(), ThreadState::default());
+        let t = match self.threads.get_mut(call.thread) {
+            Some(t) => t,
+            None => {
                 self.thread_count += 1;
+                self.threads.entry(call.thread.to_owned()).or_default()
             }
-            let Some(t) = self.threads.get_mut(call.thread) else {
-                return;
-            };
-            t.position += 1;
-            let p = t.position;
-            if writes && t.first_write.is_none() {
-                t.first_write = Some(p);
-            }
-            for key in [(tool, None), (tool, action)] {
-                if !t.firsts.iter().any(|(k, _)| *k == key) {
-                    t.firsts.push((key, p));
-                }
-            }
-            t.pending.push_back(Pending {
-                call_id: call.call_id.map(Box::from),
-                tool,
-                action,
-            });
-            let prev = t.last.take();
-            let err = std::mem::take(&mut t.last_error);
-            t.last = Some((raw_id, keys.clone(), call.line));
-            t.last_line = call.line;
-            (prev, err)
         };
-        if let Some((prev, prev_keys, _)) = previous
+        t.position += 1;
+        let p = t.position;
+        if writes && t.first_write.is_none() {
+            t.first_write = Some(p);
+        }
+        for key in [(tool, None), (tool, action)] {
+            if !t.firsts.iter().any(|(k, _)| *k == key) {
+                t.firsts.push((key, p));
+            }
+        }
+        let call_id = call.call_id.map(|id| {
+            let start = t.pending_ids.len();
+            t.pending_ids.push_str(id);
+            start..t.pending_ids.len()
+        });
+        t.pending.push_back(Pending {
+            call_id,
+            tool,
+            action,
+        });
+        // The previous call, and whether its keys and this call's overlap; its key list is
+        // kept for the next call to read into.
+        let previous = t.last.take().map(|(prev, mut prev_keys)| {
+            let overlap = prev_keys.iter().any(|k| keys.contains(k));
+            prev_keys.clear();
+            self.spare_keys = prev_keys;
+            (prev, overlap)
+        });
+        let last_error = std::mem::take(&mut t.last_error);
+        t.last = Some((raw_id, keys));
+        if let Some((prev, overlap)) = previous
             && prev != raw_id
         {
-            {
-                if last_error {
-                    let s = self
-                        .signals
-                        .entry(("error-then-other-tool", prev, raw_id))
-                        .or_default();
-                    s.count += 1;
-                    if s.example.is_empty() {
-                        s.example = place();
-                    }
+            if last_error {
+                let s = self
+                    .signals
+                    .entry(("error-then-other-tool", prev, raw_id))
+                    .or_default();
+                s.count += 1;
+                if s.example.is_empty() {
+                    s.example = place();
                 }
-                if self.looks_alike(prev, raw_id) && prev_keys.iter().any(|k| keys.contains(k)) {
-                    let s = self
-                        .signals
-                        .entry(("look-alike-follow-up", prev, raw_id))
-                        .or_default();
-                    s.count += 1;
-                    if s.example.is_empty() {
-                        s.example = place();
-                    }
+            }
+            if self.looks_alike(prev, raw_id) && overlap {
+                let s = self
+                    .signals
+                    .entry(("look-alike-follow-up", prev, raw_id))
+                    .or_default();
+                s.count += 1;
+                if s.example.is_empty() {
+                    s.example = place();
                 }
             }
         }
@@ -375,13 +395,21 @@ impl Usage {
             Some(id) => t
                 .pending
                 .iter()
-                .position(|p| p.call_id.as_deref() == Some(id))
+                .position(|p| {
+                    p.call_id
+                        .as_ref()
+                        .and_then(|r| t.pending_ids.get(r.clone()))
+                        == Some(id)
+                })
                 .or(if t.pending.is_empty() { None } else { Some(0) }),
             None => (!t.pending.is_empty()).then_some(0),
         };
         let Some(p) = ix.and_then(|i| t.pending.remove(i)) else {
             return;
         };
+        if t.pending.is_empty() {
+            t.pending_ids.clear();
+        }
         if is_error {
             t.last_error = true;
             self.tools.entry(p.tool).or_default().errors += 1;
@@ -426,6 +454,7 @@ struct Members<'s> {
     selector: Option<&'s str>,
 }
 
+/// The serde reading of [`Members`]: the keys and the selector's value.
 #[derive(Default)]
 struct Read {
     keys: Vec<u64>,
@@ -465,13 +494,39 @@ impl<'de> serde::de::Visitor<'de> for Members<'_> {
     }
 }
 
-/// Keys and selector value of an arguments text (nothing when it is not a JSON object).
-fn read_members(text: &str, selector: Option<&str>) -> Read {
+/// Keys (into `keys`, emptied first) and the selector's value of an arguments text (nothing
+/// when it is not a JSON object). Read in one pass where it is sure to read what serde_json
+/// reads (keys without escapes, the selector a string without escapes), else by serde_json.
+fn read_members<'t>(
+    text: &'t str,
+    selector: Option<&str>,
+    keys: &mut Vec<u64>,
+) -> Option<std::borrow::Cow<'t, str>> {
     use serde::de::DeserializeSeed as _;
+    keys.clear();
+    let mut selected = None;
+    let mut sure = true;
+    let read = crate::transcript::object_members(text, |key, value| {
+        keys.push(fnv1a(key));
+        if selector == Some(key) {
+            // A string without escapes is its contents; anything else serde_json reads as a
+            // Value first (which can refuse what the one-pass reader skips).
+            match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                Some(s) if !s.contains('\\') => selected = Some(s),
+                _ => sure = false,
+            }
+        }
+    });
+    if read.is_some() && sure {
+        return selected.map(std::borrow::Cow::Borrowed);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
-    Members { selector }
+    let read = Members { selector }
         .deserialize(&mut de)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    keys.clear();
+    keys.extend(read.keys);
+    read.selector.map(std::borrow::Cow::Owned)
 }
 
 /// Read the transcripts and compute the usage.
@@ -483,7 +538,7 @@ pub fn analyse(
     let mut u = Usage::default();
     let summary = transcript::read_files(&files, &mut |e| match e {
         Event::Call(c) => u.on_call(&c, ir),
-        Event::Result(r) => u.on_result(r.thread, r.call_id, r.is_error),
+        Event::Result(r) => u.on_result(r.thread, r.call_id, r.is_error()),
         Event::ThreadEnd(t) => u.end_thread(t),
     })?;
     u.finish();
@@ -727,4 +782,59 @@ fn render_markdown(report: &Value) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// What serde_json alone reads of an arguments text (the definition `read_members` keeps).
+    fn serde_read(text: &str, selector: Option<&str>) -> (Vec<u64>, Option<String>) {
+        use serde::de::DeserializeSeed as _;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let r = Members { selector }
+            .deserialize(&mut de)
+            .unwrap_or_default();
+        (r.keys, r.selector)
+    }
+
+    /// `read_members` reads what serde_json reads: keys and selector, for objects, escapes,
+    /// duplicates, a selector of every type, numbers serde_json's Value refuses, invalid JSON,
+    /// what follows the object, and texts that are no object.
+    #[test]
+    fn members_are_read_as_serde_json_reads_them() {
+        let texts = [
+            r#"{"action":"run","path":"a"}"#,
+            r#"  {"action" : "run" , "n" : [1, {"x": null}] }  trailing"#,
+            r#"{"action":"r\u0075n"}"#,
+            r#"{"act\u0069on":"run"}"#,
+            r#"{"action":"a","action":"b"}"#,
+            r#"{"action":"a","action":5}"#,
+            r#"{"action":5,"action":"a"}"#,
+            r#"{"action":null}"#,
+            r#"{"action":1e999}"#,
+            r#"{"x":1e999,"action":"run"}"#,
+            r#"{"action":{"deep":[1,2,{"a":"\ud83d\ude00"}]}}"#,
+            r#"{"p":"\udead","action":"run"}"#,
+            r#"{"action":"run","p":}"#,
+            r#"{"action":"run""#,
+            r#"{"action":"run"} {"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"[{"action":"run"}]"#,
+            r#""text""#,
+            "",
+            "not json",
+            r#"{"é":"ü","action":"ü"}"#,
+            r#"{"a":-0.5e+3,"b":true,"c":false,"d":"tab	raw"}"#,
+        ];
+        let mut keys = vec![7];
+        for text in texts {
+            for selector in [None, Some("action")] {
+                let got = read_members(text, selector, &mut keys).map(|s| s.into_owned());
+                assert_eq!((keys.clone(), got), serde_read(text, selector), "{text}");
+            }
+        }
+    }
 }

@@ -21,23 +21,33 @@
 //! A line that is not JSON, or JSON of none of these shapes' types, is reported as malformed
 //! (file:line, reason) and skipped; a JSON line with no tool call in it (a user message, a
 //! token count event) is simply not a call.
+//!
+//! Two readers, one answer: the serde reader (`Node`, every field any format uses at every
+//! level, borrowed from the line) is the definition, and reads documents, lines that are not
+//! UTF-8 and every line the one-pass reader ([`fast`]) leaves to it; the one-pass reader reads
+//! a line's bytes once and turns each message into its events as it closes, without building
+//! the conversation, and answers only lines it is sure the serde reader reads the same
+//! (held to it line by line by this module's tests).
 
 use std::borrow::Cow;
-use std::io::BufRead as _;
 use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+mod fast;
 pub mod generate;
+
+pub(crate) use fast::object_members;
 
 /// Where a tool call's arguments came from.
 #[derive(Clone, Copy, Debug)]
 pub enum CallArguments<'a> {
     /// A JSON text, as OpenAI Chat / Responses and Codex send it (a string holding JSON).
     Text(&'a str),
-    /// A JSON value written inline (Anthropic `input`, the messages format's object).
-    Inline(&'a RawValue),
+    /// A JSON value written inline (Anthropic `input`, the messages format's object): its JSON
+    /// text as written.
+    Inline(&'a str),
     /// A freeform (custom) tool's raw input.
     Freeform(&'a str),
 }
@@ -47,8 +57,7 @@ impl<'a> CallArguments<'a> {
     /// written, or the raw freeform input.
     pub fn text(&self) -> &'a str {
         match self {
-            CallArguments::Text(s) | CallArguments::Freeform(s) => s,
-            CallArguments::Inline(raw) => raw.get(),
+            CallArguments::Text(s) | CallArguments::Inline(s) | CallArguments::Freeform(s) => s,
         }
     }
 }
@@ -73,9 +82,19 @@ pub struct ResultEvent<'a> {
     pub thread: &'a str,
     pub line: u64,
     pub call_id: Option<&'a str>,
-    /// An error result: an explicit flag (`is_error`, `isError`, `status: "failed"`, a Codex
-    /// non-zero `exit_code`), or a text starting with `error` (any case).
-    pub is_error: bool,
+    /// Flagged an error explicitly (`is_error`, `isError`, `status: "failed"`).
+    flagged: bool,
+    /// The result's value as written (a text, a Codex output, a block list), read only when
+    /// [`ResultEvent::is_error`] is asked.
+    output: Option<&'a str>,
+}
+
+impl ResultEvent<'_> {
+    /// An error result: an explicit flag (`is_error`, `isError`, `status: "failed"`), a Codex
+    /// non-zero `exit_code`, or a text starting with `error` (any case).
+    pub fn is_error(&self) -> bool {
+        self.flagged || self.output.is_some_and(raw_is_error)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -282,13 +301,15 @@ impl ContentBlock<'_> {
     /// The events of a `tool_use` or `tool_result` block (read without building a [`Node`]).
     fn events(&self, emit: &mut Emit<'_, '_>) {
         match self.kind.as_deref() {
-            Some("tool_use") => {
-                emit.anthropic_use(self.id.as_deref(), self.name.as_deref(), self.input)
-            }
+            Some("tool_use") => emit.anthropic_use(
+                self.id.as_deref(),
+                self.name.as_deref(),
+                self.input.map(RawValue::get),
+            ),
             Some("tool_result") => emit.anthropic_result(
                 self.tool_use_id.as_deref(),
                 self.is_error == Some(true) || self.is_error_camel == Some(true),
-                self.content,
+                self.content.map(RawValue::get),
             ),
             _ => {}
         }
@@ -311,10 +332,10 @@ fn nodes_of<'a>(raw: &'a RawValue) -> Option<Vec<Node<'a>>> {
     }
 }
 
-/// A JSON string's value (borrowed when it has no escapes).
-fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
-    if raw.get().starts_with('"') {
-        serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+/// A JSON string's value (borrowed when it has no escapes), from its JSON text.
+fn string_of(raw: &str) -> Option<Cow<'_, str>> {
+    if raw.starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(raw).ok()
     } else {
         None
     }
@@ -324,8 +345,8 @@ fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
 /// so a call's arguments text costs no allocation once the buffer has grown); borrowed from
 /// `raw` when it has no escape. Anything but the plain escapes (`\\uD800`…`\\uDFFF`, a
 /// control character, a bad escape) is left to serde_json, whose answer it then is.
-fn string_into<'r>(raw: &'r RawValue, buf: &'r mut String) -> Option<&'r str> {
-    let body = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+fn string_into<'r>(raw: &'r str, buf: &'r mut String) -> Option<&'r str> {
+    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
     let bytes = body.as_bytes();
     if !bytes.iter().any(|b| *b == b'\\' || *b < 0x20 || *b == b'"') {
         return Some(body);
@@ -391,9 +412,8 @@ fn text_is_error(text: &str) -> bool {
 
 /// Whether a raw result value reads as an error: a string starting with `error`, a Codex
 /// output (a JSON text in a string) whose `metadata.exit_code` is not 0, or a block list whose
-/// first text does. Read from the raw JSON without unescaping where the raw form decides it.
-fn raw_is_error(raw: &RawValue) -> bool {
-    let s = raw.get();
+/// first text does. Read from the raw JSON text without unescaping where the raw form decides it.
+fn raw_is_error(s: &str) -> bool {
     if let Some(body) = s.strip_prefix('"') {
         let body = body.trim_start();
         if body.starts_with('{') {
@@ -403,7 +423,7 @@ fn raw_is_error(raw: &RawValue) -> bool {
         if !body.starts_with('\\') {
             return text_is_error(body);
         }
-        return string_of(raw).is_some_and(|t| text_is_error(&t));
+        return string_of(s).is_some_and(|t| text_is_error(&t));
     }
     if s.starts_with('[') {
         #[derive(Deserialize)]
@@ -424,13 +444,13 @@ fn raw_is_error(raw: &RawValue) -> bool {
 /// The `exit_code` of a Codex function output, from its escaped JSON text.
 fn codex_exit_code(escaped: &str) -> Option<i64> {
     const KEY: &str = "\\\"exit_code\\\":";
-    let at = escaped.rfind(KEY)? + KEY.len();
-    let digits: String = escaped[at..]
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    digits.parse().ok()
+    // memchr's searcher (str::rfind builds a Two-Way searcher per call: ~1.5% of replay).
+    let at = memchr::memmem::rfind(escaped.as_bytes(), KEY.as_bytes())? + KEY.len();
+    let rest = escaped.get(at..)?.trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .unwrap_or(rest.len());
+    rest.get(..end)?.parse().ok()
 }
 
 /// Where a parsed line's events go: the thread naming and the callback.
@@ -448,15 +468,17 @@ struct Emit<'s, 'f> {
     scratch: &'s mut String,
 }
 
-/// A call's arguments as found, before [`Emit::call`] reads them.
+/// A call's arguments as found (JSON texts as written), before [`Emit::call`] reads them.
 #[derive(Clone, Copy)]
 enum ArgsFound<'a> {
     /// A JSON string holding the arguments' JSON text (or, not a string, the value itself);
     /// none given: the empty text.
-    Text(Option<&'a RawValue>),
-    Inline(&'a RawValue),
+    Text(Option<&'a str>),
+    Inline(&'a str),
     /// A freeform tool's input (a JSON string; anything else is the empty input).
-    Freeform(Option<&'a RawValue>),
+    Freeform(Option<&'a str>),
+    /// Read already (by the one-pass reader).
+    Read(CallArguments<'a>),
 }
 
 impl Emit<'_, '_> {
@@ -475,6 +497,7 @@ impl Emit<'_, '_> {
                 raw.and_then(|r| string_into(r, self.scratch))
                     .unwrap_or_default(),
             ),
+            ArgsFound::Read(args) => args,
         };
         (self.sink)(Event::Call(CallEvent {
             format,
@@ -488,7 +511,7 @@ impl Emit<'_, '_> {
     }
     /// An Anthropic `tool_use` block (a message's content block or a node of its own): a call
     /// when it has a name and an input.
-    fn anthropic_use(&mut self, id: Option<&str>, name: Option<&str>, input: Option<&RawValue>) {
+    fn anthropic_use(&mut self, id: Option<&str>, name: Option<&str>, input: Option<&str>) {
         if let (Some(name), Some(input)) = (name, input) {
             self.call(Format::Anthropic, id, name, ArgsFound::Inline(input));
         }
@@ -496,12 +519,60 @@ impl Emit<'_, '_> {
 
     /// An Anthropic `tool_result` block: an error when flagged (`is_error` / `isError`) or
     /// when its content reads as one.
-    fn anthropic_result(&mut self, id: Option<&str>, flagged: bool, content: Option<&RawValue>) {
-        let is_error = flagged || content.is_some_and(raw_is_error);
-        self.result(Format::Anthropic, id, is_error);
+    fn anthropic_result(&mut self, id: Option<&str>, flagged: bool, content: Option<&str>) {
+        self.result(Format::Anthropic, id, flagged, content);
     }
 
-    fn result(&mut self, format: Format, call_id: Option<&str>, is_error: bool) {
+    /// An event the one-pass reader read (spans of `line`), its arguments read as
+    /// [`Emit::call`] reads them.
+    fn event(&mut self, ev: &fast::Ev, line: &str, lines: &fast::Lines) {
+        match *ev {
+            fast::Ev::Call {
+                format,
+                call_id,
+                name,
+                args,
+            } => {
+                let args = match args {
+                    fast::Args::Text(None) => CallArguments::Text(""),
+                    fast::Args::Text(Some(a)) => match a.text {
+                        Some(t) => CallArguments::Text(lines.str(t, line)),
+                        None => CallArguments::Inline(a.raw.of(line)),
+                    },
+                    fast::Args::Inline(s) => CallArguments::Inline(s.of(line)),
+                    fast::Args::Freeform(a) => CallArguments::Freeform(
+                        a.and_then(|a| a.text).map_or("", |t| lines.str(t, line)),
+                    ),
+                };
+                self.call(
+                    format,
+                    call_id.map(|s| s.of(line)),
+                    name.of(line),
+                    ArgsFound::Read(args),
+                );
+            }
+            fast::Ev::Result {
+                format,
+                call_id,
+                flagged,
+                output,
+            } => self.result(
+                format,
+                call_id.map(|s| s.of(line)),
+                flagged,
+                output.map(|s| s.of(line)),
+            ),
+        }
+    }
+
+    /// A result, an error when `flagged` or when its `output` reads as one.
+    fn result(
+        &mut self,
+        format: Format,
+        call_id: Option<&str>,
+        flagged: bool,
+        output: Option<&str>,
+    ) {
         let format = if self.codex { Format::Codex } else { format };
         self.first.get_or_insert(format);
         self.summary.results += 1;
@@ -510,7 +581,8 @@ impl Emit<'_, '_> {
             thread: self.thread,
             line: self.line,
             call_id,
-            is_error,
+            flagged,
+            output,
         }));
     }
 }
@@ -525,7 +597,7 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    ArgsFound::Text(Some(args)),
+                    ArgsFound::Text(Some(args.get())),
                 );
             }
             return;
@@ -536,26 +608,34 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                     Format::OpenaiResponses,
                     node.call_id.as_deref(),
                     name,
-                    ArgsFound::Freeform(node.input),
+                    ArgsFound::Freeform(node.input.map(RawValue::get)),
                 );
             }
             return;
         }
         Some("function_call_output" | "custom_tool_call_output") => {
             let flagged = node.status.as_deref() == Some("failed") || node.flags_error();
-            let is_error = flagged || node.output.is_some_and(raw_is_error);
-            emit.result(Format::OpenaiResponses, node.call_id.as_deref(), is_error);
+            emit.result(
+                Format::OpenaiResponses,
+                node.call_id.as_deref(),
+                flagged,
+                node.output.map(RawValue::get),
+            );
             return;
         }
         Some("tool_use") => {
-            emit.anthropic_use(node.id.as_deref(), node.name.as_deref(), node.input);
+            emit.anthropic_use(
+                node.id.as_deref(),
+                node.name.as_deref(),
+                node.input.map(RawValue::get),
+            );
             return;
         }
         Some("tool_result") => {
             emit.anthropic_result(
                 node.tool_use_id.as_deref(),
                 node.flags_error(),
-                node.content,
+                node.content.map(RawValue::get),
             );
             return;
         }
@@ -569,7 +649,12 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 None => (Format::ToolsurfaceMessages, c.name.as_deref(), c.arguments),
             };
             let Some(name) = name else { continue };
-            emit.call(format, c.id.as_deref(), name, ArgsFound::Text(args));
+            emit.call(
+                format,
+                c.id.as_deref(),
+                name,
+                ArgsFound::Text(args.map(RawValue::get)),
+            );
         }
     }
     match node.role.as_deref() {
@@ -578,8 +663,12 @@ fn message_events(node: &Node<'_>, emit: &mut Emit<'_, '_>) {
                 Some(r) => (Format::ToolsurfaceMessages, Some(r)),
                 None => (Format::OpenaiChat, node.content),
             };
-            let is_error = node.flags_error() || raw.is_some_and(raw_is_error);
-            emit.result(format, node.tool_call_id.as_deref(), is_error);
+            emit.result(
+                format,
+                node.tool_call_id.as_deref(),
+                node.flags_error(),
+                raw.map(RawValue::get),
+            );
         }
         Some(_) => {
             let blocks = node
@@ -643,6 +732,149 @@ struct FileState {
     codex_session: Option<String>,
     /// [`Emit::scratch`].
     scratch: String,
+    /// The one-pass reader's buffers.
+    lines: fast::Lines,
+    /// Lines per format ([`Format::ALL`]'s order), added to [`ReadSummary::formats`] when the
+    /// file is done (`Some(0)`: a format named with no line counted yet).
+    formats: [Option<u64>; 5],
+}
+
+impl FileState {
+    fn new(name: String) -> Self {
+        FileState {
+            name,
+            codex_session: None,
+            scratch: String::new(),
+            lines: fast::Lines::default(),
+            formats: [None; 5],
+        }
+    }
+
+    /// Add the file's format counts to the summary.
+    fn finish(&self, summary: &mut ReadSummary) {
+        for (format, n) in Format::ALL.iter().zip(self.formats) {
+            if let Some(n) = n {
+                *summary.formats.entry(format.as_str()).or_default() += n;
+            }
+        }
+    }
+}
+
+/// Count a line (or document) as of the format of its first event, if it had one.
+fn count_format(formats: &mut [Option<u64>; 5], first: Option<Format>) {
+    if let Some(f) = first {
+        *formats[f as usize].get_or_insert(0) += 1;
+    }
+}
+
+/// Read one line with the one-pass reader ([`fast`]) and emit its events, as [`node_events`]
+/// does for the line's `Node`. On `Err`, nothing was emitted or counted: the line is the serde
+/// reader's.
+fn fast_line(
+    text: &str,
+    line: u64,
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) -> Result<(), fast::Bail> {
+    let FileState {
+        name,
+        codex_session,
+        scratch,
+        lines,
+        formats,
+    } = file;
+    let top = lines.read(text)?;
+    let mut first = None;
+    // One conversation per line.
+    let conversation = lines.conversation_of(&top);
+    let items = if conversation.is_none() {
+        lines.responses_items(&top)
+    } else {
+        None
+    };
+    if conversation.is_some() || items.is_some() {
+        let thread = match top.custom_id {
+            Some(id) => format!("{name}#{}", id.of(text)),
+            None => format!("{name}:{line}"),
+        };
+        let mut emit = Emit {
+            codex: false,
+            file: name,
+            thread: &thread,
+            line,
+            sink,
+            summary,
+            first: &mut first,
+            scratch,
+        };
+        for ev in conversation.into_iter().flatten() {
+            emit.event(ev, text, lines);
+        }
+        for ev in items.iter().flatten().flat_map(|evs| evs.iter()) {
+            emit.event(ev, text, lines);
+        }
+        (emit.sink)(Event::ThreadEnd(&thread));
+        count_format(formats, first);
+        return Ok(());
+    }
+    // One message or event per line.
+    if top.kind.map(|k| k.of(text)) == Some("session_meta") {
+        if let Some(id) = lines.node(top.payload).and_then(|p| p.id) {
+            *codex_session = Some(format!("codex:{}", id.of(text)));
+        }
+        formats[Format::Codex as usize].get_or_insert(0);
+        return Ok(());
+    }
+    let codex = top.kind.map(|k| k.of(text)) == Some("response_item");
+    let inner = *lines
+        .node(top.payload)
+        .or(lines.node(top.message))
+        .unwrap_or(&top);
+    let start = lines.events.len();
+    lines.message_events(&inner, text);
+    let thread = fast_explicit_thread(lines, &top, text)
+        .or(codex_session.as_deref())
+        .unwrap_or(name);
+    let mut emit = Emit {
+        codex,
+        file: name,
+        thread,
+        line,
+        sink,
+        summary,
+        first: &mut first,
+        scratch,
+    };
+    for ev in lines.events.get(start..).unwrap_or_default() {
+        emit.event(ev, text, lines);
+    }
+    count_format(formats, first);
+    Ok(())
+}
+
+/// [`explicit_thread`] of a node the one-pass reader read.
+fn fast_explicit_thread<'t>(
+    lines: &fast::Lines,
+    node: &fast::Info,
+    text: &'t str,
+) -> Option<&'t str> {
+    let own = node
+        .thread_id
+        .or(node.conversation_id)
+        .or(node.session_id)
+        .or(node.thread);
+    own.map(|s| s.of(text))
+        .or_else(|| {
+            lines
+                .node(node.payload)
+                .and_then(|p| fast_explicit_thread(lines, p, text))
+        })
+        .or_else(|| {
+            lines
+                .node(node.message)
+                .and_then(|m| fast_explicit_thread(lines, m, text))
+        })
 }
 
 /// Read one parsed line (or document) and emit its events.
@@ -683,7 +915,7 @@ fn node_events(
             message_events(m, &mut emit);
         }
         (emit.sink)(Event::ThreadEnd(&thread));
-        count_format(summary, first);
+        count_format(&mut file.formats, first);
         return;
     }
     // One message or event per line.
@@ -691,7 +923,7 @@ fn node_events(
         if let Some(id) = node.payload.as_deref().and_then(|p| p.id.as_deref()) {
             file.codex_session = Some(format!("codex:{id}"));
         }
-        summary.formats.entry(Format::Codex.as_str()).or_default();
+        file.formats[Format::Codex as usize].get_or_insert(0);
         return;
     }
     let thread = explicit_thread(node)
@@ -714,13 +946,7 @@ fn node_events(
         scratch: &mut file.scratch,
     };
     message_events(inner, &mut emit);
-    count_format(summary, first);
-}
-
-fn count_format(summary: &mut ReadSummary, first: Option<Format>) {
-    if let Some(f) = first {
-        *summary.formats.entry(f.as_str()).or_default() += 1;
-    }
+    count_format(&mut file.formats, first);
 }
 
 /// Read every file, in order, handing each event to `sink`. An unreadable file is an error;
@@ -748,54 +974,128 @@ fn read_file(
     sink: &mut dyn FnMut(Event<'_>),
     summary: &mut ReadSummary,
 ) -> std::io::Result<()> {
-    let f = std::fs::File::open(path)
+    let mut f = std::fs::File::open(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, f);
     summary.files += 1;
-    let mut file = FileState {
-        name: path.display().to_string(),
-        codex_session: None,
-        scratch: String::new(),
-    };
-    let first = reader.fill_buf()?.to_vec();
-    if is_document(path, &first) {
-        let mut text = Vec::new();
-        std::io::Read::read_to_end(&mut reader, &mut text)?;
+    let mut file = FileState::new(path.display().to_string());
+    // The first read decides whether the file is one document.
+    let mut buf = vec![0u8; 1 << 20];
+    let n = read_some(&mut f, &mut buf)?;
+    if is_document(path, buf.get(..n).unwrap_or_default()) {
+        buf.truncate(n);
+        std::io::Read::read_to_end(&mut f, &mut buf)?;
         summary.lines += 1;
-        return read_document(&text, &mut file, sink, summary);
+        read_document(&buf, &mut file, sink, summary)?;
+    } else {
+        read_lines(&mut f, buf, n, &mut file, sink, summary)?;
     }
-    let mut buf = Vec::with_capacity(1 << 16);
+    file.finish(summary);
+    Ok(())
+}
+
+/// One `read` into `buf` (retried when interrupted).
+fn read_some(reader: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// Read a JSON-lines file line by line (the last line may lack its newline), as `read_until`
+/// would hand them over, but each in place in one buffer refilled by large reads: only the
+/// line a read cuts in two is moved (to the buffer's front), and the buffer grows only for a
+/// line longer than it.
+/// `buf[..end]` holds the file's first bytes.
+fn read_lines(
+    reader: &mut impl std::io::Read,
+    mut buf: Vec<u8>,
+    mut end: usize,
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+) -> std::io::Result<()> {
+    // The unread bytes are buf[start..end].
+    let mut start = 0;
     let mut line = 0u64;
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
+        let read = buf.get(start..end).unwrap_or_default();
+        let mut at = 0;
+        for nl in memchr::memchr_iter(b'\n', read) {
+            line += 1;
+            let text = read.get(at..=nl).unwrap_or_default();
+            line_events(text, line, file, sink, summary, Reader::OnePass);
+            at = nl + 1;
         }
-        line += 1;
-        summary.lines += 1;
-        let text = buf.trim_ascii();
-        if text.is_empty() {
-            continue;
+        start += at;
+        buf.copy_within(start..end, 0);
+        end -= start;
+        start = 0;
+        if end == buf.len() {
+            buf.resize(buf.len() * 2, 0);
         }
-        // One UTF-8 check of the line, not one per string read (serde_json's slice reader
-        // checks each); a line that is not UTF-8 is read as before, for the same answer.
-        let parsed = match std::str::from_utf8(text) {
-            Ok(t) => serde_json::from_str::<Node<'_>>(t),
-            Err(_) => serde_json::from_slice::<Node<'_>>(text),
-        };
-        match parsed {
-            Ok(node) => node_events(&node, line, &mut file, sink, summary),
-            Err(e) => {
-                let reason = if std::str::from_utf8(text).is_err() {
-                    "not UTF-8".to_owned()
-                } else {
-                    format!("not a JSON object of a known shape ({e})")
-                };
-                summary.malformed(&file.name, line, reason);
+        let n = read_some(reader, buf.get_mut(end..).unwrap_or_default())?;
+        if n == 0 {
+            if end > 0 {
+                line += 1;
+                let text = buf.get(..end).unwrap_or_default();
+                line_events(text, line, file, sink, summary, Reader::OnePass);
             }
+            return Ok(());
+        }
+        end += n;
+    }
+}
+
+/// Which reader reads a line first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// [`fast`], leaving what it is not sure of to the serde reader.
+    OnePass,
+    /// The serde reader alone (what [`fast`] is held to).
+    #[cfg(test)]
+    Serde,
+}
+
+/// Read one line of a JSON-lines file (as read, with its newline) and emit its events.
+fn line_events(
+    raw: &[u8],
+    line: u64,
+    file: &mut FileState,
+    sink: &mut dyn FnMut(Event<'_>),
+    summary: &mut ReadSummary,
+    reader: Reader,
+) {
+    summary.lines += 1;
+    let text = raw.trim_ascii();
+    if text.is_empty() {
+        return;
+    }
+    // One UTF-8 check of the line, not one per string read (serde_json's slice reader
+    // checks each); a line that is not UTF-8 is read as before, for the same answer.
+    let utf8 = std::str::from_utf8(text).ok();
+    if let Some(t) = utf8
+        && reader == Reader::OnePass
+        && fast_line(t, line, file, sink, summary).is_ok()
+    {
+        return;
+    }
+    let parsed = match utf8 {
+        Some(t) => serde_json::from_str::<Node<'_>>(t),
+        None => serde_json::from_slice::<Node<'_>>(text),
+    };
+    match parsed {
+        Ok(node) => node_events(&node, line, file, sink, summary),
+        Err(e) => {
+            let reason = if utf8.is_none() {
+                "not UTF-8".to_owned()
+            } else {
+                format!("not a JSON object of a known shape ({e})")
+            };
+            summary.malformed(&file.name, line, reason);
         }
     }
-    Ok(())
 }
 
 /// A whole-file conversation: an array of messages or items, or one object.
@@ -827,6 +1127,7 @@ fn read_document(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     /// `string_into` answers exactly what serde_json's string reading does (`string_of`),
@@ -858,9 +1159,311 @@ mod tests {
                 // Not JSON at all (a raw control character): never a RawValue.
                 continue;
             };
-            let want = string_of(raw).map(|c| c.into_owned());
-            let got = string_into(raw, &mut buf).map(str::to_owned);
+            let want = string_of(raw.get()).map(|c| c.into_owned());
+            let got = string_into(raw.get(), &mut buf).map(str::to_owned);
             assert_eq!(got, want, "{case}");
+        }
+    }
+
+    /// An event as text, a result's verdict included.
+    fn record(e: Event<'_>) -> String {
+        match e {
+            Event::Result(r) => format!("{e:?} error={}", r.is_error()),
+            _ => format!("{e:?}"),
+        }
+    }
+
+    /// Every event of a JSON-lines text read by `reader`, and the summary, as text.
+    fn read_with(text: &[u8], reader: Reader) -> (Vec<String>, String) {
+        let mut events = Vec::new();
+        let mut summary = ReadSummary::default();
+        let mut file = FileState::new("f.jsonl".to_owned());
+        let mut sink = |e: Event<'_>| events.push(record(e));
+        for (i, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
+            line_events(
+                line,
+                i as u64 + 1,
+                &mut file,
+                &mut sink,
+                &mut summary,
+                reader,
+            );
+        }
+        file.finish(&mut summary);
+        (events, format!("{summary:?}"))
+    }
+
+    /// Lines of `text` the one-pass reader leaves to the serde reader.
+    fn left_to_serde(text: &[u8]) -> Vec<String> {
+        let mut file = FileState::new("f.jsonl".to_owned());
+        let mut summary = ReadSummary::default();
+        let mut left = Vec::new();
+        for (i, line) in text.split(|b| *b == b'\n').enumerate() {
+            let Ok(t) = std::str::from_utf8(line.trim_ascii()) else {
+                continue;
+            };
+            if !t.is_empty()
+                && fast_line(t, i as u64 + 1, &mut file, &mut |_| {}, &mut summary).is_err()
+            {
+                left.push(t.to_owned());
+            }
+        }
+        left
+    }
+
+    /// Both readers give the same events and summary, line by line.
+    fn assert_agree(text: &[u8]) {
+        for line in text.split_inclusive(|b| *b == b'\n') {
+            let serde = read_with(line, Reader::Serde);
+            let fast = read_with(line, Reader::OnePass);
+            assert_eq!(fast, serde, "{}", String::from_utf8_lossy(line));
+        }
+        // And across lines (Codex session ids, counts).
+        assert_eq!(
+            read_with(text, Reader::OnePass),
+            read_with(text, Reader::Serde)
+        );
+    }
+
+    /// Lines of every shape the one-pass reader must read as the serde reader does, or leave to
+    /// it: duplicates, wrong types and nulls at every level, escapes, surrogates, structs
+    /// written as arrays, numbers, nesting, whitespace, the layouts' precedence rules.
+    const EDGE_LINES: &[&str] = &[
+        r#"{"type":"function_call","ty\u0070e":"x","name":"a","arguments":"{}"}"#,
+        r#"{"type":"function_call","type":"x","name":"a","arguments":"{}"}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","type":"function","function":{"name":"shell","arguments":"{\"a\":1}"}}]}],"messages":[]}"#,
+        r#"{"messages":[{"role":"assistant","role":"user"}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","id":"2","function":{"name":"a","arguments":"{}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","name":"b","arguments":"{}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","type":"x","id":"1","name":"a","input":{}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{}},{"type":"text","is_error":"no"}]}]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{}},"text"]}]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{}},["tool_use","2","b",{}]]}]}"#,
+        r#"{"messages":[{"role":5}]}"#,
+        r#"{"messages":[{"role":"tool","is_error":"yes","content":"x"}]}"#,
+        r#"{"messages":{}}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":{}}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[null]}]}"#,
+        r#"{"messages":[null]}"#,
+        r#"{"messages":[["assistant"]]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":"shell"}]}]}"#,
+        r#"{"body":[],"messages":[]}"#,
+        r#"{"body":5}"#,
+        r#"{"payload":"x","type":"response_item"}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"sh\u0065ll","arguments":"{}"}}]}]}"#,
+        r#"{"messages":[{"ro\u006ce":"tool","tool_call_id":"1","content":"ok"}]}"#,
+        r#"{"thread_id":"t\u00e9","message":{"role":"tool","tool_call_id":"1","content":"Error"}}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{\"p\":\"\ud83d\ude00\"}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{\"p\":\"\udead\"}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{\"p\":\"\q\"}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"\u12"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"tab	inside"}}]}]}"#,
+        r#"{"x":01}"#,
+        r#"{"x":1.}"#,
+        r#"{"x":-}"#,
+        r#"{"x":1e}"#,
+        r#"{"x":.5}"#,
+        r#"{"x":tru}"#,
+        r#"{"x":nul,"messages":[]}"#,
+        r#"{"a":1} x"#,
+        r#"{"a":1,}"#,
+        r#"{"a":[1,]}"#,
+        r#"{"a" 1}"#,
+        r#"{1:1}"#,
+        r#"{"a":1"#,
+        "{\"messages\":[]\u{c}}",
+        "\u{c}{\"messages\":[]}",
+        "{\"messages\":[],\"x\":\"\u{7f}\"}",
+        r#"{"body":{"input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]}}"#,
+        r#"{"input":[1],"output":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]}"#,
+        r#"{"input":[null]}"#,
+        r#"{"type":"tool_use","name":"x","id":"1","input":[1,2]}"#,
+        r#"{"role":"tool","tool_call_id":"1","content":[{"type":"image"},{"type":"text","text":"  error\nx"}]}"#,
+        r#"{"role":"tool","tool_call_id":"1","content":[{"type":"text","text":5}]}"#,
+        r#"{"role":"tool","tool_call_id":"1","content":"\u0065rror"}"#,
+        r#"{"role":"tool","tool_call_id":"1","isError":true}"#,
+        r#"{"type":"tool_result","tool_use_id":"1","content":[{"text":"ERROR"}]}"#,
+        r#"{"type":"response_item","payload":{"type":"function_call","call_id":"1","name":"a","arguments":"{\"x\":\"y\"}"}}"#,
+        r#"{"type":"session_meta","payload":{"cwd":"/"}}"#,
+        r#"{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"2","name":"apply_patch"}}"#,
+        r#"{"type":"function_call","name":"a"}"#,
+        r#"{"messages":[{"role":"assistant","messages":[{"role":5}]}]}"#,
+        r#"{"messages":[{"role":"assistant","body":{"tool_calls":[{"function":5}]}}]}"#,
+        r#"{"messages":[{"role":"assistant","body":{"tool_calls":[{"function":{"name":"a"}}],"content":[1]}}]}"#,
+        r#"{"messages":[],"x\"y":1}"#,
+        r#"[]"#,
+        r#"[{"role":"tool"}]"#,
+        r#"null"#,
+        r#"5"#,
+        r#""str""#,
+        "",
+        "   ",
+    ];
+
+    /// Lines the one-pass reader reads itself (and must read as the serde reader does).
+    const SURE_LINES: &[&str] = &[
+        r#"{"messages":[],"types":1,"typ":2,"thread_ids":"x","messagesx":[1],"i":0,"":1}"#,
+        r#"{"message":{"role":"tool","tool_call_id":"1","content":"Error","is_errors":5,"isErr":"x"},"payloads":[]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{},"types":1,"inputs":"x","contents":2}],"tool_calls":[{"id":"2","ids":1,"function":{"name":"b","names":1,"arguments":"{}","argument":2},"functions":3}]}]}"#,
+        r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":null},{"type":"tool_use","id":"2","name":"b","input":[1,{"x":"y"}]}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":null,"name":"shell","arguments":{"a":1}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"arguments":"{}"}},{"id":"2","name":"b"},{"function":{"name":"c","arguments":null}}]}]}"#,
+        r#"{"role":null,"messages":null,"content":null,"input":null,"arguments":null,"body":null,"params":null,"payload":null,"message":null,"tool_calls":null,"is_error":null,"isError":null,"type":null}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{\"p\":\"\u00e9\\n\\\"\"}"}}]}]}"#,
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{\"x\":1}","extra":[1,-0.5E-3,1e5,0,true,false,null,{"k":"v"}]}}]}]}"#,
+        r#"{"x":1e999999,"messages":[]}"#,
+        r#"{"a":1}   "#,
+        "{ \"messages\" : [ { \"role\" : \"tool\" , \"content\" : \"Error: x\" } ] , \"custom_id\" :\t\"c\" }",
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"a","arguments":"{}"}}]}],"body":{"messages":[{"role":"assistant","tool_calls":[{"id":"2","function":{"name":"b","arguments":"{}"}}]}]}}"#,
+        r#"{"custom_id":"x","params":{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{"q":1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"1","content":"error: no","is_error":false}]}]}}"#,
+        r#"{"custom_id":"x","body":{"messages":[]},"params":{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{}}]}]}}"#,
+        r#"{"body":{"body":{"messages":[{"role":"tool","tool_call_id":"1","content":"ok"}]}}}"#,
+        r#"{"body":{"params":{"input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]},"input":[{"type":"function_call","call_id":"2","name":"b","arguments":"{}"}]}}"#,
+        r#"{"output":[{"type":"function_call_output","call_id":"2","output":"Error!"}],"input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]}"#,
+        r#"{"input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}],"output":"text"}"#,
+        r#"{"input":[]}"#,
+        r#"{"role":"user","input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]}"#,
+        r#"{"type":"tool_use","name":"x","id":"1","input":[{"type":"function_call","call_id":"1","name":"a","arguments":"{}"}]}"#,
+        r#"{"role":"tool","tool_call_id":"1","content":[{"type":"text","text":"Error: bad"}]}"#,
+        r#"{"role":"tool","tool_call_id":"1","content":"\nError"}"#,
+        r#"{"role":"tool","tool_call_id":"1","tool_result":{"x":1},"content":"error"}"#,
+        r#"{"type":"function_call_output","call_id":"1","output":"ok","status":"failed"}"#,
+        r#"{"type":"custom_tool_call_output","call_id":"1","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":2}}"}"#,
+        r#"{"type":"session_meta","payload":{"id":"s1"}}"#,
+        r#"{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"2","name":"apply_patch","input":"*** Begin\n\"x\"\n"}}"#,
+        r#"{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"2","name":"apply_patch","input":{"a":1}}}"#,
+        r#"{"payload":{"thread_id":"p","payload":{"thread":"pp"}},"message":{"conversation_id":"m"}}"#,
+        r#"{"payload":{"payload":{"thread":"pp"},"type":"function_call","name":"a","arguments":"{}"},"message":{"conversation_id":"m"}}"#,
+        r#"{"message":{"message":{"session_id":"mm"},"role":"assistant","tool_calls":[{"id":"1","name":"a","arguments":{"k":[1]}}]}}"#,
+        r#"{"session_id":"s","role":"assistant","content":[{"type":"tool_use","id":"1","name":"a","input":{}}],"tool_calls":[{"id":"0","name":"z","arguments":"{}"}]}"#,
+        r#"{"type":"function_call","name":"a","arguments":"{}","tool_calls":[{"id":"0","name":"z","arguments":"{}"}]}"#,
+        r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"error x"}]}]}]}"#,
+        r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","isError":true,"is_error":null}]}]}"#,
+        r#"{"messages":[],"x":"\"\\\/\b\f\n\r\t"}"#,
+        r#"{"messages":[],"é":"ü"}"#,
+        r#"{}"#,
+    ];
+
+    #[test]
+    fn agrees_with_the_serde_reader_on_edge_lines() {
+        let mut text = Vec::new();
+        for line in EDGE_LINES {
+            text.extend_from_slice(line.as_bytes());
+            text.push(b'\n');
+        }
+        // Deep nesting, below and above the one-pass reader's limit and serde_json's.
+        for depth in [10, 63, 64, 65, 127, 128, 129, 300] {
+            let deep = format!(
+                "{{\"messages\":[],\"x\":{}1{}}}\n",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            text.extend_from_slice(deep.as_bytes());
+            let deep = format!(
+                "{{\"messages\":[{}{{\"role\":\"tool\"}}{}]}}\n",
+                "{\"body\":".repeat(depth),
+                "}".repeat(depth)
+            );
+            text.extend_from_slice(deep.as_bytes());
+        }
+        text.extend_from_slice(b"\xff\xfe not text\n");
+        assert_agree(&text);
+        // The lines it is sure of are read by it.
+        let mut sure = Vec::new();
+        for line in SURE_LINES {
+            sure.extend_from_slice(line.as_bytes());
+            sure.push(b'\n');
+        }
+        assert_agree(&sure);
+        assert_eq!(left_to_serde(&sure), Vec::<String>::new());
+    }
+
+    /// `FileState::formats` is indexed by `Format as usize`.
+    #[test]
+    fn formats_are_indexed_in_their_order() {
+        for (i, f) in Format::ALL.iter().enumerate() {
+            assert_eq!(*f as usize, i);
+        }
+    }
+
+    /// A reader handing over at most `step` bytes per read.
+    struct Trickle<'a> {
+        text: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.text.len());
+            buf[..n].copy_from_slice(&self.text[..n]);
+            self.text = &self.text[n..];
+            Ok(n)
+        }
+    }
+
+    /// `read_lines` hands over the lines `read_until` would, whatever the reads and the
+    /// buffer's size: lines cut by a read, longer than the buffer, blank, with CR LF, and a
+    /// last line without its newline.
+    #[test]
+    fn lines_are_handed_over_whole_whatever_the_reads() {
+        let call = r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"1","function":{"name":"shell","arguments":"{\"command\":\"ls\"}"}}]},{"role":"tool","tool_call_id":"1","content":"Error: no"}]}"#;
+        let long = format!(
+            r#"{{"thread_id":"t","message":{{"role":"assistant","tool_calls":[{{"id":"2","name":"a","arguments":{{"x":"{}"}}}}]}}}}"#,
+            "y".repeat(300)
+        );
+        for last in ["", "\n", "\r\n"] {
+            let text = format!("{call}\n\n  \n{long}\r\n{call}\nnot json\n{long}{last}");
+            let want = read_with(text.as_bytes(), Reader::OnePass);
+            for (step, size) in [(1, 1), (7, 16), (64, 64), (1000, 4096), (1 << 20, 1 << 20)] {
+                let mut events = Vec::new();
+                let mut summary = ReadSummary::default();
+                let mut file = FileState::new("f.jsonl".to_owned());
+                let mut sink = |e: Event<'_>| events.push(record(e));
+                let mut reader = Trickle {
+                    text: text.as_bytes(),
+                    step,
+                };
+                let mut buf = vec![0u8; size];
+                let n = read_some(&mut reader, &mut buf).unwrap();
+                read_lines(&mut reader, buf, n, &mut file, &mut sink, &mut summary).unwrap();
+                file.finish(&mut summary);
+                assert_eq!(
+                    (events, format!("{summary:?}")),
+                    want,
+                    "{step} {size} {last:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_serde_reader_on_the_fixtures_and_generated_transcripts() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut fixtures = 0;
+        for entry in std::fs::read_dir(root.join("tests/data/transcripts")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                assert_agree(&std::fs::read(&path).unwrap());
+                fixtures += 1;
+            }
+        }
+        assert!(fixtures >= 7);
+        let sources =
+            toolsurface_compiler::read_dir(&root.join("examples/consolidation/before")).unwrap();
+        let ir = toolsurface_compiler::compile(&sources).ir.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = generate::Config::new("side_chat", "chat", 120, 10);
+        let g = generate::write_all(&ir, &config, dir.path()).unwrap();
+        for path in &g.files {
+            let text = std::fs::read(path).unwrap();
+            assert_agree(&text);
+            // Every generated line is the one-pass reader's.
+            assert_eq!(
+                left_to_serde(&text),
+                Vec::<String>::new(),
+                "{}",
+                path.display()
+            );
         }
     }
 }
