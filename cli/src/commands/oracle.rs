@@ -28,7 +28,7 @@ struct Request {
 pub fn run(defs: Option<&Path>) -> anyhow::Result<Status> {
     let plan = match defs {
         Some(dir) => match super::check::compile_dir(dir)? {
-            Ok((_, ir)) => Some(plan::lower(&ir)?),
+            Ok((_, ir)) => Some(plan::lower_rules(&ir)),
             Err(status) => return Ok(status),
         },
         None => None,

@@ -543,7 +543,7 @@ pub struct Defs {
 pub fn compile_for_replay(dir: &Path) -> anyhow::Result<Result<Defs, Status>> {
     Ok(match super::check::compile_dir(dir)? {
         Ok((_, ir)) => {
-            let plan = toolsurface_compiler::plan::lower(&ir)?;
+            let plan = toolsurface_compiler::plan::lower_rules(&ir);
             Ok(Defs { ir, plan })
         }
         Err(s) => Err(s),

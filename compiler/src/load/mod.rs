@@ -64,9 +64,8 @@ pub fn compile(sources: &Sources) -> Compiled {
     render::render(&mut ir, sources, &mut d);
     // Examples are decoded with Call::parse's rules, through the plan (a folder that fails
     // to emit is refused by the emitter's own checks in `check`, before any example).
-    if !d.iter().any(Diagnostic::is_error)
-        && let Ok(plan) = crate::plan::lower(&ir)
-    {
+    if !d.iter().any(Diagnostic::is_error) {
+        let plan = crate::plan::lower_rules(&ir);
         d.extend(crate::plan::examples::check_examples(&ir, &plan));
     }
     sort_diagnostics(&mut d);

@@ -12,8 +12,6 @@
 //! surface and on folders with nested objects, arrays of objects and every constraint kind:
 //! the same accept/refuse, error text and typed value.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 use toolsurface_kernel::walk::{Build, Patterns, Record, Walker};
 use toolsurface_kernel::{self as rt, Arguments, CallError, Obj, Pairs, Val};
@@ -68,7 +66,9 @@ pub struct CallChecker<'p> {
     plan: &'p Plan,
     role: &'p RolePlan,
     surface: &'p SurfacePlan,
-    names: HashMap<&'p str, Name>,
+    /// Every name a call may use, sorted (a binary search per call: cheaper than hashing
+    /// the name for the few dozen names a surface has).
+    names: Vec<(&'p str, Name)>,
     /// Per plan tool (same index): resident in this role × family.
     resident: Vec<bool>,
     /// Per plan skill: offered by the role, and which tools it makes callable here.
@@ -117,7 +117,8 @@ impl<'p> CallChecker<'p> {
                 )
             })?;
         let index_of = |name: &str| plan.tools.iter().position(|t| t.name == name);
-        let mut names = HashMap::new();
+        // A later kind wins a name (an alias over a tool, a retired name over both).
+        let mut names = std::collections::BTreeMap::new();
         for (i, t) in plan.tools.iter().enumerate() {
             names.insert(t.name.as_str(), Name::Tool(i));
         }
@@ -157,7 +158,7 @@ impl<'p> CallChecker<'p> {
             plan,
             role: role_decl,
             surface,
-            names,
+            names: names.into_iter().collect(),
             resident,
             skills,
             active_skills: Vec::new(),
@@ -285,7 +286,12 @@ impl<'p> CallChecker<'p> {
         object: &dyn Fn() -> Result<Given<'x, 'y>, CallError>,
         build: Build,
     ) -> Result<Checked<'p>, CallError> {
-        let (tool_ix, alias) = match self.names.get(name) {
+        let found = self
+            .names
+            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .ok()
+            .map(|i| &self.names[i].1);
+        let (tool_ix, alias) = match found {
             Some(Name::Tool(i)) => (*i, None),
             Some(Name::Alias(a, target)) => (*target, Some(&self.plan.aliases[*a])),
             Some(Name::Retired(r)) => {

@@ -219,9 +219,34 @@ pub struct RestrictionPlan {
 pub fn lower(ir: &Ir) -> Result<Plan, EmitError> {
     let mut surfaces = Vec::with_capacity(ir.surfaces.len());
     for s in &ir.surfaces {
-        surfaces.push(lower_surface(ir, s)?);
+        surfaces.push(lower_surface(ir, s, Bytes::Published)?);
     }
-    Ok(Plan {
+    Ok(lower_with(ir, surfaces))
+}
+
+/// [`lower`] without the published bytes: every rule a call is read by (what the plan
+/// interpreter reads: the tools, names, skills and who offers what), each surface's
+/// `published` and `mcp` left empty (no tool, no bytes). What the example check of every
+/// compile, `replay` and `usage` use, none of which reads the bytes: emitting every role ×
+/// family twice was most of their fixed cost.
+pub fn lower_rules(ir: &Ir) -> Plan {
+    let surfaces = ir
+        .surfaces
+        .iter()
+        .filter_map(|s| lower_surface(ir, s, Bytes::Left).ok())
+        .collect();
+    lower_with(ir, surfaces)
+}
+
+/// Whether a surface's plan carries its published bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bytes {
+    Published,
+    Left,
+}
+
+fn lower_with(ir: &Ir, surfaces: Vec<SurfacePlan>) -> Plan {
+    Plan {
         format: PLAN_FORMAT,
         generator: format!("toolsurface {}", env!("CARGO_PKG_VERSION")),
         activation_tool: ir::ACTIVATE_SKILL_TOOL.to_owned(),
@@ -259,7 +284,7 @@ pub fn lower(ir: &Ir) -> Result<Plan, EmitError> {
             })
             .collect(),
         surfaces,
-    })
+    }
 }
 
 /// The plan's JSON schema (draft 2020-12), derived from the types above.
@@ -579,9 +604,25 @@ fn expected_text(ty: &Type) -> String {
     }
 }
 
-fn lower_surface(ir: &Ir, s: &ir::SurfaceInstance) -> Result<SurfacePlan, EmitError> {
-    let own = emit::surface(ir, &s.role, &s.family, None)?;
-    let mcp = emit::surface(ir, &s.role, &s.family, Some(ir::Dialect::Mcp))?;
+fn lower_surface(ir: &Ir, s: &ir::SurfaceInstance, bytes: Bytes) -> Result<SurfacePlan, EmitError> {
+    let (published, mcp) = match bytes {
+        Bytes::Published => (
+            published(&emit::surface(ir, &s.role, &s.family, None)?),
+            published(&emit::surface(
+                ir,
+                &s.role,
+                &s.family,
+                Some(ir::Dialect::Mcp),
+            )?),
+        ),
+        Bytes::Left => {
+            let dialect = ir
+                .family(&s.family)
+                .map(|f| f.dialect)
+                .unwrap_or(ir::Dialect::Mcp);
+            (left(dialect), left(ir::Dialect::Mcp))
+        }
+    };
     Ok(SurfacePlan {
         role: s.role.clone(),
         family: s.family.clone(),
@@ -594,9 +635,22 @@ fn lower_surface(ir: &Ir, s: &ir::SurfaceInstance) -> Result<SurfacePlan, EmitEr
                 tools: k.tools.iter().map(|t| t.name.clone()).collect(),
             })
             .collect(),
-        published: published(&own),
-        mcp: published(&mcp),
+        published,
+        mcp,
     })
+}
+
+/// A surface's published plan without its bytes ([`lower_rules`]).
+fn left(dialect: ir::Dialect) -> PublishedPlan {
+    PublishedPlan {
+        dialect: dialect.as_str().to_owned(),
+        strategy: String::new(),
+        bytes: String::new(),
+        sha256: String::new(),
+        tools: Vec::new(),
+        skills: Vec::new(),
+        requests: Vec::new(),
+    }
 }
 
 fn published_tool(t: &EmittedTool) -> PublishedToolPlan {
@@ -649,3 +703,26 @@ fn published(e: &Emitted) -> PublishedPlan {
 /// `const`'s equality (the plan's rule for [`TypePlan::Const`]): the kernel's, which the
 /// generated walks call too.
 pub use toolsurface_kernel::json_equal;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    /// `lower_rules` is `lower` without the bytes: every other fact equal, surface by surface.
+    #[test]
+    fn the_rules_are_the_plan_without_its_bytes() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-defs");
+        let sources = crate::read_dir(&root).expect("read tool-defs");
+        let ir = crate::compile(&sources).ir.expect("tool-defs compiles");
+        let mut full = super::lower(&ir).expect("tool-defs lowers");
+        let rules = super::lower_rules(&ir);
+        assert_eq!(full.surfaces.len(), rules.surfaces.len());
+        for (f, r) in full.surfaces.iter_mut().zip(&rules.surfaces) {
+            assert!(r.published.bytes.is_empty() && r.mcp.tools.is_empty());
+            assert_eq!(f.published.dialect, r.published.dialect);
+            f.published = r.published.clone();
+            f.mcp = r.mcp.clone();
+        }
+        assert_eq!(full, rules);
+    }
+}
