@@ -92,7 +92,8 @@ pub enum Typed {
     /// The index of the value in the enum's `values`.
     Enum(usize),
     List(Vec<Typed>),
-    Record(Record),
+    /// Boxed: a record is large, and every value of a walk moves through this enum.
+    Record(Box<Record>),
     /// The kinds whose typed value is JSON: any, null, const, a union (its accepting branch's
     /// value as JSON).
     Json(Value),
@@ -300,12 +301,12 @@ impl Walker<'_> {
                 v => refuse(expected, v),
             },
             TypePlan::Object { object } => match v {
-                Val::Obj(members) => Ok(Typed::Record(self.object(
+                Val::Obj(members) => Ok(Typed::Record(Box::new(self.object(
                     object,
                     None,
                     members,
                     &|| format!("{}: ", path()),
-                )?)),
+                )?))),
                 v => refuse("an object", v),
             },
             TypePlan::Any | TypePlan::Null | TypePlan::Const { .. } | TypePlan::Union { .. } => {
@@ -492,6 +493,13 @@ impl Typed {
         }
     }
 
+    pub fn record(self) -> Result<Record, CallError> {
+        match self {
+            Typed::Record(r) => Ok(*r),
+            _ => Err(plan_mismatch()),
+        }
+    }
+
     /// An array, each item built by `item`.
     pub fn list<T>(
         self,
@@ -527,7 +535,6 @@ accessors! {
     num -> f64 = Num;
     boolean -> bool = Bool;
     string -> String = Str;
-    record -> Record = Record;
     json -> Value = Json;
 }
 

@@ -12,6 +12,9 @@
 //! surface and on folders with nested objects, arrays of objects and every constraint kind:
 //! the same accept/refuse, error text and typed value.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use serde_json::{Map, Value};
 use toolsurface_kernel::walk::{Build, Patterns, Record, Walker};
 use toolsurface_kernel::{self as rt, Arguments, CallError, Obj, Pairs, Val};
@@ -66,9 +69,8 @@ pub struct CallChecker<'p> {
     plan: &'p Plan,
     role: &'p RolePlan,
     surface: &'p SurfacePlan,
-    /// Every name a call may use, sorted (a binary search per call: cheaper than hashing
-    /// the name for the few dozen names a surface has).
-    names: Vec<(&'p str, Name)>,
+    /// Every name a call may use (looked up once per call: FNV-1a, see [`Fnv`]).
+    names: HashMap<&'p str, Name, BuildHasherDefault<Fnv>>,
     /// Per plan tool (same index): resident in this role × family.
     resident: Vec<bool>,
     /// Per plan skill: offered by the role, and which tools it makes callable here.
@@ -118,7 +120,7 @@ impl<'p> CallChecker<'p> {
             })?;
         let index_of = |name: &str| plan.tools.iter().position(|t| t.name == name);
         // A later kind wins a name (an alias over a tool, a retired name over both).
-        let mut names = std::collections::BTreeMap::new();
+        let mut names = HashMap::default();
         for (i, t) in plan.tools.iter().enumerate() {
             names.insert(t.name.as_str(), Name::Tool(i));
         }
@@ -158,7 +160,7 @@ impl<'p> CallChecker<'p> {
             plan,
             role: role_decl,
             surface,
-            names: names.into_iter().collect(),
+            names,
             resident,
             skills,
             active_skills: Vec::new(),
@@ -286,12 +288,7 @@ impl<'p> CallChecker<'p> {
         object: &dyn Fn() -> Result<Given<'x, 'y>, CallError>,
         build: Build,
     ) -> Result<Checked<'p>, CallError> {
-        let found = self
-            .names
-            .binary_search_by(|(n, _)| (*n).cmp(name))
-            .ok()
-            .map(|i| &self.names[i].1);
-        let (tool_ix, alias) = match found {
+        let (tool_ix, alias) = match self.names.get(name) {
             Some(Name::Tool(i)) => (*i, None),
             Some(Name::Alias(a, target)) => (*target, Some(&self.plan.aliases[*a])),
             Some(Name::Retired(r)) => {
@@ -355,6 +352,31 @@ impl<'p> CallChecker<'p> {
             alias: alias.map(|a| a.name.as_str()),
             arguments: arguments(tool, action, record, build),
         })
+    }
+}
+
+/// FNV-1a over a name's bytes: a call names its tool in a few bytes, where SipHash's setup
+/// and finalization cost more than the name (replay looks one up per historical call). The
+/// names are the definitions'; a crafted transcript could at worst slow its own replay.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
