@@ -286,14 +286,48 @@ impl Lines {
     }
 }
 
-/// The events of one message or item, exactly as the serde reader's `message_events`.
-fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, out: &mut Vec<Ev>) {
-    let call = |format, call_id, name, args| Ev::Call {
+/// A call event.
+fn call(format: Format, call_id: Option<Span>, name: Span, args: Args) -> Ev {
+    Ev::Call {
         format,
         call_id,
         name,
         args,
-    };
+    }
+}
+
+/// The member of `n` a plain string field (`bit`) is read into: kind, role, name, the ids,
+/// thread and status; `None` for the others.
+fn text_slot(n: &mut Info, bit: u32) -> Option<&mut Option<Span>> {
+    Some(match bit {
+        field::KIND => &mut n.kind,
+        field::ROLE => &mut n.role,
+        field::NAME => &mut n.name,
+        field::ID => &mut n.id,
+        field::CALL_ID => &mut n.call_id,
+        field::TOOL_CALL_ID => &mut n.tool_call_id,
+        field::TOOL_USE_ID => &mut n.tool_use_id,
+        field::CUSTOM_ID => &mut n.custom_id,
+        field::THREAD_ID => &mut n.thread_id,
+        field::CONVERSATION_ID => &mut n.conversation_id,
+        field::SESSION_ID => &mut n.session_id,
+        field::THREAD => &mut n.thread,
+        field::STATUS => &mut n.status,
+        _ => return None,
+    })
+}
+
+/// The events of one message or item, exactly as the serde reader's `message_events`.
+fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, out: &mut Vec<Ev>) {
+    if item_events(n, line, out) {
+        return;
+    }
+    message_body_events(n, calls, blocks, line, out);
+}
+
+/// The events of a typed item (`type`: a Responses function or custom call or output, an
+/// Anthropic `tool_use` / `tool_result` node); `false` when the node is no such item.
+fn item_events(n: &Info, line: &str, out: &mut Vec<Ev>) -> bool {
     match n.kind.map(|k| k.of(line)) {
         Some("function_call") => {
             if let (Some(name), Some(args)) = (n.name, n.arguments) {
@@ -304,7 +338,7 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
                     Args::Text(Some(args)),
                 ));
             }
-            return;
+            true
         }
         Some("custom_tool_call") => {
             if let Some(name) = n.name {
@@ -315,7 +349,7 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
                     Args::Freeform(n.input),
                 ));
             }
-            return;
+            true
         }
         Some("function_call_output" | "custom_tool_call_output") => {
             let flagged = n.status.map(|s| s.of(line)) == Some("failed") || n.flags_error();
@@ -325,13 +359,13 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
                 flagged,
                 output: n.output,
             });
-            return;
+            true
         }
         Some("tool_use") => {
             if let (Some(name), Some(input)) = (n.name, n.input) {
                 out.push(call(Format::Anthropic, n.id, name, Args::Inline(input.raw)));
             }
-            return;
+            true
         }
         Some("tool_result") => {
             out.push(Ev::Result {
@@ -340,10 +374,21 @@ fn message_events(n: &Info, calls: &[CallEntry], blocks: &[Block], line: &str, o
                 flagged: n.flags_error(),
                 output: n.content,
             });
-            return;
+            true
         }
-        _ => {}
+        _ => false,
     }
+}
+
+/// The events of a message: its `tool_calls` (OpenAI Chat, the messages format), then a
+/// tool message's result or its content blocks' Anthropic calls and results.
+fn message_body_events(
+    n: &Info,
+    calls: &[CallEntry],
+    blocks: &[Block],
+    line: &str,
+    out: &mut Vec<Ev>,
+) {
     if let Some(r) = n.tool_calls {
         for c in r.of(calls) {
             let (format, name, args) = match c.function {
@@ -1056,115 +1101,13 @@ impl<'a> Cursor<'a, '_> {
                 return c.skip();
             };
             once(&mut seen, bit)?;
-            match bit {
-                field::KIND => {
-                    n.kind = c.opt_str()?;
+            match text_slot(n, bit) {
+                Some(slot) => {
+                    *slot = c.opt_str()?;
+                    Ok(())
                 }
-                field::ROLE => {
-                    n.role = c.opt_str()?;
-                }
-                field::MESSAGES => {
-                    n.messages = c.nodes(mode.elements())?;
-                }
-                field::INPUT => {
-                    if mode.items() && c.at_array() {
-                        let start = c.i;
-                        n.input_items = c.nodes(Mode::Message)?;
-                        n.input = Some(Arg {
-                            raw: c.span(start, c.i),
-                            text: None,
-                        });
-                    } else if mode == Mode::Check {
-                        n.input = c.opt_raw()?.map(|raw| Arg { raw, text: None });
-                    } else {
-                        n.input = c.opt_arg()?;
-                    }
-                }
-                field::OUTPUT => {
-                    if mode.items() && c.at_array() {
-                        let start = c.i;
-                        n.output_items = c.nodes(Mode::Message)?;
-                        n.output = Some(c.span(start, c.i));
-                    } else {
-                        n.output = c.opt_raw()?;
-                    }
-                }
-                field::BODY => {
-                    n.body = c.nested(mode.nested(true))?;
-                }
-                field::PARAMS => {
-                    n.params = c.nested(mode.nested(true))?;
-                }
-                field::PAYLOAD => {
-                    n.payload = c.nested(mode.nested(false))?;
-                }
-                field::MESSAGE => {
-                    n.message = c.nested(mode.nested(false))?;
-                }
-                field::CONTENT => {
-                    if mode != Mode::Check && c.at_array() {
-                        let start = c.i;
-                        n.blocks = Some(c.blocks()?);
-                        n.content = Some(c.span(start, c.i));
-                    } else {
-                        n.content = c.opt_raw()?;
-                    }
-                }
-                field::TOOL_CALLS => {
-                    n.tool_calls = c.tool_calls(mode != Mode::Check)?;
-                }
-                field::NAME => {
-                    n.name = c.opt_str()?;
-                }
-                field::ARGUMENTS => {
-                    n.arguments = if mode == Mode::Check {
-                        c.opt_raw()?.map(|raw| Arg { raw, text: None })
-                    } else {
-                        c.opt_arg()?
-                    };
-                }
-                field::ID => {
-                    n.id = c.opt_str()?;
-                }
-                field::CALL_ID => {
-                    n.call_id = c.opt_str()?;
-                }
-                field::TOOL_CALL_ID => {
-                    n.tool_call_id = c.opt_str()?;
-                }
-                field::TOOL_USE_ID => {
-                    n.tool_use_id = c.opt_str()?;
-                }
-                field::CUSTOM_ID => {
-                    n.custom_id = c.opt_str()?;
-                }
-                field::THREAD_ID => {
-                    n.thread_id = c.opt_str()?;
-                }
-                field::CONVERSATION_ID => {
-                    n.conversation_id = c.opt_str()?;
-                }
-                field::SESSION_ID => {
-                    n.session_id = c.opt_str()?;
-                }
-                field::THREAD => {
-                    n.thread = c.opt_str()?;
-                }
-                field::TOOL_RESULT => {
-                    n.tool_result = c.opt_raw()?;
-                }
-                field::STATUS => {
-                    n.status = c.opt_str()?;
-                }
-                field::IS_ERROR => {
-                    n.is_error = c.opt_bool()?;
-                }
-                field::IS_ERROR_CAMEL => {
-                    n.is_error_camel = c.opt_bool()?;
-                }
-                _ => return Err(Bail),
+                None => c.node_member(mode, n, bit),
             }
-            Ok(())
         })?;
         if mode == Mode::Message {
             message_events(
@@ -1174,6 +1117,81 @@ impl<'a> Cursor<'a, '_> {
                 self.line,
                 &mut self.s.events,
             );
+        }
+        Ok(())
+    }
+
+    /// A member of a `Node` other than its plain strings ([`text_slot`]): nested nodes and
+    /// lists, raw values, flags.
+    fn node_member(&mut self, mode: Mode, n: &mut Info, bit: u32) -> R<()> {
+        match bit {
+            field::MESSAGES => {
+                n.messages = self.nodes(mode.elements())?;
+            }
+            field::INPUT => {
+                if mode.items() && self.at_array() {
+                    let start = self.i;
+                    n.input_items = self.nodes(Mode::Message)?;
+                    n.input = Some(Arg {
+                        raw: self.span(start, self.i),
+                        text: None,
+                    });
+                } else if mode == Mode::Check {
+                    n.input = self.opt_raw()?.map(|raw| Arg { raw, text: None });
+                } else {
+                    n.input = self.opt_arg()?;
+                }
+            }
+            field::OUTPUT => {
+                if mode.items() && self.at_array() {
+                    let start = self.i;
+                    n.output_items = self.nodes(Mode::Message)?;
+                    n.output = Some(self.span(start, self.i));
+                } else {
+                    n.output = self.opt_raw()?;
+                }
+            }
+            field::BODY => {
+                n.body = self.nested(mode.nested(true))?;
+            }
+            field::PARAMS => {
+                n.params = self.nested(mode.nested(true))?;
+            }
+            field::PAYLOAD => {
+                n.payload = self.nested(mode.nested(false))?;
+            }
+            field::MESSAGE => {
+                n.message = self.nested(mode.nested(false))?;
+            }
+            field::CONTENT => {
+                if mode != Mode::Check && self.at_array() {
+                    let start = self.i;
+                    n.blocks = Some(self.blocks()?);
+                    n.content = Some(self.span(start, self.i));
+                } else {
+                    n.content = self.opt_raw()?;
+                }
+            }
+            field::TOOL_CALLS => {
+                n.tool_calls = self.tool_calls(mode != Mode::Check)?;
+            }
+            field::ARGUMENTS => {
+                n.arguments = if mode == Mode::Check {
+                    self.opt_raw()?.map(|raw| Arg { raw, text: None })
+                } else {
+                    self.opt_arg()?
+                };
+            }
+            field::TOOL_RESULT => {
+                n.tool_result = self.opt_raw()?;
+            }
+            field::IS_ERROR => {
+                n.is_error = self.opt_bool()?;
+            }
+            field::IS_ERROR_CAMEL => {
+                n.is_error_camel = self.opt_bool()?;
+            }
+            _ => return Err(Bail),
         }
         Ok(())
     }
