@@ -631,13 +631,21 @@ fn any_null_const_unions_and_open_objects_get_the_same_answers_and_values() {
         "slots",
         "flag",
         "text",
+        "body",
         "key",
         "value",
         "op",
         "tool",
         "zzz",
     ];
-    let names = vec!["shape", "open_note", "settings"];
+    let names = vec![
+        "shape",
+        "open_note",
+        "settings",
+        "set-setting",
+        "openNote",
+        "old-note",
+    ];
     let ops = prop::sample::select(vec![json!("get"), json!("set"), json!("bogus")]);
     let mut runner = TestRunner::new(Config {
         cases: 3000,
@@ -660,6 +668,8 @@ fn any_null_const_unions_and_open_objects_get_the_same_answers_and_values() {
                 members.insert(0, ("op".to_owned(), op));
             } else if name == "shape" && !members.iter().any(|(k, _)| k == "choice") {
                 members.push(("choice".to_owned(), json!(3)));
+            } else if name == "openNote" && !members.iter().any(|(k, _)| k == "body") {
+                members.push(("body".to_owned(), json!("t")));
             } else if name == "open_note" && !members.iter().any(|(k, _)| k == "text") {
                 members.push(("text".to_owned(), json!("t")));
             }

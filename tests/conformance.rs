@@ -241,6 +241,7 @@ fn the_macro_parser_agrees_on_any_null_const_unions_and_open_objects() {
         "shape: slots[1]: expected an integer or null, got ",
         "op=set: zzz_other: expected a string of at most 8 characters, got 5",
         "op=get: duplicate field zzz_other",
+        "old-note was retired: Use open_note.",
     ] {
         let near: Vec<&&str> = messages
             .iter()

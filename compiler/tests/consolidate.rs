@@ -4,6 +4,7 @@
 //! the compiled result keeps each old tool's rules as its action's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use toolsurface_compiler::consolidate::lint;
 use toolsurface_compiler::consolidate::merge::{MergeRequest, plan_merge};
 use toolsurface_compiler::consolidate::render::same_definition;
 use toolsurface_compiler::consolidate::retire::{RetireRequest, plan_retire};
@@ -231,4 +232,182 @@ fn identical_nested_fields_written_in_different_places_merge_without_a_prefer() 
         "{err:?}"
     );
     assert!(err[0].contains("--prefer spec=job_start"), "{err:?}");
+}
+
+/// Tools named as imported surfaces name them (camelCase, hyphens), a field of which differs
+/// only in its `default:`: the merged tool declares the field once without a default and each
+/// action keeps its old tool's (`defaults:`), so every old call means what it meant, and the
+/// old names stay callable as aliases. A default on a field a tool requires cannot be an
+/// action's own: that is refused as before, and a `--prefer` still settles it.
+#[test]
+fn defaults_that_differ_become_each_actions_own_and_any_tool_name_can_be_an_alias() {
+    let tool = |name: &str, per_page: &str, required: &str| {
+        format!(
+            "name: {name}\nobject: issue\ndescription: {name} issues.\nroute: local\nfields:\n  owner: {{ type: string, description: Owner. }}\n{per_page}required: [{required}]\n"
+        )
+    };
+    let list = tool(
+        "listIssues",
+        "  perPage: { type: integer, minimum: 1, default: 30, description: Page size. }\n",
+        "owner",
+    );
+    let search = tool(
+        "search-issues",
+        "  perPage: { type: integer, minimum: 1, default: 10, description: Page size. }\n",
+        "owner",
+    );
+    let get = tool("getIssue", "", "owner");
+    let roles = "r:\n  description: A role.\n  tools: [listIssues, search-issues, getIssue]\n";
+    let src = folder(&[
+        ("roles.yaml", roles),
+        ("tools/listIssues.yaml", &list),
+        ("tools/search-issues.yaml", &search),
+        ("tools/getIssue.yaml", &get),
+    ]);
+    let ir = ir_of(&src);
+    let req = MergeRequest {
+        tools: vec![
+            "listIssues".into(),
+            "search-issues".into(),
+            "getIssue".into(),
+        ],
+        into: "issues".into(),
+        as_names: Some(vec!["list".into(), "search".into(), "get".into()]),
+        ..MergeRequest::default()
+    };
+    let plan = plan_merge(&ir, &src, &req).unwrap();
+    let text = &plan
+        .write
+        .iter()
+        .find(|(p, _)| p == "tools/issues.yaml")
+        .unwrap()
+        .1;
+    assert!(text.contains("    defaults: { perPage: 30 }\n"), "{text}");
+    assert!(text.contains("    defaults: { perPage: 10 }\n"), "{text}");
+    let after = plan.apply(&src);
+    let compiled = compile(&after);
+    assert!(
+        !compiled.has_errors(),
+        "{}\n{text}",
+        toolsurface_compiler::diag::render_all(&compiled.diagnostics, &after)
+    );
+    let ir = compiled.ir.unwrap();
+    let issues = ir.tool("issues").unwrap();
+    let per_page = issues.field("perPage").unwrap();
+    assert_eq!(per_page.ty.default_value(), None);
+    let default_in = |a: &str| issues.default_in(issues.action(a).unwrap(), "perPage");
+    assert_eq!(default_in("list"), Some(&serde_json::json!(30)));
+    assert_eq!(default_in("search"), Some(&serde_json::json!(10)));
+    assert_eq!(default_in("get"), None);
+    let aliases: Vec<&str> = ir.aliases.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(aliases, ["getIssue", "listIssues", "search-issues"]);
+
+    // Into the merged tool, which keeps its field: the newcomer's default is its action's, and
+    // a field declared otherwise is a note.
+    let top = tool(
+        "topIssues",
+        "  perPage: { type: integer, minimum: 1, default: 5, description: Page size. }\n",
+        "owner",
+    )
+    .replace("Owner.", "Whose.");
+    let mut with_top = after.clone();
+    with_top
+        .files
+        .push(SourceFile::new("tools/topIssues.yaml", &top));
+    with_top.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let into = MergeRequest {
+        tools: vec!["topIssues".into()],
+        into: "issues".into(),
+        as_names: Some(vec!["top".into()]),
+        ..MergeRequest::default()
+    };
+    let plan = plan_merge(&ir_of(&with_top), &with_top, &into).unwrap();
+    assert!(
+        plan.notes.iter().any(|n| n
+            == "tools/issues.yaml: `owner` keeps `issues`'s definition; `topIssues` declared it as type: string; description: Whose."),
+        "{:?}",
+        plan.notes
+    );
+    let merged_ir = ir_of(&plan.apply(&with_top));
+    let issues = merged_ir.tool("issues").unwrap();
+    assert_eq!(
+        issues.default_in(issues.action("top").unwrap(), "perPage"),
+        Some(&serde_json::json!(5))
+    );
+
+    // Required with a default where the other tool has another: not an action's own default.
+    let required = search.replace("required: [owner]", "required: [owner, perPage]");
+    let src2 = folder(&[
+        ("roles.yaml", roles),
+        ("tools/listIssues.yaml", &list),
+        ("tools/search-issues.yaml", &required),
+        ("tools/getIssue.yaml", &get),
+    ]);
+    let err = plan_merge(&ir_of(&src2), &src2, &req).unwrap_err();
+    assert!(
+        err[0].starts_with("field `perPage` is declared differently")
+            && err[0].contains("--prefer perPage=listIssues"),
+        "{err:?}"
+    );
+    // A --prefer is the user's choice, over per-action defaults.
+    let preferred = MergeRequest {
+        prefer: vec![("perPage".into(), "search-issues".into())],
+        ..req
+    };
+    let plan = plan_merge(&ir_of(&src), &src, &preferred).unwrap();
+    let ir = ir_of(&plan.apply(&src));
+    let issues = ir.tool("issues").unwrap();
+    assert_eq!(
+        issues.field("perPage").unwrap().ty.default_value(),
+        Some(&serde_json::json!(10))
+    );
+    assert!(issues.actions.iter().all(|a| a.defaults.is_empty()));
+
+    // A camelCase or hyphenated name retires too.
+    let plan = plan_retire(
+        &ir_of(&src),
+        &src,
+        &RetireRequest {
+            name: "getIssue".into(),
+            message: Some("Use search-issues.".into()),
+            replaced_by: vec!["search-issues".into()],
+        },
+    )
+    .unwrap();
+    let compiled = compile(&plan.apply(&src));
+    assert!(!compiled.has_errors(), "{:?}", compiled.diagnostics);
+    assert!(compiled.ir.unwrap().retired("getIssue").is_some());
+}
+
+/// lint's merge suggestion needs no `--prefer` for fields whose defaults alone differ, and
+/// says so; names of any spelling group by their words and suggest snake_case actions.
+#[test]
+fn lint_suggests_a_merge_without_a_prefer_for_differing_defaults() {
+    let tool = |name: &str, per_page: u32| {
+        format!(
+            "name: {name}\nobject: issue\ndescription: {name} issues.\nroute: local\nfields:\n  owner: {{ type: string, description: Owner. }}\n  perPage: {{ type: integer, default: {per_page}, description: Page size. }}\nrequired: [owner]\n"
+        )
+    };
+    let src = folder(&[
+        (
+            "roles.yaml",
+            "r:\n  description: A role.\n  tools: [issueList, issue-search]\n",
+        ),
+        ("tools/issueList.yaml", &tool("issueList", 30)),
+        ("tools/issue-search.yaml", &tool("issue-search", 10)),
+    ]);
+    let findings = lint::lint(&ir_of(&src), &src, None, None, &lint::Thresholds::default());
+    let merge = findings.iter().find(|f| f.rule == "merge").unwrap();
+    assert!(
+        merge
+            .evidence
+            .contains(&"differing defaults, kept as each action's own: perPage".to_owned()),
+        "{merge:?}"
+    );
+    assert_eq!(
+        merge.command.as_deref(),
+        Some(
+            "toolsurface merge issueList issue-search --into issue --selector action --as list,search"
+        )
+    );
 }

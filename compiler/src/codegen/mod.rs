@@ -638,11 +638,21 @@ impl<'a> Gen<'a> {
             name_arms.push(quote!(#n => (Tool::#id, ::core::option::Option::None),));
         }
         let mut alias_fns = Vec::new();
-        for a in &ir.aliases {
+        let mut spelled = std::collections::BTreeSet::new();
+        for (i, a) in ir.aliases.iter().enumerate() {
             let Some(target) = self.tool_ix(&a.tool) else {
                 continue;
             };
-            let f = format_ident!("__alias_{}", a.name);
+            // An alias's name is a tool name (`get-issue`, `getIssue`), not an identifier:
+            // spelled as one, numbered where two spell alike.
+            let spelling = crate::load::read::rust_spelling(&a.name);
+            let mut base = spelling.clone();
+            let mut n = i;
+            while !spelled.insert(base.clone()) {
+                base = format!("{spelling}_{n}");
+                n += 1;
+            }
+            let f = format_ident!("__alias_{base}");
             let renames = a
                 .rename
                 .iter()

@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::names;
+use super::render::Agreement;
 use super::replaceable::{self, Replaceable};
 use super::usage::UsageData;
 use crate::diag::{Sources, Span};
-use crate::ir::{Ir, Tool, Type};
+use crate::ir::{Field, Ir, Tool, Type};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -445,10 +446,10 @@ fn merge_findings(cx: &Ctx<'_>, live: &[&Tool]) -> Vec<Finding> {
         }
         counterpart_finding(object, &mut group, &mut out);
         // b) shared first token.
-        let mut stems: Vec<&str> = Vec::new();
+        let mut stems: Vec<String> = Vec::new();
         for t in &group {
-            if let Some(s) = names::tokens(&t.name).first()
-                && !stems.contains(s)
+            if let Some(s) = names::tokens(&t.name).into_iter().next()
+                && !stems.contains(&s)
             {
                 stems.push(s);
             }
@@ -458,9 +459,8 @@ fn merge_findings(cx: &Ctx<'_>, live: &[&Tool]) -> Vec<Finding> {
                 .iter()
                 .copied()
                 .filter(|t| {
-                    t.is_plain()
-                        && names::tokens(&t.name).first() == Some(&stem)
-                        && names::tokens(&t.name).len() > 1
+                    let words = names::tokens(&t.name);
+                    t.is_plain() && words.len() > 1 && words[0] == stem
                 })
                 .collect();
             if sub.len() < 2 {
@@ -603,7 +603,8 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
     });
     let actions = names::action_names(&names_in);
     let selector = names::selector_name(&names_in);
-    // Field overlap and the conflicts a --prefer must settle (first declarer wins).
+    // Field overlap and the conflicts a --prefer must settle (first declarer wins); defaults
+    // alone differing become the actions' own.
     let mut by_field: Vec<(&str, Vec<&Tool>)> = Vec::new();
     for t in sub {
         for f in &t.fields {
@@ -614,16 +615,19 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
         }
     }
     let mut prefer = Vec::new();
+    let mut own_defaults = Vec::new();
     let mut shared = Vec::new();
     for (name, ts) in &by_field {
         if ts.len() > 1 {
             shared.push(format!("{name} ({})", ts.len()));
-            let first = ts[0].field(name);
-            if ts.iter().any(|t| match (t.field(name), first) {
-                (Some(a), Some(b)) => !super::render::same_definition(a, b),
-                _ => true,
-            }) {
-                prefer.push(format!("{name}={}", ts[0].name));
+            let defs: Vec<(&Tool, &Field)> = ts
+                .iter()
+                .filter_map(|t| Some((*t, t.field(name)?)))
+                .collect();
+            match super::merge::field_agreement(&defs) {
+                Agreement::Differ => prefer.push(format!("{name}={}", ts[0].name)),
+                Agreement::DefaultsDiffer => own_defaults.push(*name),
+                Agreement::Same => {}
             }
         }
     }
@@ -650,6 +654,12 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
             }
         ),
     ];
+    if !own_defaults.is_empty() {
+        evidence.push(format!(
+            "differing defaults, kept as each action's own: {}",
+            own_defaults.join(", ")
+        ));
+    }
     if !prefer.is_empty() {
         evidence.push(format!(
             "differing definitions, settled by --prefer: {}",

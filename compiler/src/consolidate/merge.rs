@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::render::{self, flow_list, scalar};
+use super::render::{self, Agreement, flow_list, scalar};
 use super::{Plan, edit, names, tool_path};
 use crate::diag::Sources;
 use crate::ir::{Action, Field, Ir, Route, SessionKey, Tool, TraitKind, TraitValue};
@@ -74,9 +74,9 @@ pub fn plan_merge(ir: &Ir, sources: &Sources, req: &MergeRequest) -> Result<Plan
     if req.tools.is_empty() {
         problems.push("name at least one tool to merge".to_owned());
     }
-    if !crate::load::read::is_name(&req.into) {
+    if !crate::load::read::is_tool_name(&req.into) {
         problems.push(format!(
-            "`{}` is not a valid tool name (lowercase letters, digits and _, starting with a letter)",
+            "`{}` is not a valid tool name (1 to 64 letters, digits, _ and -)",
             req.into
         ));
     }
@@ -159,7 +159,9 @@ fn action_names_for(
     let mut problems = Vec::new();
     for (i, a) in out.iter().enumerate() {
         if !crate::load::read::is_name(a) {
-            problems.push(format!("action name `{a}` is not a valid name"));
+            problems.push(format!(
+                "action name `{a}` is not a valid name (^[a-z][a-z0-9_]{{0,63}}$); give the actions names with --as"
+            ));
         }
         if out[..i].contains(a) {
             problems.push(format!("action name `{a}` is given twice"));
@@ -172,70 +174,97 @@ fn action_names_for(
     }
 }
 
+/// The merged tools' fields, each declared once (after renames), in first-use order, and each
+/// merged tool's own defaults (`defaults:` of its action).
+struct MergedFields {
+    fields: Vec<(String, Field)>,
+    /// One per merged tool, in order.
+    defaults: Vec<BTreeMap<String, serde_json::Value>>,
+}
+
+/// How the merged tools' definitions of one field compare, each with its tool:
+/// [`Agreement::DefaultsDiffer`] only where per-action defaults can say it (no tool requires
+/// the field and gives it a default: `defaults:` is for optional fields).
+pub(super) fn field_agreement(defs: &[(&Tool, &Field)]) -> Agreement {
+    let fields: Vec<&Field> = defs.iter().map(|(_, f)| *f).collect();
+    match render::agreement(&fields) {
+        Agreement::DefaultsDiffer
+            if defs.iter().any(|(t, f)| {
+                f.ty.default_value().is_some()
+                    && single_action(t).is_some_and(|a| a.required.contains(&f.name))
+            }) =>
+        {
+            Agreement::Differ
+        }
+        a => a,
+    }
+}
+
 /// Fields of the merged tools, declared once each (after renames), in first-use order.
-/// Identical definitions merge; differing ones need `--prefer FIELD=TOOL`. Fields the
-/// target already declares (`keep`) are left to the target.
+/// Identical definitions merge; where they differ only in `default:` and the merged tool has
+/// actions (`per_action`), the field has no default and each action keeps its tool's; other
+/// differences need `--prefer FIELD=TOOL`. Fields the target already declares (`keep`) are
+/// left to the target.
 fn union_fields(
     merged: &[&Tool],
     req: &MergeRequest,
     keep: &dyn Fn(&str) -> bool,
-) -> Result<Vec<(String, Field)>, Refusal> {
-    let mut out: Vec<(String, Field, Vec<&str>)> = Vec::new();
-    let mut problems = Vec::new();
-    for t in merged {
+    per_action: bool,
+) -> Result<MergedFields, Refusal> {
+    // Each field name (after renames) → who declares it: (index into `merged`, field).
+    let mut out: Vec<(String, Vec<(usize, &Field)>)> = Vec::new();
+    for (i, t) in merged.iter().enumerate() {
         for f in &t.fields {
             let name = req.renamed(&f.name).to_owned();
             if keep(&name) {
                 continue;
             }
-            match out.iter_mut().find(|(n, _, _)| *n == name) {
-                None => out.push((name, f.clone(), vec![t.name.as_str()])),
-                Some((_, g, from)) => {
-                    if !render::same_definition(g, f) {
-                        from.push(t.name.as_str());
-                    }
-                }
+            match out.iter_mut().find(|(n, _)| *n == name) {
+                None => out.push((name, vec![(i, f)])),
+                Some((_, defs)) => defs.push((i, f)),
             }
         }
     }
     let mut fields = Vec::new();
-    for (name, f, from) in out {
-        if from.len() == 1 {
-            fields.push((name, f));
-            continue;
-        }
-        match req.preferred(&name) {
-            Some(p) => {
-                let pick = merged
-                    .iter()
-                    .find(|t| t.name == p)
-                    .and_then(|t| t.fields.iter().find(|g| req.renamed(&g.name) == name));
-                match pick {
-                    Some(g) => fields.push((name, g.clone())),
-                    None => {
-                        problems.push(format!("--prefer {name}={p}: `{p}` has no field `{name}`"))
+    let mut defaults = vec![BTreeMap::new(); merged.len()];
+    let mut problems = Vec::new();
+    for (name, defs) in out {
+        let pairs: Vec<(&Tool, &Field)> = defs.iter().map(|(i, f)| (merged[*i], *f)).collect();
+        match (field_agreement(&pairs), req.preferred(&name)) {
+            (Agreement::Same, _) => fields.push((name, pairs[0].1.clone())),
+            (Agreement::DefaultsDiffer, None) if per_action => {
+                for (i, f) in &defs {
+                    if let Some(d) = f.ty.default_value() {
+                        defaults[*i].insert(name.clone(), d.clone());
                     }
                 }
+                fields.push((name, render::without_default(pairs[0].1)));
             }
-            None => {
+            (_, Some(p)) => match pairs.iter().find(|(t, _)| t.name == p) {
+                Some((_, f)) => fields.push((name, (*f).clone())),
+                None => problems.push(format!("--prefer {name}={p}: `{p}` has no field `{name}`")),
+            },
+            (_, None) => {
                 let mut text = format!("field `{name}` is declared differently:");
-                for t in merged {
-                    if let Some(g) = t.fields.iter().find(|g| req.renamed(&g.name) == name) {
-                        let _ = write!(
-                            text,
-                            "\n    {}: {}",
-                            t.name,
-                            one_line(&render::field(&name, g, 0))
-                        );
-                    }
+                for (t, f) in &pairs {
+                    let _ = write!(
+                        text,
+                        "\n    {}: {}",
+                        t.name,
+                        one_line(&render::field(&name, f, 0))
+                    );
                 }
-                let _ = write!(text, "\n  choose one with --prefer {name}={}", from[0]);
+                let _ = write!(
+                    text,
+                    "\n  choose one with --prefer {name}={}",
+                    pairs[0].0.name
+                );
                 problems.push(text);
             }
         }
     }
     if problems.is_empty() {
-        Ok(fields)
+        Ok(MergedFields { fields, defaults })
     } else {
         Err(problems)
     }
@@ -309,6 +338,7 @@ fn action_block(
     t: &Tool,
     a: &Action,
     req: &MergeRequest,
+    defaults: &BTreeMap<String, serde_json::Value>,
     traits: &[(String, TraitValue)],
     indent: usize,
 ) -> String {
@@ -346,6 +376,13 @@ fn action_block(
                 serde_json::Value::String(f.message.clone())
             );
         }
+    }
+    if !defaults.is_empty() {
+        let items: Vec<String> = defaults
+            .iter()
+            .map(|(k, v)| format!("{}: {}", scalar(k), render::json(v)))
+            .collect();
+        let _ = writeln!(out, "{pad}  defaults: {{ {} }}", items.join(", "));
     }
     if !traits.is_empty() {
         let _ = writeln!(out, "{pad}  traits: {}", traits_flow(traits));
@@ -486,10 +523,14 @@ fn new_tool(
         .unwrap_or_else(|| names::selector_name(&names_in).to_owned());
     let mut problems = Vec::new();
     let keys = agreed_keys(merged, req, &mut problems);
-    let fields = union_fields(merged, req, &|_| false).unwrap_or_else(|p| {
-        problems.extend(p);
-        Vec::new()
-    });
+    let MergedFields { fields, defaults } = union_fields(merged, req, &|_| false, true)
+        .unwrap_or_else(|p| {
+            problems.extend(p);
+            MergedFields {
+                fields: Vec::new(),
+                defaults: Vec::new(),
+            }
+        });
     if selector.is_empty() || fields.iter().any(|(n, _)| *n == selector) {
         problems.push(format!(
             "the selector `{selector}` is also a field name; pick another with --selector"
@@ -553,9 +594,10 @@ fn new_tool(
     }
     let _ = writeln!(text, "actions:");
     let mut aliases = Vec::new();
-    for ((t, name), traits) in merged.iter().zip(&actions).zip(&per_action) {
+    for (i, ((t, name), traits)) in merged.iter().zip(&actions).zip(&per_action).enumerate() {
         if let Some(a) = single_action(t) {
-            text.push_str(&action_block(name, t, a, req, traits, 2));
+            let own = defaults.get(i).cloned().unwrap_or_default();
+            text.push_str(&action_block(name, t, a, req, &own, traits, 2));
         }
         aliases.push(alias_for(t, req, Some((selector.clone(), name.clone()))));
     }
@@ -630,7 +672,11 @@ fn into_actions(
         .text_of(sources, &path)
         .ok_or_else(|| vec![format!("{path} is missing")])?
         .to_owned();
-    let fields = union_fields(merged, req, &|n| x.field(n).is_some())?;
+    let MergedFields {
+        fields,
+        mut defaults,
+    } = union_fields(merged, req, &|n| x.field(n).is_some(), true)?;
+    kept_fields(x, merged, req, &mut defaults, &mut plan.notes);
     let declared = declared_tool_traits(&text);
     let mut text = add_fields(&text, &fields)?;
     let mut blocks = String::new();
@@ -640,7 +686,7 @@ fn into_actions(
         .as_ref()
         .map(|s| s.name.clone())
         .unwrap_or_default();
-    for (t, name) in merged.iter().zip(&actions) {
+    for ((t, name), own) in merged.iter().zip(&actions).zip(&defaults) {
         let Some(a) = single_action(t) else { continue };
         let traits: Vec<(String, TraitValue)> = a
             .traits
@@ -651,13 +697,51 @@ fn into_actions(
             })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        blocks.push_str(&action_block(name, t, a, req, &traits, 2));
+        blocks.push_str(&action_block(name, t, a, req, own, &traits, 2));
         aliases.push(alias_for(t, req, Some((sel.clone(), name.clone()))));
     }
     text = edit::insert_under(&text, "actions", &|_| blocks.clone()).map_err(|e| vec![e])?;
     plan.put(&path, text);
     plan.notes.push(format!("{path}: the new actions have the merged tools' descriptions; the tool's own description may need a word about them"));
     Ok(aliases)
+}
+
+/// The merged tools' fields the target already declares keep the target's definition. A
+/// merged tool's own default there becomes its action's (`defaults:`); any other difference
+/// is a note, so nothing changes unseen.
+fn kept_fields(
+    x: &Tool,
+    merged: &[&Tool],
+    req: &MergeRequest,
+    defaults: &mut [BTreeMap<String, serde_json::Value>],
+    notes: &mut Vec<String>,
+) {
+    let path = tool_path(&x.name);
+    for (t, own) in merged.iter().zip(defaults.iter_mut()) {
+        for f in &t.fields {
+            let name = req.renamed(&f.name);
+            let Some(g) = x.field(name) else { continue };
+            let required = single_action(t).is_some_and(|a| a.required.contains(&f.name));
+            match (render::agreement(&[g, f]), f.ty.default_value()) {
+                (Agreement::Same, _) => {}
+                (Agreement::DefaultsDiffer, Some(d)) if !required => {
+                    own.insert(name.to_owned(), d.clone());
+                }
+                (Agreement::DefaultsDiffer, None) => notes.push(format!(
+                    "{path}: `{}` gave `{name}` no default; as an action it takes `{}`'s ({})",
+                    t.name,
+                    x.name,
+                    g.ty.default_value().map_or_else(String::new, render::json)
+                )),
+                _ => notes.push(format!(
+                    "{path}: `{name}` keeps `{}`'s definition; `{}` declared it as {}",
+                    x.name,
+                    t.name,
+                    one_line(&render::field(name, f, 0))
+                )),
+            }
+        }
+    }
 }
 
 /// New values of a plain tool's choice field (`introspect --selector target`): an enum or an
@@ -685,7 +769,7 @@ fn into_choice_field(
     let value_refs: Vec<&str> = values.iter().map(String::as_str).collect();
     let text = edit::extend_choice_field(&text, field, &value_refs)
         .map_err(|e| vec![format!("{path}: {e}")])?;
-    let fields = union_fields(merged, req, &|n| x.field(n).is_some())?;
+    let fields = union_fields(merged, req, &|n| x.field(n).is_some(), false)?.fields;
     let text = add_fields(&text, &fields)?;
     plan.put(&path, text);
     plan.notes.push(format!(
@@ -742,7 +826,7 @@ fn into_params(
     if !problems.is_empty() {
         return Err(problems);
     }
-    let fields = union_fields(merged, req, &|n| x.field(n).is_some())?;
+    let fields = union_fields(merged, req, &|n| x.field(n).is_some(), false)?.fields;
     let path = tool_path(&x.name);
     let text = plan
         .text_of(sources, &path)

@@ -13,30 +13,55 @@ const VERBS: &[&str] = &[
 /// Verbs that make a merged selector a `mode` (ways of reading) rather than an `action`.
 const READ_VERBS: &[&str] = &["read", "get", "list", "show", "view", "fetch", "query"];
 
-pub fn tokens(name: &str) -> Vec<&str> {
-    name.split('_').filter(|t| !t.is_empty()).collect()
+/// A name's words, lowercase: split at `_`, `-` and `.` and where camelCase starts a word
+/// (`shell_watch_remove`, `getIssue`, `search-issues`, `getHTTPStatus` → `get http status`),
+/// so names of every spelling an adopted surface uses group, and what they suggest is snake.
+pub fn tokens(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            out.extend((!word.is_empty()).then(|| std::mem::take(&mut word)));
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1);
+        let starts = c.is_ascii_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(char::is_ascii_lowercase))
+            });
+        if starts && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        word.push(c.to_ascii_lowercase());
+    }
+    out.extend((!word.is_empty()).then_some(word));
+    out
 }
 
 /// The tokens every name starts with and ends with (never overlapping any name's middle).
-pub fn common_affixes<'a>(names: &[&'a str]) -> (Vec<&'a str>, Vec<&'a str>) {
-    let toks: Vec<Vec<&str>> = names.iter().map(|n| tokens(n)).collect();
+pub fn common_affixes(names: &[&str]) -> (Vec<String>, Vec<String>) {
+    let toks: Vec<Vec<String>> = names.iter().map(|n| tokens(n)).collect();
     let Some(shortest) = toks.iter().map(Vec::len).min() else {
         return (Vec::new(), Vec::new());
     };
     let mut prefix = Vec::new();
     for i in 0..shortest {
-        let t = toks[0][i];
-        if toks.iter().all(|x| x[i] == t) {
-            prefix.push(t);
+        let t = &toks[0][i];
+        if toks.iter().all(|x| x[i] == *t) {
+            prefix.push(t.clone());
         } else {
             break;
         }
     }
     let mut suffix = Vec::new();
     for i in 0..shortest.saturating_sub(prefix.len()) {
-        let t = toks[0][toks[0].len() - 1 - i];
-        if toks.iter().all(|x| x[x.len() - 1 - i] == t) {
-            suffix.insert(0, t);
+        let t = &toks[0][toks[0].len() - 1 - i];
+        if toks.iter().all(|x| x[x.len() - 1 - i] == *t) {
+            suffix.insert(0, t.clone());
         } else {
             break;
         }
@@ -71,7 +96,7 @@ pub fn merged_tool_name(names: &[&str], object: &str, taken: &dyn Fn(&str) -> bo
     let joined = prefix
         .iter()
         .chain(suffix.iter())
-        .copied()
+        .map(String::as_str)
         .collect::<Vec<_>>()
         .join("_");
     let free = |n: &str| !n.is_empty() && !taken(n) && !names.contains(&n);
@@ -107,15 +132,18 @@ pub fn action_names(names: &[&str]) -> Vec<String> {
 
 /// The action (value) name of `name` merged into an existing tool `into`: the name without
 /// verbs and without tokens of `into`'s own name (`llm_config_inspect` → `llm_config`,
-/// `list_models` → `models`).
+/// `list_models` → `models`), or all of its tokens when that leaves none (`get`,
+/// `getIntrospect` → `get_introspect`).
 pub fn value_name(name: &str, into: &str) -> String {
-    let own: BTreeSet<&str> = tokens(into).into_iter().collect();
-    let kept: Vec<&str> = tokens(name)
-        .into_iter()
-        .filter(|t| !VERBS.contains(t) && !own.contains(t))
+    let own: BTreeSet<String> = tokens(into).into_iter().collect();
+    let all = tokens(name);
+    let kept: Vec<&str> = all
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !VERBS.contains(t) && !own.contains(*t))
         .collect();
     if kept.is_empty() {
-        name.to_owned()
+        all.join("_")
     } else {
         kept.join("_")
     }
@@ -124,7 +152,11 @@ pub fn value_name(name: &str, into: &str) -> String {
 /// `mode` when the names share a reading verb (`message_*_read`), else `action`.
 pub fn selector_name(names: &[&str]) -> &'static str {
     let (prefix, suffix) = common_affixes(names);
-    if prefix.iter().chain(&suffix).any(|t| READ_VERBS.contains(t)) {
+    if prefix
+        .iter()
+        .chain(&suffix)
+        .any(|t| READ_VERBS.contains(&t.as_str()))
+    {
         "mode"
     } else {
         "action"
@@ -152,8 +184,8 @@ pub fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
 
 /// Name closeness: Jaro-Winkler of the whole names, or the share of name tokens in common.
 pub fn name_similarity(a: &str, b: &str) -> f64 {
-    let ta: BTreeSet<&str> = tokens(a).into_iter().collect();
-    let tb: BTreeSet<&str> = tokens(b).into_iter().collect();
+    let ta: BTreeSet<String> = tokens(a).into_iter().collect();
+    let tb: BTreeSet<String> = tokens(b).into_iter().collect();
     strsim::jaro_winkler(a, b).max(jaccard(&ta, &tb))
 }
 
@@ -208,7 +240,25 @@ mod tests {
 
     #[test]
     fn affixes_leave_every_name_a_token() {
-        assert_eq!(common_affixes(&["a_b", "a_b_c"]), (vec!["a"], vec![]));
-        assert_eq!(common_affixes(&["x", "x_y"]), (vec![], vec![]));
+        let none: Vec<String> = Vec::new();
+        assert_eq!(
+            common_affixes(&["a_b", "a_b_c"]),
+            (vec!["a".to_owned()], none.clone())
+        );
+        assert_eq!(common_affixes(&["x", "x_y"]), (none.clone(), none));
+    }
+
+    #[test]
+    fn names_of_every_spelling_have_snake_words() {
+        assert_eq!(tokens("shell_watch_remove"), ["shell", "watch", "remove"]);
+        assert_eq!(tokens("getIssue"), ["get", "issue"]);
+        assert_eq!(tokens("search-issues"), ["search", "issues"]);
+        assert_eq!(tokens("getHTTPStatus"), ["get", "http", "status"]);
+        assert_eq!(tokens("v2Api__x"), ["v2", "api", "x"]);
+        let names = ["listIssues", "search-issues", "create_issues"];
+        assert_eq!(action_names(&names), ["list", "search", "create"]);
+        assert_eq!(merged_tool_name(&names, "issue", &|_| false), "issues");
+        assert_eq!(value_name("getIt", "introspect"), "it");
+        assert_eq!(value_name("getIntrospect", "introspect"), "get_introspect");
     }
 }

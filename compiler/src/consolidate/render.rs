@@ -298,6 +298,45 @@ pub fn same_definition(a: &Field, b: &Field) -> bool {
     field("f", a, 0) == field("f", b, 0)
 }
 
+/// How the definitions of one field by several merged tools compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agreement {
+    /// Declared alike: one field serves them all.
+    Same,
+    /// Alike but for their `default:`: one field without a default, each action its own
+    /// (`defaults:`), where the merged tool has actions.
+    DefaultsDiffer,
+    /// Declared differently: a `--prefer` chooses.
+    Differ,
+}
+
+/// Compare the definitions of one field (at least one).
+pub fn agreement(defs: &[&Field]) -> Agreement {
+    let Some((first, rest)) = defs.split_first() else {
+        return Agreement::Same;
+    };
+    if rest.iter().all(|f| same_definition(first, f)) {
+        return Agreement::Same;
+    }
+    let bare = without_default(first);
+    if rest
+        .iter()
+        .all(|f| same_definition(&bare, &without_default(f)))
+    {
+        Agreement::DefaultsDiffer
+    } else {
+        Agreement::Differ
+    }
+}
+
+/// The field with no `default:`.
+pub fn without_default(f: &Field) -> Field {
+    Field {
+        ty: f.ty.with_default(None).into_owned(),
+        ..f.clone()
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -545,7 +545,7 @@ pub fn read_skill(stem: &str, root: &Node, d: &mut Diags) -> Option<SkillDef> {
 pub fn read_aliases(root: &Node, d: &mut Diags) -> Vec<AliasDef> {
     let mut out = Vec::new();
     for (name, node) in read::entries(root, "aliases.yaml", d) {
-        read::check_name(&name, "alias", d);
+        read::check_tool_name(&name, "alias", d);
         let what = format!("alias `{}`", name.v);
         let Some(a) = Struct::read(node, &what, &["tool", "set", "rename"], &["tool"], d) else {
             continue;
@@ -581,7 +581,7 @@ pub fn read_aliases(root: &Node, d: &mut Diags) -> Vec<AliasDef> {
 pub fn read_retired(root: &Node, d: &mut Diags) -> Vec<RetiredDef> {
     let mut out = Vec::new();
     for (name, node) in read::entries(root, "retired.yaml", d) {
-        read::check_name(&name, "retired", d);
+        read::check_tool_name(&name, "retired", d);
         let what = format!("retired name `{}`", name.v);
         let Some(r) = Struct::read(node, &what, &["message", "replaced_by"], &["message"], d)
         else {
@@ -873,7 +873,7 @@ fn read_meta(n: &Node, d: &mut Diags) -> Vec<(String, serde_json::Value)> {
 
 /// One tool per file, and the file is named after the tool.
 fn check_tool_name_matches_file(name: &Sp<String>, stem: &str, d: &mut Diags) {
-    if read::check_tool_name(name, d) && name.v != stem {
+    if read::check_tool_name(name, "tool", d) && name.v != stem {
         d.push(
             Diagnostic::error(
                 "name-mismatch",

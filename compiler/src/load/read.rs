@@ -301,9 +301,10 @@ pub fn rust_spelling(name: &str) -> String {
     out
 }
 
-/// Report a tool name outside [`is_tool_name`]; returns whether it was well-formed.
-pub fn check_tool_name(name: &Sp<String>, d: &mut Diags) -> bool {
-    check_with(name, "tool", is_tool_name, "^[a-zA-Z0-9_-]{1,64}$", d)
+/// Report a name a model calls (a tool's, an alias's, a retired one's: `kind`) outside
+/// [`is_tool_name`]; returns whether it was well-formed.
+pub fn check_tool_name(name: &Sp<String>, kind: &str, d: &mut Diags) -> bool {
+    check_with(name, kind, is_tool_name, "^[a-zA-Z0-9_-]{1,64}$", d)
 }
 
 /// Report a field or property name outside [`is_field_name`].
