@@ -4,50 +4,25 @@
 //! compiled-in surface and with `--defs tool-defs` (the plan interpreter).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-/// The repository root (this crate is its `cli/`): tool-defs/, examples/, tests/data/.
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_toolsurface"));
-    c.current_dir(root());
-    c
-}
+use crate::cli_support::{self, run};
 
 /// The oracle's answers to `lines` (one request each), read from a process that exits 0.
 fn oracle(args: &[&str], lines: &[&str]) -> String {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(lines.join("\n").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    let out = cli_support::run_with_stdin(args, &lines.join("\n"));
+    assert!(out.status.success(), "{}", cli_support::stderr(&out));
+    cli_support::stdout(&out)
 }
 
 #[test]
 fn plan_is_byte_stable_and_its_schema_describes_it() {
-    let a = bin().args(["plan", "tool-defs"]).output().unwrap();
-    let b = bin().args(["plan", "tool-defs"]).output().unwrap();
+    let a = run(&["plan", "tool-defs"]);
+    let b = run(&["plan", "tool-defs"]);
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let plan: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     assert_eq!(plan["format"], toolsurface_compiler::plan::PLAN_FORMAT);
     assert_eq!(plan["surfaces"].as_array().unwrap().len(), 20);
-    let schema = bin().args(["plan", "--schema"]).output().unwrap();
+    let schema = run(&["plan", "--schema"]);
     let schema: serde_json::Value = serde_json::from_slice(&schema.stdout).unwrap();
     let props = schema["properties"].as_object().unwrap();
     for key in plan.as_object().unwrap().keys() {
@@ -59,7 +34,7 @@ fn plan_is_byte_stable_and_its_schema_describes_it() {
 /// typed request fills in), and only where the definition declares one.
 #[test]
 fn the_plan_carries_each_fields_default() {
-    let out = bin().args(["plan", "tool-defs"]).output().unwrap();
+    let out = run(&["plan", "tool-defs"]);
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tool = |name: &str| {
         plan["tools"]
@@ -89,17 +64,9 @@ fn the_plan_carries_each_fields_default() {
 fn conformance_check_fails_on_drift_and_passes_when_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    let check = || {
-        bin()
-            .args(["conformance", "tool-defs", "--out", out, "--check"])
-            .output()
-            .unwrap()
-    };
+    let check = || run(&["conformance", "tool-defs", "--out", out, "--check"]);
     assert_eq!(check().status.code(), Some(1), "an empty folder is drift");
-    let w = bin()
-        .args(["conformance", "tool-defs", "--out", out])
-        .output()
-        .unwrap();
+    let w = run(&["conformance", "tool-defs", "--out", out]);
     assert!(w.status.success());
     assert_eq!(check().status.code(), Some(0));
     let shell = dir.path().join("shell.jsonl");

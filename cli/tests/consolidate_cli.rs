@@ -615,3 +615,108 @@ fn a_role_over_its_token_budget_is_an_error_finding() {
     // Other roles are not linted with --role side_chat.
     assert!(!out.contains("budget/main"), "{out}");
 }
+
+/// An adopted surface, consolidated as lint suggests: an MCP array with camelCase and
+/// hyphenated tool names, fields generated code spells alike (`commentId`, `comment_id`), a
+/// field named `action`, and a default that differs between tools. import, fill the objects,
+/// run lint's merge command as printed: it applies, the drift is compatible, and every old
+/// call (old name, old field spelling) still parses, into its own action with its own default.
+#[test]
+fn an_adopted_surface_merges_as_lint_suggests_and_every_old_call_still_parses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tools = tmp.path().join("tools.json");
+    std::fs::write(
+        &tools,
+        r#"{"tools":[
+ {"name":"issueList","description":"List issues.","inputSchema":{"type":"object","properties":{"owner":{"type":"string"},"perPage":{"type":"integer","default":30}},"required":["owner"]}},
+ {"name":"issueSearch","description":"Search issues.","inputSchema":{"type":"object","properties":{"owner":{"type":"string"},"query":{"type":"string"},"perPage":{"type":"integer","default":10},"action":{"type":"string","description":"Sort by."}},"required":["owner","query"]}},
+ {"name":"issue-comment","description":"Comment on an issue.","inputSchema":{"type":"object","properties":{"owner":{"type":"string"},"commentId":{"type":"integer"},"body":{"type":"string"}},"required":["owner","commentId","body"]}},
+ {"name":"issueReact","description":"React to a comment.","inputSchema":{"type":"object","properties":{"owner":{"type":"string"},"comment_id":{"type":"integer"},"action":{"type":"string","description":"Sort by."}},"required":["owner","comment_id"]}}
+]}"#,
+    )
+    .unwrap();
+    let dir = tmp.path().join("defs");
+    let o = run(&["import", "--from", d(&tools), "--out", d(&dir)]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    for t in ["issueList", "issueSearch", "issue-comment", "issueReact"] {
+        let p = dir.join(format!("tools/{t}.yaml"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        let filled: String = text
+            .lines()
+            .map(|l| {
+                if l.starts_with("object: \"\"") {
+                    "object: issue\n".to_owned()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(&p, filled).unwrap();
+    }
+    assert_eq!(code(&run(&["lock", d(&dir)])), 0);
+    let o = run(&["lint", d(&dir), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let commands: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "merge")
+        .filter_map(|f| f["command"].as_str())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "toolsurface merge issueList issueSearch issue-comment issueReact --into issue --selector mode --as list,search,comment,react --rename comment_id=commentId"
+        ]
+    );
+    let mut argv: Vec<&str> = commands[0].split(' ').skip(1).collect();
+    argv.extend(["--dir", d(&dir)]);
+    let m = run(&argv);
+    assert_eq!(code(&m), 0, "{}{}", stdout(&m), stderr(&m));
+    let merged = read(&dir, "tools/issue.yaml");
+    assert!(
+        merged.contains("    defaults: { perPage: 30 }\n"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("    defaults: { perPage: 10 }\n"),
+        "{merged}"
+    );
+    let c = run(&["check", d(&dir)]);
+    assert_eq!(
+        code(&c),
+        3,
+        "compatible drift: {}{}",
+        stdout(&c),
+        stderr(&c)
+    );
+    let call = |name: &str, args: &str| {
+        format!(
+            r#"{{"role":"main","family":"mcp","skills":[],"name":"{name}","arguments":{args}}}"#
+        )
+    };
+    let lines = [
+        call("issueList", r#"{"owner":"o"}"#),
+        call("issueSearch", r#"{"owner":"o","query":"q","action":"new"}"#),
+        call("issue-comment", r#"{"owner":"o","commentId":5,"body":"b"}"#),
+        call("issueReact", r#"{"owner":"o","comment_id":5}"#),
+    ];
+    let o = run_with_stdin(
+        &["validate", "--jsonl", "--defs", d(&dir)],
+        &lines.join("\n"),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        concat!(
+            r#"{"ok":true,"call":{"name":"issue","arguments":{"mode":"list","owner":"o"}}}"#,
+            "\n",
+            r#"{"ok":true,"call":{"name":"issue","arguments":{"mode":"search","owner":"o","query":"q","action":"new"}}}"#,
+            "\n",
+            r#"{"ok":true,"call":{"name":"issue","arguments":{"mode":"comment","owner":"o","commentId":5,"body":"b"}}}"#,
+            "\n",
+            r#"{"ok":true,"call":{"name":"issue","arguments":{"mode":"react","owner":"o","commentId":5}}}"#,
+            "\n",
+        )
+    );
+}

@@ -411,3 +411,84 @@ fn lint_suggests_a_merge_without_a_prefer_for_differing_defaults() {
         )
     );
 }
+
+/// lint's merge suggestions apply as given: fields generated code would spell alike
+/// (`commentId`, `comment_id`) are renamed to one, a selector is never one of the fields, and a
+/// tool is no candidate to join a hub whose other required fields its calls lack.
+#[test]
+fn lint_suggestions_apply_and_break_no_old_call() {
+    let src = folder(&[
+        (
+            "roles.yaml",
+            "r:\n  description: A role.\n  tools: [comment_add, comment_reply, notes, tally, thread_get]\n",
+        ),
+        (
+            "tools/comment_add.yaml",
+            "name: comment_add\nobject: comment\ndescription: Add.\nroute: local\nfields:\n  commentId: { type: integer, description: Id. }\n  action: { type: string, description: What. }\nrequired: [commentId]\n",
+        ),
+        (
+            "tools/comment_reply.yaml",
+            "name: comment_reply\nobject: comment\ndescription: Reply.\nroute: local\nfields:\n  comment_id: { type: integer, description: Id. }\n  action: { type: string, description: What. }\nrequired: [comment_id]\n",
+        ),
+        (
+            "tools/notes.yaml",
+            "name: notes\nobject: note\ndescription: Notes.\nroute: local\nfields:\n  view: { type: enum, values: [open, closed], description: Which. }\n  thread: { type: string, description: Thread. }\nrequired: [view, thread]\n",
+        ),
+        (
+            "tools/tally.yaml",
+            "name: tally\nobject: note\ndescription: Count.\nroute: local\nfields: {}\n",
+        ),
+        (
+            "tools/thread_get.yaml",
+            "name: thread_get\nobject: note\ndescription: Get.\nroute: local\nfields:\n  thread: { type: string, description: Thread. }\nrequired: [thread]\n",
+        ),
+    ]);
+    let ir = ir_of(&src);
+    let findings = lint::lint(&ir, &src, None, None, &lint::Thresholds::default());
+    let merges: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.rule == "merge")
+        .filter_map(|f| f.command.as_deref())
+        .collect();
+    assert_eq!(
+        merges,
+        [
+            "toolsurface merge comment_add comment_reply --into comment --selector mode --as add,reply --rename comment_id=commentId",
+            "toolsurface merge thread_get --into notes --selector view --as thread",
+        ]
+    );
+    for command in merges {
+        let words: Vec<&str> = command.split(' ').skip(2).collect();
+        let flag = |name: &str| {
+            words
+                .iter()
+                .position(|w| *w == name)
+                .map(|i| words[i + 1].to_owned())
+        };
+        let tools: Vec<String> = words
+            .iter()
+            .take_while(|w| !w.starts_with("--"))
+            .map(|w| (*w).to_owned())
+            .collect();
+        let req = MergeRequest {
+            tools,
+            into: flag("--into").unwrap(),
+            selector: flag("--selector"),
+            as_names: flag("--as").map(|a| a.split(',').map(str::to_owned).collect()),
+            renames: flag("--rename")
+                .and_then(|r| {
+                    r.split_once('=')
+                        .map(|(a, b)| vec![(a.to_owned(), b.to_owned())])
+                })
+                .unwrap_or_default(),
+            ..MergeRequest::default()
+        };
+        let plan = plan_merge(&ir, &src, &req).unwrap_or_else(|e| panic!("{command}: {e:?}"));
+        let compiled = compile(&plan.apply(&src));
+        assert!(
+            !compiled.has_errors(),
+            "{command}: {:?}",
+            compiled.diagnostics
+        );
+    }
+}

@@ -23,6 +23,27 @@ pub fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Run with `input` on stdin.
+pub fn run_with_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolsurface"))
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 pub fn code(o: &Output) -> i32 {
     o.status.code().unwrap()
 }

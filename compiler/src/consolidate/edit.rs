@@ -247,63 +247,111 @@ pub fn insert_under(
 /// words (`'^(?:a|b)$'` gains `|c`).
 pub fn extend_choice_field(text: &str, field: &str, values: &[&str]) -> Result<String, EditError> {
     let root = parse(text, "the tool file")?;
-    let node = get(&root, "fields")
-        .and_then(|f| {
-            entries(f)
-                .iter()
-                .find(|(k, _)| k.as_str() == Some(field))
-                .map(|(k, _)| k)
-        })
+    let def = get(&root, "fields")
+        .and_then(|f| get(f, field))
         .ok_or_else(|| format!("no field `{field}`"))?;
     let mut lines = lines_of(text);
-    let start = node.span.line.saturating_sub(1) as usize;
-    let key_indent = lines
-        .get(start)
-        .map(|l| l.len() - l.trim_start().len())
-        .unwrap_or(0);
-    let mut i = start + 1;
-    while i < lines.len() {
-        let l = lines[i].clone();
-        let ind = l.len() - l.trim_start().len();
-        if !l.trim().is_empty() && ind <= key_indent {
-            break;
-        }
-        let t = l.trim_start();
-        if let Some(v) = t.strip_prefix("values:") {
-            let v = v.trim();
-            let (Some(open), Some(close)) = (l.find('['), l.rfind(']')) else {
-                return Err(format!(
-                    "the values of `{field}` are not a one-line flow list (`values: [a, b]`): {v}"
-                ));
-            };
-            let inner = l[open + 1..close].trim_end();
-            let sep = if inner.trim().is_empty() { "" } else { ", " };
-            let added: Vec<String> = values.iter().map(|v| super::render::scalar(v)).collect();
-            lines[i] = format!(
-                "{}{inner}{sep}{}{}",
-                &l[..open + 1],
-                added.join(", "),
-                &l[close..]
-            );
+    // A node's line index and the byte offset of its column (1-based, in characters).
+    let at = |n: &Node| -> Option<(usize, usize)> {
+        let l = n.span.line.checked_sub(1)? as usize;
+        let line = lines.get(l)?;
+        let col = n.span.col.saturating_sub(1) as usize;
+        let byte = line.char_indices().nth(col).map_or(line.len(), |(b, _)| b);
+        Some((l, byte))
+    };
+    if let Some(list) = get(def, "values") {
+        let items = match &list.value {
+            Value::Seq(items) => items.as_slice(),
+            _ => &[],
+        };
+        let one_line = items.iter().all(|n| n.span.line == list.span.line);
+        // A block list (`- a` per line): new items after the last, indented alike.
+        if let Some(last) = items.last().filter(|_| !one_line)
+            && let Some((l, _)) = at(last)
+            && let Some(dash) = lines[l]
+                .trim_start()
+                .starts_with("- ")
+                .then(|| lines[l].len() - lines[l].trim_start().len())
+        {
+            let pad = &lines[l][..dash];
+            let added: String = values
+                .iter()
+                .map(|v| format!("{pad}- {}\n", super::render::scalar(v)))
+                .collect();
+            if !lines[l].ends_with('\n') {
+                lines[l].push('\n');
+            }
+            lines.insert(l + 1, added);
             return Ok(lines.concat());
         }
-        if let Some(v) = t.strip_prefix("pattern:") {
-            let raw = v.trim();
-            let close_at = l.rfind(")$");
-            let Some(close_at) = close_at.filter(|_| raw.contains("^(?:")) else {
-                return Err(format!(
-                    "the pattern of `{field}` is not an alternation `^(?:a|b)$`: {raw}"
-                ));
-            };
-            let added: String = values.iter().map(|v| format!("|{v}")).collect();
-            lines[i] = format!("{}{added}{}", &l[..close_at], &l[close_at..]);
-            return Ok(lines.concat());
-        }
-        i += 1;
+        let place = at(list).filter(|_| one_line).and_then(|(l, from)| {
+            let open = from + lines[l][from..].find('[')?;
+            let close = flow_close(&lines[l], open)?;
+            Some((l, open, close))
+        });
+        let Some((l, open, close)) = place else {
+            return Err(format!(
+                "the values of `{field}` are not a one-line flow list (`values: [a, b]`)"
+            ));
+        };
+        let line = &lines[l];
+        let inner = line[open + 1..close].trim_end();
+        let sep = if inner.trim().is_empty() { "" } else { ", " };
+        let added: Vec<String> = values.iter().map(|v| super::render::scalar(v)).collect();
+        lines[l] = format!(
+            "{}{inner}{sep}{}{}",
+            &line[..open + 1],
+            added.join(", "),
+            &line[close..]
+        );
+        return Ok(lines.concat());
+    }
+    if let Some(pattern) = get(def, "pattern") {
+        let raw = pattern.as_str().unwrap_or_default();
+        let place = at(pattern)
+            .filter(|_| raw.starts_with("^(?:") && raw.ends_with(")$"))
+            .and_then(|(l, from)| Some((l, from + lines[l][from..].find(")$")?)));
+        let Some((l, close_at)) = place else {
+            return Err(format!(
+                "the pattern of `{field}` is not a one-line alternation `^(?:a|b)$`: {raw}"
+            ));
+        };
+        let added: String = values.iter().map(|v| format!("|{v}")).collect();
+        let line = &lines[l];
+        lines[l] = format!("{}{added}{}", &line[..close_at], &line[close_at..]);
+        return Ok(lines.concat());
     }
     Err(format!(
         "field `{field}` is neither an enum nor a string with an alternation pattern"
     ))
+}
+
+/// The `]` closing the flow list opened at byte `open` of `line` (quotes and nesting
+/// respected).
+fn flow_close(line: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line[open..].char_indices() {
+        match quote {
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(open + i);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
 }
 
 /// Every `tool("from")` (either quote style) in `text` pointed at `to`, then repeated
@@ -405,6 +453,25 @@ mod tests {
         assert_eq!(
             out,
             "fields:\n  mode:\n    type: enum\n    values: [a, b, c]  # c\n"
+        );
+        // On one line in a flow mapping, quotes and nesting respected.
+        let text = "fields:\n  view: { type: enum, values: [open, \"a]b\", 'it''s'], description: \"Which [x]\" }\n";
+        let out = extend_choice_field(text, "view", &["all"]).unwrap();
+        assert_eq!(
+            out,
+            "fields:\n  view: { type: enum, values: [open, \"a]b\", 'it''s', all], description: \"Which [x]\" }\n"
+        );
+        let text = "fields:\n  t: { type: string, pattern: '^(?:a|b)$', description: \"x)$\" }\n";
+        let out = extend_choice_field(text, "t", &["c"]).unwrap();
+        assert_eq!(
+            out,
+            "fields:\n  t: { type: string, pattern: '^(?:a|b|c)$', description: \"x)$\" }\n"
+        );
+        let text = "fields:\n  mode:\n    type: enum\n    values:\n      - a   # first\n      - \"b c\"\n    description: x\n";
+        let out = extend_choice_field(text, "mode", &["c", "on"]).unwrap();
+        assert_eq!(
+            out,
+            "fields:\n  mode:\n    type: enum\n    values:\n      - a   # first\n      - \"b c\"\n      - c\n      - \"on\"\n    description: x\n"
         );
     }
 

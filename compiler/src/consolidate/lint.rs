@@ -555,10 +555,23 @@ fn hub_finding(object: &str, group: &[&Tool], out: &mut Vec<Finding>) {
             .collect();
         if let [hub] = hubs.as_slice() {
             let field = choice_field(hub).unwrap_or_default();
+            // The hub's other required fields stay required for every value: a tool whose
+            // calls lack one would break (`required-added` in diff), so it is no candidate.
+            let needs: Vec<&String> = hub
+                .actions
+                .first()
+                .map(|a| a.required.iter().filter(|f| f.as_str() != field).collect())
+                .unwrap_or_default();
             let rest: Vec<&Tool> = group
                 .iter()
                 .copied()
-                .filter(|t| t.name != hub.name && t.is_plain())
+                .filter(|t| {
+                    t.name != hub.name
+                        && t.is_plain()
+                        && t.actions
+                            .first()
+                            .is_some_and(|a| needs.iter().all(|f| a.required.contains(f)))
+                })
                 .collect();
             if !rest.is_empty() {
                 let values: Vec<String> = rest
@@ -602,30 +615,38 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
         cx.ir.tool(n).is_some() || cx.ir.alias(n).is_some() || cx.ir.retired(n).is_some()
     });
     let actions = names::action_names(&names_in);
-    let selector = names::selector_name(&names_in);
-    // Field overlap and the conflicts a --prefer must settle (first declarer wins); defaults
-    // alone differing become the actions' own.
-    let mut by_field: Vec<(&str, Vec<&Tool>)> = Vec::new();
+    // Fields by name, those generated code would spell alike (`commentId`, `comment_id`) as
+    // one, renamed to the first spelling; the conflicts a --prefer must settle (first declarer
+    // wins); defaults alone differing become the actions' own.
+    let mut by_field: Vec<(&str, Vec<(&Tool, &Field)>)> = Vec::new();
+    let mut renames: Vec<String> = Vec::new();
     for t in sub {
         for f in &t.fields {
-            match by_field.iter_mut().find(|(n, _)| *n == f.name) {
-                Some((_, v)) => v.push(t),
-                None => by_field.push((&f.name, vec![t])),
+            let spelled = crate::load::read::rust_spelling(&f.name);
+            match by_field
+                .iter_mut()
+                .find(|(n, _)| crate::load::read::rust_spelling(n) == spelled)
+            {
+                Some((n, v)) => {
+                    let rename = format!("{}={n}", f.name);
+                    if f.name != *n && !renames.contains(&rename) {
+                        renames.push(rename);
+                    }
+                    v.push((t, f));
+                }
+                None => by_field.push((&f.name, vec![(t, f)])),
             }
         }
     }
+    let selector = names::selector_name(&names_in, &|s| by_field.iter().any(|(n, _)| *n == s));
     let mut prefer = Vec::new();
     let mut own_defaults = Vec::new();
     let mut shared = Vec::new();
-    for (name, ts) in &by_field {
-        if ts.len() > 1 {
-            shared.push(format!("{name} ({})", ts.len()));
-            let defs: Vec<(&Tool, &Field)> = ts
-                .iter()
-                .filter_map(|t| Some((*t, t.field(name)?)))
-                .collect();
-            match super::merge::field_agreement(&defs) {
-                Agreement::Differ => prefer.push(format!("{name}={}", ts[0].name)),
+    for (name, defs) in &by_field {
+        if defs.len() > 1 {
+            shared.push(format!("{name} ({})", defs.len()));
+            match super::merge::field_agreement(defs) {
+                Agreement::Differ => prefer.push(format!("{name}={}", defs[0].0.name)),
                 Agreement::DefaultsDiffer => own_defaults.push(*name),
                 Agreement::Same => {}
             }
@@ -654,6 +675,12 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
             }
         ),
     ];
+    if !renames.is_empty() {
+        evidence.push(format!(
+            "fields spelled alike in generated code, renamed by --rename: {}",
+            renames.join(" ")
+        ));
+    }
     if !own_defaults.is_empty() {
         evidence.push(format!(
             "differing defaults, kept as each action's own: {}",
@@ -671,6 +698,9 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
         names_in.join(" "),
         actions.join(",")
     );
+    for r in &renames {
+        let _ = write!(command, " --rename {}", quote(r));
+    }
     for p in &prefer {
         let _ = write!(command, " --prefer {}", quote(p));
     }

@@ -517,10 +517,6 @@ fn new_tool(
 ) -> Result<Vec<AliasOut>, Refusal> {
     let actions = action_names_for(merged, req, None)?;
     let names_in: Vec<&str> = merged.iter().map(|t| t.name.as_str()).collect();
-    let selector = req
-        .selector
-        .clone()
-        .unwrap_or_else(|| names::selector_name(&names_in).to_owned());
     let mut problems = Vec::new();
     let keys = agreed_keys(merged, req, &mut problems);
     let MergedFields { fields, defaults } = union_fields(merged, req, &|_| false, true)
@@ -531,6 +527,9 @@ fn new_tool(
                 defaults: Vec::new(),
             }
         });
+    let selector = req.selector.clone().unwrap_or_else(|| {
+        names::selector_name(&names_in, &|s| fields.iter().any(|(n, _)| n == s)).to_owned()
+    });
     if selector.is_empty() || fields.iter().any(|(n, _)| *n == selector) {
         problems.push(format!(
             "the selector `{selector}` is also a field name; pick another with --selector"

@@ -149,10 +149,11 @@ pub fn value_name(name: &str, into: &str) -> String {
     }
 }
 
-/// `mode` when the names share a reading verb (`message_*_read`), else `action`.
-pub fn selector_name(names: &[&str]) -> &'static str {
+/// `mode` when the names share a reading verb (`message_*_read`), else `action`; the next of
+/// `action`, `mode`, `operation`, `op` when that one is a field of the merged tool (`taken`).
+pub fn selector_name(names: &[&str], taken: &dyn Fn(&str) -> bool) -> &'static str {
     let (prefix, suffix) = common_affixes(names);
-    if prefix
+    let first = if prefix
         .iter()
         .chain(&suffix)
         .any(|t| READ_VERBS.contains(&t.as_str()))
@@ -160,7 +161,11 @@ pub fn selector_name(names: &[&str]) -> &'static str {
         "mode"
     } else {
         "action"
-    }
+    };
+    std::iter::once(first)
+        .chain(["action", "mode", "operation", "op"])
+        .find(|s| !taken(s))
+        .unwrap_or(first)
 }
 
 /// Words of a text for overlap measures: lowercase alphanumeric runs of 3+ characters,
@@ -213,7 +218,8 @@ mod tests {
             action_names(&names),
             ["poll", "wait", "kill", "list", "resize", "watch_remove"]
         );
-        assert_eq!(selector_name(&names), "action");
+        assert_eq!(selector_name(&names, &|_| false), "action");
+        assert_eq!(selector_name(&names, &|f| f == "action"), "mode");
     }
 
     #[test]
@@ -228,7 +234,7 @@ mod tests {
             "message_read"
         );
         assert_eq!(action_names(&names), ["history", "context", "payload"]);
-        assert_eq!(selector_name(&names), "mode");
+        assert_eq!(selector_name(&names, &|_| false), "mode");
     }
 
     #[test]
