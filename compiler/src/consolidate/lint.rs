@@ -609,16 +609,21 @@ fn hub_finding(object: &str, group: &[&Tool], out: &mut Vec<Finding>) {
     }
 }
 
-fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
-    let names_in: Vec<&str> = sub.iter().map(|t| t.name.as_str()).collect();
-    let into = names::merged_tool_name(&names_in, object, &|n| {
-        cx.ir.tool(n).is_some() || cx.ir.alias(n).is_some() || cx.ir.retired(n).is_some()
-    });
-    let actions = names::action_names(&names_in);
-    // Fields by name, those generated code would spell alike (`commentId`, `comment_id`) as
-    // one, renamed to the first spelling; the conflicts a --prefer must settle (first declarer
-    // wins); defaults alone differing become the actions' own.
-    let mut by_field: Vec<(&str, Vec<(&Tool, &Field)>)> = Vec::new();
+/// The merged tools' fields by name, those generated code would spell alike (`commentId`,
+/// `comment_id`) as one under the first spelling, each with its declarers in order.
+type ByField<'a> = Vec<(&'a str, Vec<(&'a Tool, &'a Field)>)>;
+
+/// What merging `sub` into a new tool asks of the command: `--rename`s that join fields
+/// spelled alike, `--prefer`s for the conflicts (first declarer wins), and the evidence lines.
+struct Settled<'a> {
+    by_field: ByField<'a>,
+    renames: Vec<String>,
+    prefer: Vec<String>,
+    evidence: Vec<String>,
+}
+
+fn settle_fields<'a>(sub: &[&'a Tool]) -> Settled<'a> {
+    let mut by_field: ByField<'a> = Vec::new();
     let mut renames: Vec<String> = Vec::new();
     for t in sub {
         for f in &t.fields {
@@ -638,7 +643,6 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
             }
         }
     }
-    let selector = names::selector_name(&names_in, &|s| by_field.iter().any(|(n, _)| *n == s));
     let mut prefer = Vec::new();
     let mut own_defaults = Vec::new();
     let mut shared = Vec::new();
@@ -657,51 +661,69 @@ fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
     let overlap = if distinct == 0 {
         0.0
     } else {
-        by_field.iter().filter(|(_, v)| v.len() > 1).count() as f64 / distinct as f64
+        shared.len() as f64 / distinct as f64
     };
-    let mut evidence = vec![
-        format!(
-            "same object `{object}`, shared name stem `{}`",
-            names::common_affixes(&names_in).0.join("_")
+    let mut evidence = vec![format!(
+        "field overlap {:.0}% ({} of {distinct} fields in several tools): {}",
+        overlap * 100.0,
+        shared.len(),
+        if shared.is_empty() {
+            "none".to_owned()
+        } else {
+            shared.join(", ")
+        }
+    )];
+    let lines = [
+        (
+            "fields spelled alike in generated code, renamed by --rename",
+            renames.join(" "),
         ),
-        format!(
-            "field overlap {:.0}% ({} of {distinct} fields in several tools): {}",
-            overlap * 100.0,
-            shared.len(),
-            if shared.is_empty() {
-                "none".to_owned()
-            } else {
-                shared.join(", ")
-            }
+        (
+            "differing defaults, kept as each action's own",
+            own_defaults.join(", "),
+        ),
+        (
+            "differing definitions, settled by --prefer",
+            prefer.join(" "),
         ),
     ];
-    if !renames.is_empty() {
-        evidence.push(format!(
-            "fields spelled alike in generated code, renamed by --rename: {}",
-            renames.join(" ")
-        ));
+    for (what, list) in lines {
+        if !list.is_empty() {
+            evidence.push(format!("{what}: {list}"));
+        }
     }
-    if !own_defaults.is_empty() {
-        evidence.push(format!(
-            "differing defaults, kept as each action's own: {}",
-            own_defaults.join(", ")
-        ));
+    Settled {
+        by_field,
+        renames,
+        prefer,
+        evidence,
     }
-    if !prefer.is_empty() {
-        evidence.push(format!(
-            "differing definitions, settled by --prefer: {}",
-            prefer.join(" ")
-        ));
-    }
+}
+
+fn new_tool_finding(cx: &Ctx<'_>, object: &str, sub: &[&Tool]) -> Finding {
+    let names_in: Vec<&str> = sub.iter().map(|t| t.name.as_str()).collect();
+    let into = names::merged_tool_name(&names_in, object, &|n| {
+        cx.ir.tool(n).is_some() || cx.ir.alias(n).is_some() || cx.ir.retired(n).is_some()
+    });
+    let actions = names::action_names(&names_in);
+    let settled = settle_fields(sub);
+    let selector = names::selector_name(&names_in, &|s| {
+        settled.by_field.iter().any(|(n, _)| *n == s)
+    });
+    let mut evidence = vec![format!(
+        "same object `{object}`, shared name stem `{}`",
+        names::common_affixes(&names_in).0.join("_")
+    )];
+    evidence.extend(settled.evidence);
     let mut command = format!(
         "toolsurface merge {} --into {into} --selector {selector} --as {}",
         names_in.join(" "),
         actions.join(",")
     );
-    for r in &renames {
+    for r in &settled.renames {
         let _ = write!(command, " --rename {}", quote(r));
     }
-    for p in &prefer {
+    for p in &settled.prefer {
         let _ = write!(command, " --prefer {}", quote(p));
     }
     Finding {
