@@ -492,3 +492,39 @@ fn lint_suggestions_apply_and_break_no_old_call() {
         );
     }
 }
+
+/// Into a tool that already has actions: a field the target declares with a default, which the
+/// merged tool left without one, keeps the target's definition, and the note says the new
+/// action now takes the target's default.
+#[test]
+fn a_default_the_target_adds_to_a_merged_tool_is_a_note() {
+    let src = folder(&[
+        (
+            "roles.yaml",
+            "r:\n  description: A role.\n  tools: [logs, tail]\n",
+        ),
+        (
+            "tools/logs.yaml",
+            "name: logs\nobject: log\ndescription: Logs.\nroute: local\nselector:\n  name: action\n  description: What.\nfields:\n  limit: { type: integer, default: 10, description: Lines. }\nactions:\n  head:\n    optional: [limit]\n",
+        ),
+        (
+            "tools/tail.yaml",
+            "name: tail\nobject: log\ndescription: Tail.\nroute: local\nfields:\n  limit: { type: integer, description: Lines. }\n",
+        ),
+    ]);
+    let req = MergeRequest {
+        tools: vec!["tail".into()],
+        into: "logs".into(),
+        ..MergeRequest::default()
+    };
+    let plan = plan_merge(&ir_of(&src), &src, &req).unwrap();
+    assert!(
+        plan.notes.contains(
+            &"tools/logs.yaml: `tail` gave `limit` no default; as an action it takes `logs`'s (10)"
+                .to_owned()
+        ),
+        "{:?}",
+        plan.notes
+    );
+    assert!(!compile(&plan.apply(&src)).has_errors());
+}

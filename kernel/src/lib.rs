@@ -18,7 +18,7 @@ pub mod walk;
 
 pub use implements::FromNonNegative;
 pub use json::{json_equal, to_json, to_value};
-pub use scan::{Cursor, scan};
+pub use scan::{Cursor, plain_run, scan};
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 

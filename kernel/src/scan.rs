@@ -412,29 +412,38 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Where the string body at the start of `rest` ends: the index of its closing quote, or `None`
-/// if an escape or a control character comes first (or no quote). Eight bytes at a time: a
-/// byte equal to `"` or `\\`, or below 0x20, sets its high bit in the mask; the lowest set bit is
+/// From `i` in a string's body, the first byte that is `"`, `\\` or below 0x20, read eight
+/// bytes at a time; or, if none is in those, where fewer than eight bytes remain (the caller
+/// reads the rest one by one). Such a byte sets its high bit in the mask; the lowest set bit is
 /// always a true one (a false one only sits above a true one, where a borrow came from).
-#[inline]
-fn plain_len(rest: &[u8]) -> Option<usize> {
+#[inline(always)]
+pub fn plain_run(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(chunk) = rest.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().ok()?);
+    while let Some(chunk) = b.get(i..i + 8) {
+        let Ok(w) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let x = u64::from_le_bytes(w);
         let q = x ^ (ONES * u64::from(b'"'));
-        let b = x ^ (ONES * u64::from(b'\\'));
+        let bs = x ^ (ONES * u64::from(b'\\'));
         let m = ((q.wrapping_sub(ONES) & !q)
-            | (b.wrapping_sub(ONES) & !b)
+            | (bs.wrapping_sub(ONES) & !bs)
             | (x.wrapping_sub(ONES * 0x20) & !x))
             & HIGH;
         if m != 0 {
-            let j = i + (m.trailing_zeros() / 8) as usize;
-            return (rest.get(j) == Some(&b'"')).then_some(j);
+            return i + (m.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
+    i
+}
+
+/// Where the string body at the start of `rest` ends: the index of its closing quote, or `None`
+/// if an escape or a control character comes first (or no quote).
+#[inline]
+fn plain_len(rest: &[u8]) -> Option<usize> {
+    let i = plain_run(rest, 0);
     let j = i + rest
         .get(i..)?
         .iter()

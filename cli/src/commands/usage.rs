@@ -360,24 +360,20 @@ impl Usage {
         if let Some((prev, overlap)) = previous
             && prev != raw_id
         {
-            if last_error {
-                let s = self
-                    .signals
-                    .entry(("error-then-other-tool", prev, raw_id))
-                    .or_default();
-                s.count += 1;
-                if s.example.is_empty() {
-                    s.example = place();
-                }
-            }
-            if self.looks_alike(prev, raw_id) && overlap {
-                let s = self
-                    .signals
-                    .entry(("look-alike-follow-up", prev, raw_id))
-                    .or_default();
-                s.count += 1;
-                if s.example.is_empty() {
-                    s.example = place();
+            let kinds = [
+                ("error-then-other-tool", last_error),
+                (
+                    "look-alike-follow-up",
+                    overlap && self.looks_alike(prev, raw_id),
+                ),
+            ];
+            for (kind, seen) in kinds {
+                if seen {
+                    let s = self.signals.entry((kind, prev, raw_id)).or_default();
+                    s.count += 1;
+                    if s.example.is_empty() {
+                        s.example = place();
+                    }
                 }
             }
         }

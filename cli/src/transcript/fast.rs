@@ -640,38 +640,6 @@ struct Cursor<'a, 's> {
     s: &'s mut Lines,
 }
 
-/// Whether any of the 8 bytes of `w` is `"`, `\` or below 0x20; the lowest such byte is the
-/// lowest flagged one (the classic has-zero-byte tricks, whose false positives only sit above
-/// a true one).
-#[inline]
-fn specials(w: u64) -> u64 {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let quote = w ^ (LO * u64::from(b'"'));
-    let backslash = w ^ (LO * u64::from(b'\\'));
-    let control = w.wrapping_sub(LO * 0x20) & !w;
-    let q = quote.wrapping_sub(LO) & !quote;
-    let bs = backslash.wrapping_sub(LO) & !backslash;
-    (control | q | bs) & HI
-}
-
-/// From `i` in a string's contents, the first byte that is `"`, `\\` or a control character (8
-/// bytes at a time), or the last 7 bytes of the line, read one by one by the caller.
-#[inline(always)]
-fn plain_run(b: &[u8], mut i: usize) -> usize {
-    while let Some(chunk) = b.get(i..i + 8) {
-        let Ok(w) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let m = specials(u64::from_le_bytes(w));
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    i
-}
-
 impl<'a> Cursor<'a, '_> {
     #[inline]
     fn peek(&self) -> Option<u8> {
@@ -703,7 +671,7 @@ impl<'a> Cursor<'a, '_> {
         let start = self.i;
         let mut escaped = false;
         loop {
-            self.i = plain_run(self.b, self.i);
+            self.i = toolsurface_kernel::plain_run(self.b, self.i);
             match self.peek() {
                 Some(b'"') => {
                     let span = self.span(start, self.i);
@@ -728,7 +696,7 @@ impl<'a> Cursor<'a, '_> {
         }
         self.i += 1;
         let start = self.i;
-        self.i = plain_run(self.b, self.i);
+        self.i = toolsurface_kernel::plain_run(self.b, self.i);
         if self.peek() == Some(b'"') {
             let end = self.i;
             self.i += 1;
@@ -766,7 +734,7 @@ impl<'a> Cursor<'a, '_> {
                 Some(0..=0x1f) | None => return Err(Bail),
                 Some(_) => self.i += 1,
             }
-            self.i = plain_run(self.b, self.i);
+            self.i = toolsurface_kernel::plain_run(self.b, self.i);
         }
     }
 

@@ -76,6 +76,25 @@ pub(crate) fn def_ref(name: &str) -> String {
     out
 }
 
+/// The `$defs` of a schema: each shape a `$ref` named, and each one those name, rendered by
+/// `render`, by declaration index. `marked` lists the shapes named so far; rendering one may
+/// name more, so it renders until every one named is.
+pub(crate) fn render_named<S, E>(
+    state: &mut S,
+    marked: impl Fn(&S) -> Vec<usize>,
+    mut render: impl FnMut(&mut S, usize) -> Result<Json, E>,
+) -> Result<std::collections::BTreeMap<usize, Json>, E> {
+    let mut rendered = std::collections::BTreeMap::new();
+    while let Some(ix) = marked(state)
+        .into_iter()
+        .find(|ix| !rendered.contains_key(ix))
+    {
+        let schema = render(state, ix)?;
+        rendered.insert(ix, schema);
+    }
+    Ok(rendered)
+}
+
 /// The shapes a published output schema refers to: the tool's `shapes:` and which of them
 /// (by declaration index) a `$ref` has named so far.
 struct Refs<'t> {
@@ -103,15 +122,14 @@ impl Refs<'_> {
         let Some(defs) = refs.as_ref().map(|r| r.defs) else {
             return root;
         };
-        // Rendering a shape may mark the shapes it uses: render until none is left.
-        let mut rendered = std::collections::BTreeMap::new();
-        while let Some(ix) = refs
-            .as_ref()
-            .and_then(|r| r.used.iter().copied().find(|ix| !rendered.contains_key(ix)))
-        {
-            let schema = inner_schema(&defs[ix].1, refs);
-            rendered.insert(ix, schema);
-        }
+        let Ok(rendered) = render_named(
+            refs,
+            |r| {
+                r.as_ref()
+                    .map_or(Vec::new(), |r| r.used.iter().copied().collect())
+            },
+            |r, ix| Ok::<_, std::convert::Infallible>(inner_schema(&defs[ix].1, r)),
+        );
         if rendered.is_empty() {
             return root;
         }

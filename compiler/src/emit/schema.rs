@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{RenderedTool, SchemaAnnotations, Tool, Type, UnionForm};
 
-use super::extras::{def_ref, value_json};
+use super::extras::{def_ref, render_named, value_json};
 
 use super::EmitError;
 use super::json::Json;
@@ -213,27 +213,24 @@ fn with_defs(
     refs: &RefCell<Refs>,
 ) -> Result<Json, EmitError> {
     let shapes = &texts.tool.field_shapes;
-    let mut rendered: BTreeMap<usize, Json> = BTreeMap::new();
-    // Rendering a definition may name more shapes: render until none is left.
-    loop {
-        let next = refs
-            .borrow()
-            .used
-            .iter()
-            .find(|(ix, _)| !rendered.contains_key(ix))
-            .map(|(ix, path)| (*ix, path.clone()));
-        let Some((ix, path)) = next else { break };
-        let Some((_, def)) = shapes.get(ix) else {
-            break;
-        };
-        let node = Node {
-            texts: Some(texts),
-            path,
-            style,
-            refs: Some(refs),
-        };
-        rendered.insert(ix, node.schema(def, None, false)?);
-    }
+    let rendered = render_named(
+        &mut (),
+        |()| refs.borrow().used.keys().copied().collect(),
+        |(), ix| {
+            let (path, def) = (refs.borrow().used.get(&ix).cloned(), shapes.get(ix));
+            // Both are there: `ix` is a key of `used`, a position in `field_shapes`.
+            let (Some(path), Some((_, def))) = (path, def) else {
+                return Ok(Json::Null);
+            };
+            let node = Node {
+                texts: Some(texts),
+                path,
+                style,
+                refs: Some(refs),
+            };
+            node.schema(def, None, false)
+        },
+    )?;
     if rendered.is_empty() {
         return Ok(root);
     }

@@ -104,16 +104,6 @@ fn read_output_union(
     })
 }
 
-/// A shape's definition in the output language (what a use of it reads).
-pub(crate) fn read_shape_definition(
-    node: &Node,
-    what: &str,
-    cx: &mut ShapeCx<'_>,
-    d: &mut Diags,
-) -> Option<OutputType> {
-    read_output(node, what, false, cx, d)
-}
-
 /// A use of a shape in an output, `{ shape: name, description? }`: the definition tagged with
 /// its name, described by the use where it says so.
 fn read_output_use(
@@ -141,10 +131,10 @@ fn read_output_use(
     Some(ty)
 }
 
-/// An `output:` declaration (or a property / items node inside one, or a shape).
-/// `described`: the node must carry a `description` (object properties); the root and array
-/// items may omit it.
-fn read_output(
+/// An `output:` declaration (or a property / items node inside one, or a shape's definition).
+/// `described`: the node must carry a `description` (object properties); the root, array
+/// items and shapes may omit it.
+pub(crate) fn read_output(
     node: &Node,
     what: &str,
     described: bool,

@@ -65,7 +65,7 @@ impl ShapeLanguage for OutputType {
         cx: &mut ShapeCx<'_>,
         d: &mut Diags,
     ) -> Option<Self> {
-        super::output::read_shape_definition(node, what, cx, d)
+        super::output::read_output(node, what, false, cx, d)
     }
     fn nodes(&self) -> usize {
         output_nodes(self)

@@ -339,19 +339,21 @@ fn group_turns(messages: &[Message]) -> Vec<Turn<'_>> {
 fn history(store: &dyn MessageStore, req: &History) -> HandlerResult {
     let scoped = scoped(store, "history", &req.session_id, &req.channel)?;
     let (text, structured) = history_by_message(store, req, &scoped)?;
-    Ok(ToolOutput {
-        text: text.trim_end().to_string(),
-        structured: Some(structured),
-    })
+    Ok(listing(&text, structured))
 }
 
 fn turns(store: &dyn MessageStore, req: &Turns) -> HandlerResult {
     let scoped = scoped(store, "turns", &req.session_id, &req.channel)?;
     let (text, structured) = history_by_turn(store, req, &scoped)?;
-    Ok(ToolOutput {
+    Ok(listing(&text, structured))
+}
+
+/// A read built line by line: its text without the last line break, and its structured form.
+fn listing(text: &str, structured: serde_json::Value) -> ToolOutput {
+    ToolOutput {
         text: text.trim_end().to_string(),
         structured: Some(structured),
-    })
+    }
 }
 
 /// The session or channel a history or turns read names, with its label and message count.
@@ -541,10 +543,7 @@ fn context(store: &dyn MessageStore, req: &Context) -> HandlerResult {
         "message": message_json(m),
         "after": around.after.iter().map(message_json).collect::<Vec<_>>(),
     });
-    Ok(ToolOutput {
-        text: text.trim_end().to_string(),
-        structured: Some(structured),
-    })
+    Ok(listing(&text, structured))
 }
 
 fn payload(store: &dyn MessageStore, req: &Payload) -> HandlerResult {
