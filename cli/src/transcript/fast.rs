@@ -747,30 +747,8 @@ impl<'a> Cursor<'a, '_> {
     /// An escape at `\`: the character it stands for (a surrogate, paired or not, bails).
     #[inline]
     fn escaped_char(&mut self) -> R<char> {
-        let c = match self.b.get(self.i + 1) {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => {
-                let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Bail)?;
-                let mut code = 0u32;
-                for h in hex {
-                    let d = (*h as char).to_digit(16).ok_or(Bail)?;
-                    code = code * 16 + d;
-                }
-                // `None` for a surrogate.
-                let c = char::from_u32(code).ok_or(Bail)?;
-                self.i += 6;
-                return Ok(c);
-            }
-            _ => return Err(Bail),
-        };
-        self.i += 2;
+        let (c, len) = super::escape_at(self.b.get(self.i..).ok_or(Bail)?).ok_or(Bail)?;
+        self.i += len;
         Ok(c)
     }
 

@@ -375,33 +375,39 @@ fn unescape(body: &str, out: &mut String) -> Option<()> {
             continue;
         }
         out.push_str(&body[run..i]);
-        let c = match bytes.get(i + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hex = body.get(i + 2..i + 6)?;
-                if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                    return None;
-                }
-                let code = u32::from_str_radix(hex, 16).ok()?;
-                i += 4;
-                // A surrogate (half of a pair, or lone) is serde_json's to judge.
-                char::from_u32(code)?
-            }
-            _ => return None,
-        };
+        let (c, len) = escape_at(&bytes[i..])?;
         out.push(c);
-        i += 2;
+        i += len;
         run = i;
     }
     out.push_str(&body[run..]);
     Some(())
+}
+
+/// The JSON escape at the start of `b` (at its `\\`): the character it stands for and its
+/// length; `None` for a malformed one and for a surrogate (half of a pair, or lone), which is
+/// serde_json's to judge. Both transcript readers decode escapes here.
+#[inline]
+pub(crate) fn escape_at(b: &[u8]) -> Option<(char, usize)> {
+    let c = match b.get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let mut code = 0u32;
+            for h in b.get(2..6)? {
+                code = code * 16 + char::from(*h).to_digit(16)?;
+            }
+            return Some((char::from_u32(code)?, 6));
+        }
+        _ => return None,
+    };
+    Some((c, 2))
 }
 
 /// Whether a result text reads as an error.

@@ -45,7 +45,7 @@ pub(super) fn shapes_of(root: &Map<String, Value>) -> Result<Defs, String> {
             continue;
         }
         let (name, def) = defs.iter().nth(i).ok_or("a `$defs` entry vanished")?;
-        if name.is_empty() || name.chars().count() > 128 || name.chars().any(char::is_control) {
+        if !crate::load::read::is_shape_name(name) {
             return Err(format!(
                 "the `$defs` entry {name:?} has no shape name (1 to 128 characters without control characters)"
             ));

@@ -338,9 +338,14 @@ fn check_with(
 /// A shape's name: any text of 1 to 128 characters without control characters (a `$defs` key
 /// of JSON Schema is any string; its `$ref` escapes it, so an imported `Page Ref` keeps its
 /// name).
+pub fn is_shape_name(n: &str) -> bool {
+    (1..=128).contains(&n.chars().count()) && !n.chars().any(char::is_control)
+}
+
+/// Report a shape name outside [`is_shape_name`]; returns whether it was well-formed.
 pub fn check_shape_name(name: &Sp<String>, d: &mut Diags) -> bool {
     let n = &name.v;
-    if (1..=128).contains(&n.chars().count()) && !n.chars().any(char::is_control) {
+    if is_shape_name(n) {
         return true;
     }
     d.push(
