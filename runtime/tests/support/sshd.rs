@@ -199,7 +199,10 @@ impl TestSshd {
             .stderr(log)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start unshare/sshd: {e}"));
-        for _ in 0..400 {
+        // Readiness, not speed: on a loaded 2-core machine (the Python suite runs beside this
+        // one) sshd has been seen to take over 10 s to listen, so wait up to a minute.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
             if let Ok(Some(status)) = child.try_wait() {
                 panic!(
                     "sshd exited ({status}): {}",
@@ -213,7 +216,8 @@ impl TestSshd {
         }
         assert!(
             TcpStream::connect(("127.0.0.1", port)).is_ok(),
-            "sshd did not start listening on 127.0.0.1:{port}"
+            "sshd did not start listening on 127.0.0.1:{port} within 60 s: {}",
+            fs::read_to_string(dir.join("sshd.log")).unwrap_or_default()
         );
         TestSshd {
             dir,
